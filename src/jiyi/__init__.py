@@ -1,0 +1,20 @@
+"""jiyi (记忆): a local-first long-term memory layer for LLM agents."""
+
+from .errors import JiyiError, MissingSessionError, NotFoundError, ValidationError
+from .memory import Memory
+from .units import Entity, Hit, Lifespan, MemoryType, MemoryUnit
+
+__all__ = [
+    "Entity",
+    "Hit",
+    "JiyiError",
+    "Lifespan",
+    "Memory",
+    "MemoryType",
+    "MemoryUnit",
+    "MissingSessionError",
+    "NotFoundError",
+    "ValidationError",
+]
+
+__version__ = "0.1.0"

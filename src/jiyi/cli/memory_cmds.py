@@ -1,0 +1,168 @@
+"""``ingest``, ``recall``, ``show``, ``forget``, ``gc``, ``stats``: the memory itself."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..clock import iso
+from ..errors import ValidationError
+from .common import state
+
+
+def _console() -> Console:
+    return Console(soft_wrap=True)
+
+
+def ingest(
+    ctx: typer.Context,
+    file: Annotated[str, typer.Argument(help="JSONL file (or - for stdin): {role, text, at?, turn_id?}")],
+    session: Annotated[str, typer.Option("--session", help="Session id (required).")],
+    user: Annotated[str | None, typer.Option("--user", help="User id (default: the session).")] = None,
+) -> None:
+    """Ingest conversation turns from a JSONL file."""
+    handle = sys.stdin if file == "-" else None
+    if handle is None:
+        path = Path(file)
+        if not path.is_file():
+            raise ValidationError(f"no such file: {file}")
+        raw = path.read_bytes()
+    else:
+        raw = handle.buffer.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"{file} is not valid UTF-8 (byte {exc.start})") from None
+    records: list[dict[str, Any]] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"line {n}: not JSON ({exc.msg})") from None
+        if not isinstance(rec, dict) or "text" not in rec:
+            raise ValidationError(f'line {n}: expected an object with "text"')
+        records.append(rec)
+    units = 0
+    with state(ctx).open() as mem:
+        for rec in records:
+            written = mem.ingest(
+                rec["text"], session_id=session, user_id=user, role=rec.get("role", "user"),
+                at=rec.get("at"), turn_id=rec.get("turn_id"), speaker=rec.get("speaker"),
+            )
+            units += len(written)
+    typer.echo(f"ingested {len(records)} turns -> {units} units")
+
+
+def recall(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to recall.")],
+    session: Annotated[str, typer.Option("--session", help="Session id (required).")],
+    user: Annotated[str | None, typer.Option("--user")] = None,
+    k: Annotated[int, typer.Option("-k", help="At most k hits.")] = 5,
+    as_of: Annotated[str | None, typer.Option("--as-of", help="ISO-8601 instant.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
+) -> None:
+    """Recall the best memories for a query."""
+    with state(ctx).open() as mem:
+        hits = mem.recall(query, session_id=session, user_id=user, k=k, as_of=as_of)
+    if as_json:
+        typer.echo(json.dumps([h.to_public_dict() for h in hits], ensure_ascii=False, indent=2))
+        return
+    if not hits:
+        typer.echo("no memories found")
+        return
+    table = Table("score", "stage", "conf", "type", "content", "turns")
+    for h in hits:
+        table.add_row(f"{h.score:.3f}", h.stage, f"{h.confidence:.2f}", h.unit.type.value,
+                      h.unit.content, ",".join(h.unit.source_turn_ids[:3]))
+    _console().print(table)
+
+
+def show(
+    ctx: typer.Context,
+    unit_id: Annotated[str, typer.Argument(help="Unit id.")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Show a unit with its provenance (source turns) and history."""
+    with state(ctx).open() as mem:
+        h = mem.history(unit_id)
+    data = h.unit.to_public_dict()
+    data["turns"] = [{"turn_id": t.turn_id, "role": t.role, "at": iso(t.at), "text": t.text}
+                     for t in h.turns]
+    data["events"] = [{"at": iso(e.at), "event": e.event, "detail": e.detail,
+                       "score_after": e.score_after} for e in h.events]
+    data["superseded"] = [u.to_public_dict() for u in h.superseded]
+    data["superseded_by_chain"] = [u.to_public_dict() for u in h.superseded_by]
+    if as_json:
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    con = _console()
+    con.print(f"[bold]{h.unit.id}[/bold]  {h.unit.type.value}  relevance {h.unit.relevance_score:.2f}")
+    con.print(h.unit.content, markup=False)
+    con.print(f"created {iso(h.unit.created_at)}  expires {iso(h.unit.expires_at)}"
+              f"  valid_until {iso(h.unit.valid_until) if h.unit.valid_until else '-'}")
+    if h.unit.invalidated_at:
+        con.print(f"invalidated {iso(h.unit.invalidated_at)}: {h.unit.invalidation_reason}",
+                  markup=False)
+    for t in h.turns:
+        con.print(f"  turn {t.turn_id} [{t.role}] {iso(t.at)}: {t.text[:200]}", markup=False)
+    for e in h.events:
+        con.print(f"  {iso(e.at)} {e.event} {e.detail}", markup=False)
+    for u in h.superseded:
+        con.print(f"  replaced {u.id}: {u.content}", markup=False)
+    for u in h.superseded_by:
+        con.print(f"  replaced by {u.id}: {u.content}", markup=False)
+
+
+def forget(
+    ctx: typer.Context,
+    unit_id: Annotated[str, typer.Argument(help="Unit id.")],
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept for audit).")],
+) -> None:
+    """Invalidate a unit: kept for audit, never recalled as current again."""
+    with state(ctx).open() as mem:
+        unit = mem.forget(unit_id, reason)
+    typer.echo(f"forgot {unit.id} at {iso(unit.invalidated_at) if unit.invalidated_at else '?'}")
+
+
+def gc(
+    ctx: typer.Context,
+    retention_days: Annotated[float | None, typer.Option(
+        "--retention-days", help="Keep expired/invalidated units this long (default 30).")] = None,
+) -> None:
+    """Purge units expired or invalidated longer ago than the retention period."""
+    with state(ctx).open() as mem:
+        n = mem.gc(retention_days)
+    typer.echo(f"purged {n} units")
+
+
+def stats(
+    ctx: typer.Context,
+    user: Annotated[str | None, typer.Option("--user")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Counts of units (valid, expired, invalidated, by type), turns, users and store size."""
+    with state(ctx).open() as mem:
+        s = mem.store.stats(user_id=user)
+        location = mem.store.location
+    data = {"store": location, **s.__dict__}
+    if as_json:
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    table = Table("metric", "value")
+    for key, value in data.items():
+        table.add_row(key, json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else str(value))
+    _console().print(table)
+
+
+def register(app: typer.Typer) -> None:
+    for fn in (ingest, recall, show, forget, gc, stats):
+        app.command()(fn)

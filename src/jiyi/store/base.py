@@ -1,0 +1,149 @@
+"""The storage interface every backend implements (SQLite, PostgreSQL), and its records.
+
+The store is narrow on purpose: the decisions (what to extract, what supersedes what, how to
+rank) live above it in :mod:`jiyi.memory`, :mod:`jiyi.write` and :mod:`jiyi.recall`; a backend
+only keeps rows and answers filtered queries *inside* its query language (scope, type and
+``as_of`` are WHERE clauses, never post-filters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..units import USER_LEVEL_TYPES, Entity, MemoryType, MemoryUnit
+
+Vector = NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Whose memory a query may see (S16): the session's units plus the same user's user-level
+    units from any session. ``session_id=None`` means every session of the user (admin views)."""
+
+    user_id: str
+    session_id: str | None
+    user_level_types: frozenset[MemoryType] = USER_LEVEL_TYPES
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One raw conversation turn as stored (already redacted): the provenance of units."""
+
+    key: str  # internal primary key, unique
+    turn_id: str  # the caller's id (e.g. LoCoMo "D1:3"), or the key when none was given
+    session_id: str
+    user_id: str
+    role: str
+    text: str
+    at: datetime
+    speaker: str | None = None
+
+
+@dataclass(frozen=True)
+class UnitEvent:
+    """Something that happened to a unit: created, updated, feedback, invalidated."""
+
+    unit_id: str
+    at: datetime
+    event: str
+    detail: str = ""
+    score_after: float | None = None
+
+
+@dataclass
+class IngestBatch:
+    """Everything one ingest call writes, committed in one transaction or not at all."""
+
+    turn: TurnRecord
+    upserts: list[MemoryUnit] = field(default_factory=list)
+    vectors: dict[str, Vector] = field(default_factory=dict)  # unit id -> vector
+    embedder: str = ""
+    invalidations: list[tuple[str, datetime, str, str | None]] = field(default_factory=list)
+    # (unit_id, at, reason, superseded_by)
+    events: list[UnitEvent] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    units_total: int
+    units_valid: int
+    units_expired: int
+    units_invalidated: int
+    by_type: dict[str, int]
+    turns: int
+    users: int
+    sessions: int
+    size_bytes: int
+
+
+@dataclass(frozen=True)
+class RecallLogEntry:
+    recall_id: str
+    at: datetime
+    session_id: str
+    user_id: str
+    unit_id: str
+    stage: str
+    rank: int
+
+
+@runtime_checkable
+class Store(Protocol):
+    """What a backend must do. One contract test-suite runs against every implementation."""
+
+    backend: str
+    location: str
+
+    def close(self) -> None: ...
+
+    # ---- writes (each one transaction)
+    def commit_ingest(self, batch: IngestBatch) -> None: ...
+    def set_relevance(self, unit_id: str, score: float, event: UnitEvent) -> None: ...
+    def invalidate(self, unit_id: str, at: datetime, reason: str,
+                   superseded_by: str | None = None) -> None: ...
+    def put_vectors(self, embedder: str, vectors: dict[str, Vector]) -> None: ...
+    def log_recall(self, entries: Sequence[RecallLogEntry]) -> None: ...
+    def mark_recall_used(self, unit_id: str, used: bool) -> None: ...
+    def purge_expired(self, older_than: datetime) -> int: ...
+    def erase_user(self, user_id: str) -> int: ...
+
+    # ---- reads
+    def get_units(self, ids: Sequence[str]) -> list[MemoryUnit]: ...
+    def get_turns(self, keys: Sequence[str]) -> list[TurnRecord]: ...
+    def unit_turn_keys(self, unit_id: str) -> list[str]: ...
+    def unit_events(self, unit_id: str) -> list[UnitEvent]: ...
+    def recent_turns(self, scope: Scope, limit: int) -> list[TurnRecord]: ...
+    def find_units(
+        self,
+        scope: Scope,
+        *,
+        as_of: datetime | None,
+        types: Sequence[MemoryType] | None = None,
+        slot: str | None = None,
+        content_hash: str | None = None,
+        since: datetime | None = None,
+        limit: int = 1000,
+    ) -> list[MemoryUnit]: ...
+    def entity_search(
+        self, scope: Scope, as_of: datetime, entities: Sequence[Entity], limit: int
+    ) -> list[tuple[str, float]]: ...
+    def keyword_search(
+        self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
+        since: datetime | None = None, until: datetime | None = None,
+    ) -> list[tuple[str, float]]: ...
+    def vector_search(
+        self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
+        since: datetime | None = None, until: datetime | None = None,
+    ) -> list[tuple[str, float]]: ...
+    def units_missing_vectors(self, embedder: str, limit: int) -> list[MemoryUnit]: ...
+    def stats(self, user_id: str | None = None, as_of: datetime | None = None) -> StoreStats: ...
+    def recall_hit_rate(self, since: datetime | None) -> tuple[int, int]: ...
+    def users(self) -> list[str]: ...
+    def sessions(self, user_id: str) -> list[str]: ...
+    def export_user(self, user_id: str) -> dict[str, Any]: ...

@@ -1,0 +1,148 @@
+"""SQLite schema as named, recorded, transactional migrations.
+
+The PostgreSQL backend uses the same migration names, so ``jiyi_migrations`` tells the same story
+on both. Add a migration by appending to :data:`MIGRATIONS`; never edit an applied one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from ..clock import to_micros, utc_now
+
+M001_INITIAL = """
+CREATE TABLE turns (
+    key         TEXT PRIMARY KEY,
+    turn_id     TEXT NOT NULL,
+    session_id  TEXT NOT NULL,
+    user_id     TEXT NOT NULL,
+    role        TEXT NOT NULL,
+    speaker     TEXT,
+    text        TEXT NOT NULL,
+    at          INTEGER NOT NULL
+);
+CREATE INDEX turns_by_session ON turns (user_id, session_id, at);
+
+CREATE TABLE units (
+    id                  TEXT PRIMARY KEY,
+    user_id             TEXT NOT NULL,
+    session_id          TEXT NOT NULL,
+    type                TEXT NOT NULL,
+    content             TEXT NOT NULL CHECK (length(content) BETWEEN 1 AND 150),
+    content_hash        TEXT NOT NULL,
+    slot                TEXT,
+    topic               TEXT,
+    created_at          INTEGER NOT NULL,
+    expires_in          INTEGER NOT NULL,
+    expires_at          INTEGER NOT NULL,
+    relevance_score     REAL NOT NULL CHECK (relevance_score BETWEEN 0.1 AND 2.0),
+    valid_at            INTEGER,
+    valid_until         INTEGER,
+    invalidated_at      INTEGER,
+    invalidation_reason TEXT,
+    supersedes          TEXT,
+    superseded_by       TEXT,
+    source_turn_ids     TEXT NOT NULL DEFAULT '[]',
+    entities            TEXT NOT NULL DEFAULT '[]',
+    updated_at          INTEGER NOT NULL
+);
+CREATE INDEX units_by_scope ON units (user_id, session_id, type);
+CREATE INDEX units_by_user_type ON units (user_id, type, created_at);
+CREATE INDEX units_by_hash ON units (user_id, content_hash);
+CREATE INDEX units_by_slot ON units (user_id, slot);
+CREATE INDEX units_by_expiry ON units (expires_at);
+CREATE INDEX units_by_created ON units (created_at);
+
+CREATE TABLE unit_turns (
+    unit_id  TEXT NOT NULL,
+    turn_key TEXT NOT NULL,
+    PRIMARY KEY (unit_id, turn_key)
+) WITHOUT ROWID;
+CREATE INDEX unit_turns_by_turn ON unit_turns (turn_key);
+
+CREATE TABLE unit_entities (
+    unit_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    value   TEXT NOT NULL
+);
+CREATE INDEX unit_entities_by_value ON unit_entities (user_id, value);
+CREATE INDEX unit_entities_by_unit ON unit_entities (unit_id);
+
+CREATE TABLE unit_vectors (
+    unit_id  TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    dim      INTEGER NOT NULL,
+    vec      BLOB NOT NULL,
+    PRIMARY KEY (unit_id, embedder)
+) WITHOUT ROWID;
+
+CREATE VIRTUAL TABLE units_fts USING fts5 (
+    unit_id UNINDEXED,
+    body,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TABLE unit_events (
+    id          INTEGER PRIMARY KEY,
+    unit_id     TEXT NOT NULL,
+    at          INTEGER NOT NULL,
+    event       TEXT NOT NULL,
+    detail      TEXT NOT NULL DEFAULT '',
+    score_after REAL
+);
+CREATE INDEX unit_events_by_unit ON unit_events (unit_id, at);
+
+CREATE TABLE recall_log (
+    id         INTEGER PRIMARY KEY,
+    recall_id  TEXT NOT NULL,
+    at         INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    unit_id    TEXT NOT NULL,
+    stage      TEXT NOT NULL,
+    rank       INTEGER NOT NULL,
+    used       INTEGER
+);
+CREATE INDEX recall_log_by_unit ON recall_log (unit_id, at);
+CREATE INDEX recall_log_by_at ON recall_log (at);
+CREATE INDEX recall_log_by_user ON recall_log (user_id);
+"""
+
+MIGRATIONS: list[tuple[str, str]] = [
+    ("m001_initial", M001_INITIAL),
+]
+
+
+def apply_migrations(conn: sqlite3.Connection) -> list[str]:
+    """Apply every migration not yet recorded, each in its own transaction. Returns the names."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS jiyi_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
+    )
+    done = {row[0] for row in conn.execute("SELECT name FROM jiyi_migrations")}
+    applied: list[str] = []
+    for name, sql in MIGRATIONS:
+        if name in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have applied it while we waited for the lock.
+            if conn.execute("SELECT 1 FROM jiyi_migrations WHERE name = ?", (name,)).fetchone():
+                conn.execute("COMMIT")
+                continue
+            for statement in _split(sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO jiyi_migrations (name, applied_at) VALUES (?, ?)",
+                (name, to_micros(utc_now())),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(name)
+    return applied
+
+
+def _split(sql: str) -> list[str]:
+    return [s.strip() for s in sql.split(";") if s.strip()]

@@ -1,0 +1,123 @@
+"""Chinese and English segmentation for search.
+
+Everything that goes into or queries the keyword index passes through :func:`fold` (NFKC,
+case-folded, Traditional folded to Simplified with OpenCC) and :func:`tokens` (jieba for CJK,
+words for Latin scripts), so 電話 finds 电话 and "Order" finds "order".
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+_lock = threading.Lock()
+_jieba: Any = None
+_t2s: Any = None
+
+_CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD_RE = re.compile(r"\w", re.UNICODE)
+
+STOPWORDS_ZH = frozenset(
+    "的 了 是 在 我 你 他 她 它 们 我们 你们 他们 这 那 这个 那个 就 都 也 和 与 及 或 吗 呢 吧 啊 呀 哦 嗯 "
+    "有 没 没有 不 要 会 能 可以 一个 一下 什么 怎么 怎样 多少 哪 哪里 哪个 为什么 请 请问 一 个 把 被 给 对 "
+    "上 下 中 里 到 从 向 于 而 但 还 又 再 很 太 更 最 已 已经 过 着 之 其 所 以 为 让 帮 帮我 麻烦 谢谢 好的".split()
+)
+STOPWORDS_EN = frozenset(
+    "a an the is are was were be been being am do does did doing have has had having i me my mine "
+    "you your yours he him his she her hers it its we us our they them their this that these those "
+    "what which who whom whose when where why how of in on at to for from by with about as into "
+    "through over under again then once here there and or but if so than too very can could will "
+    "would should shall may might must not no nor only own same just also any some all both each "
+    "few more most other such up down out off s t don now please tell know say said".split()
+)
+
+
+def _get_jieba() -> Any:
+    global _jieba
+    if _jieba is None:
+        with _lock:
+            if _jieba is None:
+                import jieba
+
+                jieba.setLogLevel(logging.WARNING)
+                jieba.initialize()
+                _jieba = jieba
+    return _jieba
+
+
+def _get_t2s() -> Any:
+    global _t2s
+    if _t2s is None:
+        with _lock:
+            if _t2s is None:
+                import opencc
+
+                _t2s = opencc.OpenCC("t2s")
+    return _t2s
+
+
+def is_cjk(ch: str) -> bool:
+    return bool(_CJK_RE.match(ch))
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK_RE.search(text))
+
+
+def detect_language(text: str) -> str:
+    """``"zh"`` when the text has any CJK ideograph share worth speaking of, else ``"en"``."""
+    cjk = len(_CJK_RE.findall(text))
+    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    if cjk and cjk * 2 >= latin // 4:
+        return "zh"
+    return "en"
+
+
+@lru_cache(maxsize=4096)
+def to_simplified(text: str) -> str:
+    if not has_cjk(text):
+        return text
+    return str(_get_t2s().convert(text))
+
+
+def fold(text: str) -> str:
+    """NFKC, case-fold, Traditional -> Simplified. The canonical form for matching."""
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    return to_simplified(norm)
+
+
+def tokens(text: str) -> list[str]:
+    """Search tokens of ``text`` after :func:`fold`: jieba for CJK runs (search mode, so 订单号
+    also yields 订单), words for everything else. Punctuation and spaces are dropped."""
+    folded = fold(text)
+    out: list[str] = []
+    if has_cjk(folded):
+        for tok in _get_jieba().cut_for_search(folded):
+            tok = tok.strip()
+            if tok and _WORD_RE.search(tok):
+                out.append(tok)
+    else:
+        out = [m.group(0) for m in re.finditer(r"\w+", folded)]
+    return out
+
+
+def content_words(text: str) -> list[str]:
+    """Tokens without stopwords, in order, de-duplicated."""
+    seen: dict[str, None] = {}
+    for tok in tokens(text):
+        if tok in STOPWORDS_ZH or tok in STOPWORDS_EN:
+            continue
+        if len(tok) == 1 and tok.isascii() and not tok.isdigit():
+            continue
+        seen.setdefault(tok, None)
+    return list(seen)
+
+
+def keyword_terms(text: str, limit: int = 32) -> list[str]:
+    """The terms a keyword query searches for: content words, falling back to all tokens."""
+    words = content_words(text) or tokens(text)
+    return words[:limit]

@@ -63,16 +63,29 @@ def root(
     ctx.obj = CliState(db=db, embedder=embedder)
 
 
-def _register() -> None:
-    from . import demo_cmd, memory_cmds
+#: Command modules, each with ``register(app)``. One list: add a module here to add commands.
+COMMAND_MODULES: tuple[str, ...] = (
+    "memory_cmds",   # ingest, recall, show, forget, gc, stats
+    "demo_cmd",      # demo
+    "bench_cmds",    # bench write|recall|serve|prompt|scale, eval locomo
+    "serve_cmds",    # serve
+    "chat_cmds",     # chat, modelfile
+    "store_cmds",    # migrate, reindex, backup, export-user, erase-user
+    "proxy_cmds",    # proxy
+    "mcp_cmds",      # mcp
+)
 
-    memory_cmds.register(app)
-    demo_cmd.register(app)
-    for name in ("extra_cmds",):
+
+def _register() -> None:
+    import importlib
+
+    for name in COMMAND_MODULES:
         try:
-            module = __import__(f"jiyi.cli.{name}", fromlist=["register"])
-        except ModuleNotFoundError:
-            continue
+            module = importlib.import_module(f"jiyi.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"jiyi.cli.{name}":
+                raise
+            continue  # not built yet
         module.register(app)
 
 

@@ -6,18 +6,18 @@ A naive ``datetime`` is taken to be UTC (documented behaviour); an aware one is 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .errors import ValidationError
 
 Clock = Callable[[], datetime]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def utc_now() -> datetime:
     """The current instant, UTC, aware."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def ensure_utc(value: datetime) -> datetime:
@@ -25,8 +25,8 @@ def ensure_utc(value: datetime) -> datetime:
     if not isinstance(value, datetime):
         raise ValidationError(f"expected a datetime, got {type(value).__name__}")
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
 
 
 def parse_time(text: str) -> datetime:

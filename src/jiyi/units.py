@@ -6,7 +6,7 @@ import hashlib
 import unicodedata
 import uuid
 from datetime import datetime, timedelta
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -19,7 +19,7 @@ MAX_RELEVANCE = 2.0
 INITIAL_RELEVANCE = 1.0
 
 
-class MemoryType(str, Enum):
+class MemoryType(StrEnum):
     """What kind of memory a unit is. Decides its lifespan, scope and feedback rules."""
 
     USER_PROFILE = "user_profile"

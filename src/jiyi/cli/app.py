@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -17,21 +16,27 @@ from .common import CliState
 class JiyiGroup(TyperGroup):
     """Turns every error into one clear line and a non-zero exit; never a traceback."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
-            raise
         except JiyiError as exc:
-            raise click.ClickException(str(exc)) from None
+            fail(str(exc))
         except sqlite3.DatabaseError as exc:
-            raise click.ClickException(f"database error: {exc}") from None
+            fail(f"database error: {exc}")
         except OSError as exc:
-            raise click.ClickException(f"{exc.strerror or exc}: {exc.filename or ''}".strip()) from None
+            fail(f"{exc.strerror or exc}: {exc.filename or ''}".strip())
         except KeyboardInterrupt:
-            raise click.Abort() from None
-        except Exception as exc:  # the boundary: report, do not dump a stack
-            raise click.ClickException(f"unexpected {type(exc).__name__}: {exc}") from None
+            raise typer.Abort() from None
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
+        except Exception as exc:  # the boundary: report, never dump a stack
+            fail(f"unexpected {type(exc).__name__}: {exc}")
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print one clear line on stderr and exit non-zero."""
+    typer.echo(f"Error: {message}", err=True)
+    raise typer.Exit(code)
 
 
 app = typer.Typer(

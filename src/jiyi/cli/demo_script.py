@@ -4,9 +4,9 @@ switch). Invented for the demo; any resemblance to real people or orders is acci
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
-START = datetime(2026, 5, 1, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 
 # (day offset, minute offset, role, text)
 SCRIPT: list[tuple[int, int, str, str]] = [

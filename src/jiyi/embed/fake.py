@@ -37,4 +37,5 @@ class FakeEmbedder:
         return normalise(np.stack([self._one(t) for t in texts]))
 
     def embed_query(self, text: str) -> Matrix:
-        return normalise(self._one(text)[None, :])[0]
+        vec: Matrix = normalise(self._one(text)[None, :])[0]
+        return vec

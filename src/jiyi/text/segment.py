@@ -22,17 +22,10 @@ _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD_RE = re.compile(r"\w", re.UNICODE)
 
 STOPWORDS_ZH = frozenset(
-    "的 了 是 在 我 你 他 她 它 们 我们 你们 他们 这 那 这个 那个 就 都 也 和 与 及 或 吗 呢 吧 啊 呀 哦 嗯 "
-    "有 没 没有 不 要 会 能 可以 一个 一下 什么 怎么 怎样 多少 哪 哪里 哪个 为什么 请 请问 一 个 把 被 给 对 "
-    "上 下 中 里 到 从 向 于 而 但 还 又 再 很 太 更 最 已 已经 过 着 之 其 所 以 为 让 帮 帮我 麻烦 谢谢 好的".split()
+    ["的", "了", "是", "在", "我", "你", "他", "她", "它", "们", "我们", "你们", "他们", "这", "那", "这个", "那个", "就", "都", "也", "和", "与", "及", "或", "吗", "呢", "吧", "啊", "呀", "哦", "嗯", "有", "没", "没有", "不", "要", "会", "能", "可以", "一个", "一下", "什么", "怎么", "怎样", "多少", "哪", "哪里", "哪个", "为什么", "请", "请问", "一", "个", "把", "被", "给", "对", "上", "下", "中", "里", "到", "从", "向", "于", "而", "但", "还", "又", "再", "很", "太", "更", "最", "已", "已经", "过", "着", "之", "其", "所", "以", "为", "让", "帮", "帮我", "麻烦", "谢谢", "好的"]
 )
 STOPWORDS_EN = frozenset(
-    "a an the is are was were be been being am do does did doing have has had having i me my mine "
-    "you your yours he him his she her hers it its we us our they them their this that these those "
-    "what which who whom whose when where why how of in on at to for from by with about as into "
-    "through over under again then once here there and or but if so than too very can could will "
-    "would should shall may might must not no nor only own same just also any some all both each "
-    "few more most other such up down out off s t don now please tell know say said".split()
+    ["a", "an", "the", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "doing", "have", "has", "had", "having", "i", "me", "my", "mine", "you", "your", "yours", "he", "him", "his", "she", "her", "hers", "it", "its", "we", "us", "our", "they", "them", "their", "this", "that", "these", "those", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "of", "in", "on", "at", "to", "for", "from", "by", "with", "about", "as", "into", "through", "over", "under", "again", "then", "once", "here", "there", "and", "or", "but", "if", "so", "than", "too", "very", "can", "could", "will", "would", "should", "shall", "may", "might", "must", "not", "no", "nor", "only", "own", "same", "just", "also", "any", "some", "all", "both", "each", "few", "more", "most", "other", "such", "up", "down", "out", "off", "s", "t", "don", "now", "please", "tell", "know", "say", "said"]
 )
 
 

@@ -1,0 +1,5 @@
+"""``python -m jiyi`` runs the CLI."""
+
+from .cli.app import main
+
+main()

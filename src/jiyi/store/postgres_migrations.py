@@ -1,0 +1,192 @@
+"""PostgreSQL schema as named, recorded, transactional migrations.
+
+The names are the SQLite backend's (:mod:`jiyi.store.sqlite_migrations`), so ``jiyi_migrations``
+tells the same story on both. Instants are ``BIGINT`` microseconds since the epoch, exactly as in
+SQLite, so ``jiyi migrate`` copies rows losslessly and the checksum compares like with like.
+
+Differences from SQLite, by design:
+
+* ``units_fts`` is an ordinary table: the same jieba-segmented ``body`` as SQLite's FTS5 table,
+  a stored ``tsvector`` (``simple`` configuration, so no stemming or stop words: the text is
+  already segmented and folded) with a GIN index, and a ``pg_trgm`` GIN index on ``body`` for
+  substring matches the segmenter did not split out.
+* ``unit_vectors.vec`` is a pgvector ``vector`` without a fixed dimension, with a ``dim`` column.
+  One HNSW cosine index per (embedder, dimension) is created on first use by
+  :func:`ensure_vector_index`: a partial expression index ``(vec::vector(dim))`` restricted to
+  ``embedder = ... AND dim = ...``. New embedders need no migration.
+
+Every migration runs in one transaction under an advisory lock, so several workers starting at
+once apply each migration exactly once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import psycopg
+from psycopg import sql
+
+from ..clock import to_micros, utc_now
+
+#: Serialises schema changes between processes (any constant; "jiyi" in ASCII).
+MIGRATION_LOCK = 0x6A697969
+
+M001_INITIAL = """
+CREATE EXTENSION IF NOT EXISTS vector;
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
+CREATE TABLE turns (
+    key         TEXT PRIMARY KEY,
+    turn_id     TEXT NOT NULL,
+    session_id  TEXT NOT NULL,
+    user_id     TEXT NOT NULL,
+    role        TEXT NOT NULL,
+    speaker     TEXT,
+    text        TEXT NOT NULL,
+    at          BIGINT NOT NULL,
+    seq         BIGSERIAL
+);
+CREATE INDEX turns_by_session ON turns (user_id, session_id, at);
+
+CREATE TABLE units (
+    id                  TEXT PRIMARY KEY,
+    user_id             TEXT NOT NULL,
+    session_id          TEXT NOT NULL,
+    type                TEXT NOT NULL,
+    content             TEXT NOT NULL CHECK (char_length(content) BETWEEN 1 AND 150),
+    content_hash        TEXT NOT NULL,
+    slot                TEXT,
+    topic               TEXT,
+    created_at          BIGINT NOT NULL,
+    expires_in          BIGINT NOT NULL,
+    expires_at          BIGINT NOT NULL,
+    relevance_score     DOUBLE PRECISION NOT NULL CHECK (relevance_score BETWEEN 0.1 AND 2.0),
+    valid_at            BIGINT,
+    valid_until         BIGINT,
+    invalidated_at      BIGINT,
+    invalidation_reason TEXT,
+    supersedes          TEXT,
+    superseded_by       TEXT,
+    source_turn_ids     TEXT NOT NULL DEFAULT '[]',
+    entities            TEXT NOT NULL DEFAULT '[]',
+    updated_at          BIGINT NOT NULL
+);
+CREATE INDEX units_by_scope ON units (user_id, session_id, type);
+CREATE INDEX units_by_user_type ON units (user_id, type, created_at);
+CREATE INDEX units_by_hash ON units (user_id, content_hash);
+CREATE INDEX units_by_slot ON units (user_id, slot);
+CREATE INDEX units_by_expiry ON units (expires_at);
+CREATE INDEX units_by_created ON units (created_at);
+
+CREATE TABLE unit_turns (
+    unit_id  TEXT NOT NULL,
+    turn_key TEXT NOT NULL,
+    PRIMARY KEY (unit_id, turn_key)
+);
+CREATE INDEX unit_turns_by_turn ON unit_turns (turn_key);
+
+CREATE TABLE unit_entities (
+    unit_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    value   TEXT NOT NULL
+);
+CREATE INDEX unit_entities_by_value ON unit_entities (user_id, value);
+CREATE INDEX unit_entities_by_unit ON unit_entities (unit_id);
+
+CREATE TABLE unit_vectors (
+    unit_id  TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    dim      INTEGER NOT NULL,
+    vec      vector NOT NULL,
+    PRIMARY KEY (unit_id, embedder)
+);
+
+CREATE TABLE units_fts (
+    unit_id TEXT PRIMARY KEY,
+    body    TEXT NOT NULL,
+    tsv     tsvector GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED
+);
+CREATE INDEX units_fts_tsv ON units_fts USING gin (tsv);
+CREATE INDEX units_fts_trgm ON units_fts USING gin (body gin_trgm_ops);
+
+CREATE TABLE unit_events (
+    id          BIGSERIAL PRIMARY KEY,
+    unit_id     TEXT NOT NULL,
+    at          BIGINT NOT NULL,
+    event       TEXT NOT NULL,
+    detail      TEXT NOT NULL DEFAULT '',
+    score_after DOUBLE PRECISION
+);
+CREATE INDEX unit_events_by_unit ON unit_events (unit_id, at);
+
+CREATE TABLE recall_log (
+    id         BIGSERIAL PRIMARY KEY,
+    recall_id  TEXT NOT NULL,
+    at         BIGINT NOT NULL,
+    session_id TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    unit_id    TEXT NOT NULL,
+    stage      TEXT NOT NULL,
+    rank       INTEGER NOT NULL,
+    used       INTEGER
+);
+CREATE INDEX recall_log_by_unit ON recall_log (unit_id, at);
+CREATE INDEX recall_log_by_at ON recall_log (at);
+CREATE INDEX recall_log_by_user ON recall_log (user_id);
+"""
+
+MIGRATIONS: list[tuple[str, str]] = [
+    ("m001_initial", M001_INITIAL),
+]
+
+
+def apply_migrations(conn: psycopg.Connection[tuple[object, ...]]) -> list[str]:
+    """Apply every migration not yet recorded, each in its own transaction. Returns the names.
+
+    ``conn`` must be in autocommit mode; each migration opens its own transaction.
+    """
+    applied: list[str] = []
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS jiyi_migrations"
+            " (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)"
+        )
+    for name, body in MIGRATIONS:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            if conn.execute("SELECT 1 FROM jiyi_migrations WHERE name = %s", (name,)).fetchone():
+                continue
+            for statement in _split(body):
+                conn.execute(statement.encode())
+            conn.execute(
+                "INSERT INTO jiyi_migrations (name, applied_at) VALUES (%s, %s)",
+                (name, to_micros(utc_now())),
+            )
+        applied.append(name)
+    return applied
+
+
+def vector_index_name(embedder: str, dim: int) -> str:
+    """A stable, short, safe index name for one (embedder, dimension)."""
+    digest = hashlib.sha1(f"{embedder}\0{dim}".encode()).hexdigest()[:12]
+    return f"unit_vectors_hnsw_{dim}_{digest}"
+
+
+def ensure_vector_index(conn: psycopg.Connection[tuple[object, ...]], embedder: str,
+                        dim: int) -> None:
+    """Create the HNSW cosine index for (embedder, dim) if missing. ``conn`` is autocommit."""
+    if not 0 < dim <= 16000:
+        raise ValueError(f"vector dimension {dim} is outside pgvector's range")
+    name = vector_index_name(embedder, dim)
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        conn.execute(sql.SQL(
+            "CREATE INDEX IF NOT EXISTS {name} ON unit_vectors USING hnsw"
+            " ((vec::vector({dim})) vector_cosine_ops) WHERE embedder = {emb} AND dim = {dim}"
+        ).format(name=sql.Identifier(name), dim=sql.Literal(dim), emb=sql.Literal(embedder)))
+
+
+def _split(body: str) -> list[str]:
+    return [s.strip() for s in body.split(";") if s.strip()]

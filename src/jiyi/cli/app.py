@@ -75,7 +75,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "bench_cmds",    # bench write|recall|serve|prompt|scale, eval locomo
     "serve_cmds",    # serve
     "chat_cmds",     # chat, modelfile
-    "store_cmds",    # migrate, reindex, backup, export-user, erase-user
+    "store_cmds",    # migrate, reindex
+    "privacy_cmds",  # backup, restore, export-user, erase-user
     "proxy_cmds",    # proxy
     "mcp_cmds",      # mcp
 )

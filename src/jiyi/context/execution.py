@@ -119,7 +119,7 @@ class ExecutionState:
 
     @contextmanager
     def update(self) -> Iterator[ExecutionContext]:
-        """Change the context atomically: ``with state.update() as draft: draft.current_tool = ...``.
+        """Change the context atomically: ``with state.update() as draft: draft.x = ...``.
 
         Writers are serialised; readers keep seeing the previous snapshot until the block ends
         without an exception. A draft that cannot be serialised is rejected."""

@@ -25,11 +25,13 @@ SECRET_VALUE_PATTERNS: tuple[re.Pattern[str], ...] = (
         r"\b(?:password|passwd|pwd|passcode|api[_\- ]?key|secret|token)\b\s*(?:is|=|:)\s*\S+",
         re.IGNORECASE,
     ),
-    re.compile(r"(?:密码|密碼|口令|密钥|密鑰|令牌|验证码|驗證碼)\s*(?:是|为|為|:|：|=)?\s*[^\s，。,;；]+"),
+    re.compile(
+        r"(?:密码|密碼|口令|密钥|密鑰|令牌|验证码|驗證碼)\s*(?:是|为|為|:|：|=)?\s*[^\s，。,;；]+"
+    ),
 )
 
 _KEY_PARTS = frozenset(
-    "token password passwd pwd passcode secret authorization auth cookie credential credentials "
+    "token password passwd pwd passcode secret authorization auth cookie credential credentials "  # noqa: SIM905
     "apikey privatekey accesskey secretkey otp pin cvv ssn".split()
 )
 _KEY_JOINED = ("apikey", "privatekey", "accesskey", "secretkey", "clientsecret", "sessiontoken")

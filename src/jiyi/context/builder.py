@@ -1,0 +1,99 @@
+"""``Memory.build_prompt``: gather the inputs of :func:`assemble_prompt` from memory.
+
+The impure half of prompt assembly (recall, recent turns, topic state); the pure half lives in
+:mod:`jiyi.context.prompt` and is snapshot-tested.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ValidationError
+from ..store.base import Scope
+from ..text import detect_language
+from ..units import Hit, MemoryType
+from ..validation import check_text, check_time, check_user_id, require_session_id
+from .execution import ExecutionContext
+from .prompt import Prompt, assemble_prompt
+from .summary import summarize_turns
+from .tokens import TokenCounter, get_counter
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+RAW_TURNS = 6
+SUMMARY_TURNS = 10
+RECALL_K = 8
+
+
+@lru_cache(maxsize=1)
+def shared_counter() -> TokenCounter:
+    """One token counter per process (loading the Qwen vocabulary takes ~0.3 s)."""
+    return get_counter()
+
+
+def choose_anchor(hits: list[Hit], threshold: float) -> Hit | None:
+    """The single most important fact for this turn: the best exact (rule-stage) hit, else the
+    best-ranked confident hit, else the best user-profile hit (who the user is)."""
+    for pick in (
+        [h for h in hits if h.stage == "rule" and h.confidence >= threshold],
+        [h for h in hits if h.confidence >= threshold],
+        [h for h in hits if h.unit.type == MemoryType.USER_PROFILE],
+    ):
+        if pick:
+            return pick[0]
+    return None
+
+
+def build_prompt(
+    mem: Memory,
+    text: Any,
+    *,
+    session_id: Any,
+    user_id: Any = None,
+    execution: ExecutionContext | dict[str, Any] | None = None,
+    num_ctx: Any = 32768,
+    as_of: Any = None,
+    reserve_for_reply: int = 512,
+    k: int = RECALL_K,
+) -> Prompt:
+    sid = require_session_id(session_id)
+    uid = check_user_id(user_id, sid)
+    user_input = check_text(text, what="text", max_bytes=mem.config.max_turn_bytes)
+    if isinstance(num_ctx, bool) or not isinstance(num_ctx, int) or num_ctx < 256:
+        raise ValidationError(f"num_ctx must be an integer of at least 256; got {num_ctx!r}")
+    when: datetime = check_time(as_of, "as_of") or mem.clock()
+    if isinstance(execution, dict):
+        execution = ExecutionContext.model_validate(execution)
+
+    # Recall searches with at most max_query_chars of the input; the input itself is never cut.
+    query = user_input[: mem.config.max_query_chars]
+    hits = mem.recall(query, session_id=sid, user_id=uid, k=k, as_of=when)
+    state = mem.topic_state(sid, uid)
+    topic_reset = bool(state is not None and state.switched and not state.returned)
+    if topic_reset and state is not None and state.previous is not None:
+        left = state.previous
+        # S11: at a reset the session_state of the topic just left leaves the prompt.
+        hits = [h for h in hits
+                if not (h.unit.type == MemoryType.SESSION_STATE and state.topic_of(h.unit) == left)]
+    turns = mem.store.recent_turns(Scope(user_id=uid, session_id=sid), SUMMARY_TURNS)
+    pairs = [(t.role, t.text) for t in turns]
+    language = detect_language(user_input)
+    summary = summarize_turns(pairs, language=language)
+    return assemble_prompt(
+        user_input=user_input,
+        hits=hits,
+        anchor=choose_anchor(hits, mem.config.recall.confidence_threshold),
+        execution=execution,
+        summary=summary,
+        recent_turns=pairs[-RAW_TURNS:],
+        topic_reset=topic_reset,
+        num_ctx=num_ctx,
+        counter=shared_counter(),
+        language=language,
+        reserve_for_reply=reserve_for_reply,
+        now=when,
+    )
+

@@ -109,8 +109,29 @@ CREATE INDEX recall_log_by_at ON recall_log (at);
 CREATE INDEX recall_log_by_user ON recall_log (user_id);
 """
 
+#: Health state shared by worker processes (S9): amnesia streaks per session, persisted counters.
+M002_HEALTH = """
+CREATE TABLE health_sessions (
+    user_id           TEXT NOT NULL,
+    session_id        TEXT NOT NULL,
+    last_recall_empty INTEGER NOT NULL DEFAULT 0,
+    streak            INTEGER NOT NULL DEFAULT 0,
+    alerting          INTEGER NOT NULL DEFAULT 0,
+    alert_since       INTEGER,
+    updated_at        INTEGER NOT NULL,
+    PRIMARY KEY (user_id, session_id)
+) WITHOUT ROWID;
+CREATE INDEX health_sessions_alerting ON health_sessions (alerting, session_id);
+
+CREATE TABLE health_counters (
+    name  TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
+    ("m002_health", M002_HEALTH),
 ]
 
 

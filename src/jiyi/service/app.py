@@ -1,0 +1,96 @@
+"""The FastAPI application of ``jiyi serve``: one :class:`~jiyi.Memory` per worker process."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from .. import __version__
+from ..errors import ConfigError
+from ..health import Health, HealthConfig
+from ..memory import Memory
+from ..metrics import JiyiMetrics
+from .errors import install_error_handlers
+from .middleware import BearerAuth, BodyLimit, HttpMetrics
+from .routes import router
+
+DEFAULT_MAX_BODY = 1_000_000
+
+
+def create_app(
+    memory_factory: Callable[[], Memory] | None = None,
+    *,
+    db: str | None = None,
+    token: str | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
+    embedder: str | None = None,
+    health_config: HealthConfig | None = None,
+) -> FastAPI:
+    """Build the app. ``memory_factory`` (or ``db``, a path or URL) opens the memory when the
+    app starts; ``token``: when set, every route but /metrics and /healthz needs it as a bearer
+    token; bodies over ``max_body`` bytes get 413."""
+    if max_body < 1:
+        raise ConfigError("max_body must be at least 1 byte")
+    if token is not None and not token.strip():
+        raise ConfigError("the token must not be blank")
+
+    def open_memory() -> Memory:
+        if memory_factory is not None:
+            return memory_factory()
+        return Memory.open(db, embedder=embedder)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        mem = open_memory()
+        if health_config is not None:
+            mem.health_config = health_config
+        metrics = JiyiMetrics(health=lambda: _scrape_health(mem))
+        mem.metrics = metrics
+        app.state.memory = mem
+        app.state.metrics = metrics
+        try:
+            yield
+        finally:
+            mem.close()
+
+    app = FastAPI(
+        title="jiyi", version=__version__, lifespan=lifespan,
+        description="jiyi (记忆): long-term memory for LLM agents. Errors answer "
+                    '{"error": {"code", "message"}}.',
+    )
+    install_error_handlers(app)
+    app.include_router(router)
+    app.add_middleware(BodyLimit, max_body=max_body)
+    if token is not None:
+        app.add_middleware(BearerAuth, token=token)
+    app.add_middleware(HttpMetrics, observe=_observe_http(app))
+    return app
+
+
+def _scrape_health(mem: Memory) -> Health:
+    return mem.health()
+
+
+def _observe_http(app: FastAPI) -> Callable[[str, str, int, float], None]:
+    def observe(method: str, route: str, status: int, seconds: float) -> None:
+        metrics = getattr(app.state, "metrics", None)
+        if isinstance(metrics, JiyiMetrics):
+            metrics.observe_http(method, route, status, seconds)
+
+    return observe
+
+
+def app_from_env() -> FastAPI:
+    """The uvicorn factory of ``jiyi serve``: settings from ``JIYI_DB``, ``JIYI_EMBEDDER``,
+    ``JIYI_TOKEN`` and ``JIYI_MAX_BODY`` (each worker process calls it)."""
+    raw_max = os.environ.get("JIYI_MAX_BODY") or str(DEFAULT_MAX_BODY)
+    try:
+        max_body = int(raw_max)
+    except ValueError as exc:
+        raise ConfigError(f"JIYI_MAX_BODY must be an integer, got {raw_max!r}") from exc
+    return create_app(db=os.environ.get("JIYI_DB") or None,
+                      token=os.environ.get("JIYI_TOKEN") or None, max_body=max_body,
+                      embedder=os.environ.get("JIYI_EMBEDDER") or None)

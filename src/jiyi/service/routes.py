@@ -1,0 +1,146 @@
+"""The routes of ``jiyi serve`` (see shared api-contract). Sync handlers: FastAPI runs them in
+its thread pool; the store serialises access to its connection."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse, Response
+from pydantic import ValidationError as PydanticValidationError
+
+from ..errors import ValidationError
+from ..health import Health
+from ..memory import Memory
+from ..units import Hit
+from ..validation import check_time
+from .errors import error_response
+from .schemas import (
+    AmnesiaOut,
+    ErrorOut,
+    FeedbackIn,
+    FeedbackOut,
+    HitOut,
+    PromptIn,
+    PromptOut,
+    RecallOut,
+    StatusOut,
+    TurnIn,
+    TurnOut,
+    UnitOut,
+)
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorOut} for code in (400, 401, 404, 413, 422, 501, 503)
+}
+
+router = APIRouter(responses=ERRORS)
+
+MIN_YEAR, MAX_YEAR = 1900, 9000
+
+
+def memory_of(request: Request) -> Memory:
+    mem = request.app.state.memory
+    assert isinstance(mem, Memory)
+    return mem
+
+
+def service_time(value: str | None, name: str) -> datetime | None:
+    """An ISO-8601 instant in a sane range (no overflow when lifespans are added to it)."""
+    when = check_time(value, name)
+    if when is not None and not MIN_YEAR <= when.year <= MAX_YEAR:
+        raise ValidationError(f"{name} must be between the years {MIN_YEAR} and {MAX_YEAR}")
+    return when
+
+
+def _hit(h: Hit) -> HitOut:
+    return HitOut(unit=UnitOut(**h.unit.to_public_dict()), score=round(h.score, 6),
+                  stage=h.stage, confidence=round(h.confidence, 4))
+
+
+@router.post("/v1/turns", response_model=TurnOut, tags=["memory"])
+def post_turn(body: TurnIn, request: Request) -> TurnOut:
+    """Store one conversation turn; an assistant turn also feeds the amnesia detector."""
+    mem = memory_of(request)
+    if body.recall_empty is not None and body.role != "assistant":
+        raise ValidationError("recall_empty applies to assistant turns only")
+    units = mem.ingest(body.text, session_id=body.session_id, user_id=body.user_id,
+                       role=body.role, at=service_time(body.at, "at"), turn_id=body.turn_id)
+    amnesia = None
+    if body.role == "assistant":
+        status = mem.observe_reply(body.text, session_id=body.session_id, user_id=body.user_id,
+                                   recall_empty=body.recall_empty)
+        amnesia = AmnesiaOut(**status.model_dump(exclude={"session_id"}))
+    return TurnOut(units=[UnitOut(**u.to_public_dict()) for u in units], amnesia=amnesia)
+
+
+@router.get("/v1/recall", response_model=RecallOut, tags=["memory"])
+def get_recall(
+    request: Request,
+    q: Annotated[str, Query(min_length=1, max_length=8000, description="what to recall")],
+    session_id: Annotated[str, Query(min_length=1, max_length=256)],
+    user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+    k: Annotated[int, Query(ge=1, le=100)] = 5,
+    as_of: Annotated[str | None, Query(description="ISO-8601 instant")] = None,
+) -> RecallOut:
+    """The best ``k`` memories valid at ``as_of`` for the session (and its user)."""
+    hits = memory_of(request).recall(q, session_id=session_id, user_id=user_id, k=k,
+                                     as_of=service_time(as_of, "as_of"))
+    return RecallOut(hits=[_hit(h) for h in hits])
+
+
+@router.post("/v1/feedback", response_model=FeedbackOut, tags=["memory"])
+def post_feedback(body: FeedbackIn, request: Request) -> FeedbackOut:
+    """A recalled unit was used, ignored, wrong, or confirmed by the user (S2)."""
+    unit = memory_of(request).feedback(body.unit_id, body.event)
+    return FeedbackOut(unit=UnitOut(**unit.to_public_dict()))
+
+
+@router.post("/v1/prompt", response_model=PromptOut, tags=["memory"])
+def post_prompt(body: PromptIn, request: Request) -> PromptOut | JSONResponse:
+    """Assemble the prompt for a new user input (anchor, memories, execution context, summary)."""
+    mem = memory_of(request)
+    build = getattr(mem, "build_prompt", None)
+    if build is None:
+        return error_response(501, "not_implemented", "prompt assembly is not available yet")
+    from ..context import ExecutionContext
+
+    try:
+        execution = (ExecutionContext.model_validate(body.execution)
+                     if body.execution is not None else None)
+    except PydanticValidationError as exc:
+        raise ValidationError(f"execution: {exc.error_count()} invalid field(s): "
+                              + "; ".join(".".join(map(str, e["loc"])) + " " + e["msg"]
+                                          for e in exc.errors()[:3])) from None
+    kwargs: dict[str, Any] = {"session_id": body.session_id, "user_id": body.user_id,
+                              "execution": execution, "as_of": service_time(body.as_of, "as_of")}
+    if body.num_ctx is not None:
+        kwargs["num_ctx"] = body.num_ctx
+    prompt = build(body.text, **kwargs)
+    return PromptOut(messages=list(prompt.messages), tokens=int(prompt.tokens),
+                     trimmed=list(prompt.trimmed), hits=[_hit(h) for h in prompt.hits])
+
+
+@router.get("/memory/health", response_model=Health, tags=["health"])
+def get_health(
+    request: Request,
+    session_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+    user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+) -> Health:
+    """Freshness, hit rate, amnesia alert, unit counts (S9)."""
+    return memory_of(request).health(session_id, user_id=user_id)
+
+
+@router.get("/metrics", tags=["health"], response_class=Response,
+            responses={200: {"content": {"text/plain": {}}}})
+def get_metrics(request: Request) -> Response:
+    """Prometheus text exposition; names prefixed ``jiyi_``. No token needed."""
+    body, content_type = request.app.state.metrics.render()
+    return Response(content=body, media_type=content_type)
+
+
+@router.get("/healthz", response_model=StatusOut, tags=["health"])
+def get_healthz() -> StatusOut:
+    """Liveness: the process answers. No token needed."""
+    return StatusOut(status="ok")

@@ -1,0 +1,106 @@
+"""Request and response bodies of the HTTP API (they make the OpenAPI document)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+
+Id = StrictStr
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TurnIn(_In):
+    session_id: Id = Field(min_length=1, max_length=256)
+    user_id: Id | None = Field(default=None, min_length=1, max_length=256)
+    role: Literal["user", "assistant", "tool", "system"] = "user"
+    text: StrictStr = Field(min_length=1)
+    at: StrictStr | None = Field(default=None, description="ISO-8601; default now (UTC)")
+    turn_id: Id | None = Field(default=None, min_length=1, max_length=256)
+    recall_empty: StrictBool | None = Field(
+        default=None, description="assistant turns: did this turn's recall find nothing? "
+                                  "Default: the session's last recall")
+
+
+class FeedbackIn(_In):
+    unit_id: Id = Field(min_length=1, max_length=256)
+    event: Literal["used", "ignored", "wrong", "confirmed"]
+
+
+class PromptIn(_In):
+    text: StrictStr = Field(min_length=1)
+    session_id: Id = Field(min_length=1, max_length=256)
+    user_id: Id | None = Field(default=None, min_length=1, max_length=256)
+    execution: dict[str, Any] | None = None
+    num_ctx: StrictInt | None = Field(default=None, ge=256, le=10_000_000)
+    as_of: StrictStr | None = None
+
+
+class UnitOut(BaseModel):
+    id: str
+    content: str
+    type: str
+    session_id: str
+    user_id: str
+    source_turn_ids: list[str]
+    created_at: str
+    expires_at: str
+    valid_at: str | None
+    valid_until: str | None
+    invalidated_at: str | None
+    relevance_score: float
+    entities: list[dict[str, Any]]
+    supersedes: str | None
+    superseded_by: str | None
+
+
+class AmnesiaOut(BaseModel):
+    recall_empty: bool
+    phrase: str | None
+    forgetful: bool
+    streak: int
+    alerting: bool
+    raised: bool
+
+
+class TurnOut(BaseModel):
+    units: list[UnitOut]
+    amnesia: AmnesiaOut | None = Field(default=None, description="for assistant turns")
+
+
+class HitOut(BaseModel):
+    unit: UnitOut
+    score: float
+    stage: str
+    confidence: float
+
+
+class RecallOut(BaseModel):
+    hits: list[HitOut]
+
+
+class FeedbackOut(BaseModel):
+    unit: UnitOut
+
+
+class PromptOut(BaseModel):
+    messages: list[dict[str, Any]]
+    tokens: int
+    trimmed: list[str]
+    hits: list[HitOut] = Field(default_factory=list)
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorOut(BaseModel):
+    error: ErrorDetail
+
+
+class StatusOut(BaseModel):
+    status: str

@@ -8,13 +8,15 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, ensure_utc, utc_now
 from .config import JiyiConfig
+from .context.prompt import Prompt
 from .embed import Embedder, get_embedder
 from .errors import NotFoundError, ValidationError
-from .recall import RecallRequest, run_recall
+from .health.hooks import instrumented
+from .recall import RecallRequest, RecallTrace, TopicState, TopicTracker, run_recall
 from .store import IngestBatch, RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
 from .units import (
     FEEDBACK_EVENTS,
@@ -36,6 +38,10 @@ from .validation import (
     require_session_id,
 )
 from .write import TurnInput, UnitDraft, extract_turn
+
+if TYPE_CHECKING:
+    from .health import AmnesiaStatus, Health, HealthConfig, MemoryObserver
+    from .tasks import BatchTask
 
 
 @dataclass
@@ -68,6 +74,7 @@ class Memory:
         )
         self.clock = clock
         self._ingest_lock = threading.Lock()
+        self._topics = TopicTracker()
         warm_fn = getattr(store, "warm", None)
         self.warmed_units = int(warm_fn(self.config.warm_hours)) if warm and warm_fn else 0
 
@@ -96,6 +103,7 @@ class Memory:
         self.close()
 
     # ------------------------------------------------------------------ write
+    @instrumented("ingest")
     def ingest(
         self,
         text: Any,
@@ -119,7 +127,10 @@ class Memory:
         key = "t_" + uuid.uuid4().hex
         turn_input = TurnInput(text=body, role=role_s, at=when, session_id=sid, user_id=uid,
                                turn_id=tid or key, speaker=spk)
-        extraction = extract_turn(turn_input)
+        # Optional model extraction (off unless JIYI_LLM_EXTRACT is set; falls back to rules).
+        from .write.llm_extract import llm_extractor_from_env
+
+        extraction = extract_turn(turn_input, llm=llm_extractor_from_env())
         turn = TurnRecord(key=key, turn_id=tid or key, session_id=sid, user_id=uid, role=role_s,
                           text=extraction.redacted_text, at=when, speaker=spk)
         drafts = _dedupe_drafts(extraction.drafts)
@@ -200,6 +211,7 @@ class Memory:
         return confirmed
 
     # ------------------------------------------------------------------ read
+    @instrumented("recall")
     def recall(
         self,
         query: Any,
@@ -209,8 +221,13 @@ class Memory:
         k: Any = 5,
         as_of: Any = None,
         log: bool = True,
+        trace: RecallTrace | None = None,
     ) -> list[Hit]:
-        """Recall the best ``k`` units for ``query`` in this session's scope, valid at ``as_of``."""
+        """Recall the best ``k`` units for ``query`` in this session's scope, valid at ``as_of``.
+
+        Each call also updates the session's topic state (S18, see :meth:`topic_state`).
+        ``hit.confidence`` below ``config.recall.confidence_threshold`` (S7's 0.7) means: ask
+        the user to confirm instead of guessing."""
         sid = require_session_id(session_id)
         uid = check_user_id(user_id, sid)
         text = check_text(query, what="query", max_bytes=self.config.max_query_chars * 4)
@@ -221,7 +238,13 @@ class Memory:
         when = check_time(as_of, "as_of") or self.clock()
         request = RecallRequest(query=text, scope=Scope(user_id=uid, session_id=sid),
                                 as_of=when, k=kk)
-        hits = run_recall(self.store, self.embedder, request, self.config)
+        observer = None
+        if self.config.recall.topics:
+            def observer(terms: list[str], vec: Any) -> TopicState:
+                return self._topics.observe(uid, sid, text, terms, vec, when,
+                                            self.config.recall.topic_switch_cosine)
+        hits = run_recall(self.store, self.embedder, request, self.config, topics=observer,
+                          trace=trace)
         if log and hits:
             rid = "r_" + uuid.uuid4().hex
             self.store.log_recall([
@@ -229,6 +252,32 @@ class Memory:
                 for i, h in enumerate(hits)
             ])
         return hits
+
+    def topic_state(self, session_id: Any, user_id: Any = None) -> TopicState | None:
+        """The session's topics after its latest recall: ``.switched`` is True when that query
+        left the previous topic (the prompt builder inserts ``<|context_reset|>``, S11),
+        ``.returned`` when it went back to a frozen one; ``.active``, ``.frozen``. None before
+        the session's first recall. Kept in this process only."""
+        sid = require_session_id(session_id)
+        return self._topics.get(check_user_id(user_id, sid), sid)
+
+    def reindex(self, *, batch_size: int = 64, limit: int | None = None) -> int:
+        """Embed every unit that has no vector of the current embedder (after the embedder
+        changed). Vectors are stored under the embedder's name, so spaces never mix. Returns
+        how many units were embedded."""
+        if batch_size < 1:
+            raise ValidationError("batch_size must be at least 1")
+        done = 0
+        while limit is None or done < limit:
+            take = batch_size if limit is None else min(batch_size, limit - done)
+            units = self.store.units_missing_vectors(self.embedder.name, take)
+            if not units:
+                break
+            vecs = self.embedder.embed_passages([u.content for u in units])
+            self.store.put_vectors(self.embedder.name,
+                                   {u.id: vecs[i] for i, u in enumerate(units)})
+            done += len(units)
+        return done
 
     def get(self, unit_id: str) -> MemoryUnit:
         units = self.store.get_units([check_identifier(unit_id, "unit_id")])
@@ -256,6 +305,25 @@ class Memory:
             newer.append(found[0])
             cursor = found[0].superseded_by
         return UnitHistory(unit, turns, self.store.unit_events(unit.id), older, newer)
+
+    # ------------------------------------------------------------------ prompt
+    def build_prompt(
+        self,
+        text: Any,
+        *,
+        session_id: Any = None,
+        user_id: Any = None,
+        execution: Any = None,
+        num_ctx: Any = 32768,
+        as_of: Any = None,
+        reserve_for_reply: int = 512,
+    ) -> Prompt:
+        """Recall, then assemble a token-budgeted prompt (S4, S11, S17) for the model."""
+        from .context.builder import build_prompt
+
+        return build_prompt(self, text, session_id=session_id, user_id=user_id,
+                            execution=execution, num_ctx=num_ctx, as_of=as_of,
+                            reserve_for_reply=reserve_for_reply)
 
     # ------------------------------------------------------------------ feedback and care
     def feedback(self, unit_id: Any, event: Any) -> MemoryUnit:
@@ -285,6 +353,52 @@ class Memory:
         if days < 0:
             raise ValidationError("retention must not be negative")
         return self.store.purge_expired(self.clock() - timedelta(days=days))
+
+    # ------------------------------------------------------------------ privacy (issue 9)
+    def export_user(self, user_id: Any) -> dict[str, Any]:
+        """Everything held about a user (units, turns, provenance, events, recalls) as JSON-ready
+        data: what ``jiyi export-user`` writes before an erase."""
+        return self.store.export_user(check_identifier(user_id, "user_id"))
+
+    def erase_user(self, user_id: Any) -> int:
+        """Hard-delete every unit, turn, vector, index entry, event and recall trace of a user,
+        leaving no copy in the store's files. Returns the number of units deleted."""
+        uid = check_identifier(user_id, "user_id")
+        with self._ingest_lock:
+            return self.store.erase_user(uid)
+
+    # ------------------------------------------------------------------ health (S9, issue 6)
+    #: Timings observer (the HTTP service sets a ``jiyi.metrics.JiyiMetrics``); None: not timed.
+    metrics: MemoryObserver | None = None
+    #: Health thresholds and forgetting phrases; None means ``HealthConfig()`` defaults.
+    health_config: HealthConfig | None = None
+
+    def health(self, session_id: Any = None, *, user_id: Any = None,
+               cleanup: bool = True) -> Health:
+        """Freshness, hit rate, amnesia alert, unit counts, store size (S9). When freshness is
+        below its threshold a cleanup (:meth:`gc`) runs, at most once per interval."""
+        from .health import compute_health
+
+        return compute_health(self, session_id=session_id, user_id=user_id, cleanup=cleanup)
+
+    def observe_reply(self, reply: Any, *, session_id: Any, user_id: Any = None,
+                      recall_empty: bool | None = None) -> AmnesiaStatus:
+        """Feed the model's reply of one turn to the amnesia detector (S9). ``recall_empty``:
+        did this turn's recall find nothing? ``None`` uses the session's last recall."""
+        from .health import observe_reply
+
+        return observe_reply(self, reply, session_id=session_id, user_id=user_id,
+                             recall_empty=recall_empty)
+
+    # ------------------------------------------------------------------ batch tasks (S13)
+    def batch(self, task_id: Any, items: Any, *, session_id: Any, user_id: Any = None,
+              language: str | None = None) -> BatchTask:
+        """Open or resume a batch task over item ids; its progress is a ``batch_operation``
+        unit ("how far along?" is answered by recall). Survives a crash: see :mod:`jiyi.tasks`."""
+        from .tasks import BatchTask
+
+        return BatchTask(self, task_id, items, session_id=session_id, user_id=user_id,
+                         language=language)
 
 
 def _dedupe_drafts(drafts: list[UnitDraft]) -> list[UnitDraft]:

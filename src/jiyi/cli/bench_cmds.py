@@ -20,6 +20,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "jiyi.eval.bench_serve",
     "jiyi.eval.bench_prompt",
     "jiyi.eval.bench_scale",
+    "jiyi.eval.bench_pg",
 )
 EVAL_MODULES: tuple[str, ...] = ("jiyi.eval.locomo_cmd",)
 

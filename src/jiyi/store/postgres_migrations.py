@@ -136,8 +136,28 @@ CREATE INDEX recall_log_by_at ON recall_log (at);
 CREATE INDEX recall_log_by_user ON recall_log (user_id);
 """
 
+M002_HEALTH = """
+CREATE TABLE health_sessions (
+    user_id           TEXT NOT NULL,
+    session_id        TEXT NOT NULL,
+    last_recall_empty INTEGER NOT NULL DEFAULT 0,
+    streak            INTEGER NOT NULL DEFAULT 0,
+    alerting          INTEGER NOT NULL DEFAULT 0,
+    alert_since       BIGINT,
+    updated_at        BIGINT NOT NULL,
+    PRIMARY KEY (user_id, session_id)
+);
+CREATE INDEX health_sessions_alerting ON health_sessions (alerting, session_id);
+
+CREATE TABLE health_counters (
+    name  TEXT PRIMARY KEY,
+    value BIGINT NOT NULL
+);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
+    ("m002_health", M002_HEALTH),
 ]
 
 
@@ -175,13 +195,21 @@ def vector_index_name(embedder: str, dim: int) -> str:
 
 
 def ensure_vector_index(conn: psycopg.Connection[tuple[object, ...]], embedder: str,
-                        dim: int) -> None:
-    """Create the HNSW cosine index for (embedder, dim) if missing. ``conn`` is autocommit."""
+                        dim: int, *, bulk: bool = False) -> None:
+    """Create the HNSW cosine index for (embedder, dim) if missing. ``conn`` is autocommit.
+
+    pgvector's HNSW holds at most 2,000 dimensions for ``vector``; larger vectors stay
+    searchable by the exact scan only."""
     if not 0 < dim <= 16000:
         raise ValueError(f"vector dimension {dim} is outside pgvector's range")
+    if dim > 2000:
+        return
     name = vector_index_name(embedder, dim)
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        if bulk:
+            conn.execute("SET LOCAL maintenance_work_mem = '2GB'")
+            conn.execute("SET LOCAL max_parallel_maintenance_workers = 2")
         conn.execute(sql.SQL(
             "CREATE INDEX IF NOT EXISTS {name} ON unit_vectors USING hnsw"
             " ((vec::vector({dim})) vector_cosine_ops) WHERE embedder = {emb} AND dim = {dim}"

@@ -347,12 +347,56 @@ class SQLiteStore:
                 conn.execute(f"DELETE FROM {table} WHERE {col} IN ({marks})", chunk)
 
     def erase_user(self, user_id: str) -> int:
-        with self._write() as conn:
-            ids = [r[0] for r in conn.execute("SELECT id FROM units WHERE user_id = ?", (user_id,))]
-            self._delete_units(conn, ids)
-            conn.execute("DELETE FROM turns WHERE user_id = ?", (user_id,))
-            conn.execute("DELETE FROM recall_log WHERE user_id = ?", (user_id,))
+        """Hard-delete everything held about ``user_id`` and leave no copy in the file (issue 9).
+
+        Every row of the user in every table with a ``user_id`` column and every row of their
+        units in every table with a ``unit_id`` column (so tables added by later migrations are
+        covered too), their turns' provenance rows, then: the FTS5 index merged (``optimize``) so
+        no old segment keeps a token, freed pages zeroed (``secure_delete``) and the WAL
+        checkpointed and truncated. Returns the number of units deleted."""
+        with self._lock:
+            previous = int(self._conn.execute("PRAGMA secure_delete").fetchone()[0])
+            self._conn.execute("PRAGMA secure_delete = ON")
+            try:
+                with self._write() as conn:
+                    ids = [r[0] for r in conn.execute(
+                        "SELECT id FROM units WHERE user_id = ?", (user_id,))]
+                    self._delete_units(conn, ids)
+                    user_tables, unit_tables = self._tables_by_owner_column(conn)
+                    for start in range(0, len(ids), 500):
+                        chunk = ids[start:start + 500]
+                        marks = ", ".join("?" * len(chunk))
+                        for table in unit_tables:
+                            conn.execute(f'DELETE FROM "{table}" WHERE unit_id IN ({marks})', chunk)
+                    conn.execute("DELETE FROM unit_turns WHERE turn_key IN"
+                                 " (SELECT key FROM turns WHERE user_id = ?)", (user_id,))
+                    for table in user_tables:
+                        conn.execute(f'DELETE FROM "{table}" WHERE user_id = ?', (user_id,))
+                    conn.execute("INSERT INTO units_fts (units_fts) VALUES ('optimize')")
+                if self.location != ":memory:":
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            finally:
+                self._conn.execute(f"PRAGMA secure_delete = {previous}")
         return len(ids)
+
+    @staticmethod
+    def _tables_by_owner_column(conn: sqlite3.Connection) -> tuple[list[str], list[str]]:
+        """Ordinary tables (not FTS shadow tables) with a ``user_id`` / ``unit_id`` column."""
+        rows = conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table'"
+            " AND name NOT LIKE 'sqlite_%'").fetchall()
+        virtual = [name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL")]
+        user_tables: list[str] = []
+        unit_tables: list[str] = []
+        for name, sql in rows:
+            if name in virtual or any(name.startswith(v + "_") for v in virtual):
+                continue
+            columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')}
+            if "user_id" in columns:
+                user_tables.append(name)
+            if "unit_id" in columns:
+                unit_tables.append(name)
+        return user_tables, unit_tables
 
     # ------------------------------------------------------------------ reads
     def get_units(self, ids: Sequence[str]) -> list[MemoryUnit]:
@@ -517,6 +561,47 @@ class SQLiteStore:
         top = np.argsort(-sims)[:limit]
         return [(rows[i][0], float(sims[i])) for i in top]
 
+    # -- added for the read path (issue 4)
+    def entity_kind_search(
+        self, scope: Scope, as_of: datetime, kinds: Sequence[str], limit: int
+    ) -> list[tuple[str, float]]:
+        wanted = sorted({k for k in kinds if k})
+        if not wanted:
+            return []
+        params: dict[str, Any] = {"as_of": to_micros(as_of), "limit": limit}
+        marks = []
+        for i, kind in enumerate(wanted):
+            params[f"k{i}"] = kind
+            marks.append(f":k{i}")
+        sql = (
+            "SELECT e.unit_id FROM unit_entities e JOIN units u ON u.id = e.unit_id"
+            f" WHERE e.user_id = :scope_user AND e.kind IN ({', '.join(marks)})"
+            f" AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
+            " GROUP BY e.unit_id ORDER BY MAX(u.created_at) DESC LIMIT :limit"
+        )
+        return [(r[0], 1.0) for r in self._read(sql, params)]
+
+    def source_turns(self, unit_ids: Sequence[str]) -> dict[str, list[TurnRecord]]:
+        out: dict[str, list[TurnRecord]] = {}
+        ids = list(dict.fromkeys(unit_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            rows = self._read(
+                "SELECT ut.unit_id, t.key, t.turn_id, t.session_id, t.user_id, t.role, t.text,"
+                " t.at, t.speaker FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
+                f" WHERE ut.unit_id IN ({', '.join('?' * len(chunk))}) ORDER BY t.at, t.rowid",
+                chunk,
+            )
+            for r in rows:
+                out.setdefault(r[0], []).append(self._turn(r[1:]))
+        return out
+
+    def count_units_missing_vectors(self, embedder: str) -> int:
+        row = self._read(
+            "SELECT COUNT(*) FROM units u WHERE NOT EXISTS (SELECT 1 FROM unit_vectors v"
+            " WHERE v.unit_id = u.id AND v.embedder = ?)", (embedder,))
+        return int(row[0][0])
+
     def units_missing_vectors(self, embedder: str, limit: int) -> list[MemoryUnit]:
         rows = self._read(
             f"SELECT {_UNIT_COLUMNS} FROM units u WHERE NOT EXISTS (SELECT 1 FROM unit_vectors v"
@@ -597,4 +682,17 @@ class SQLiteStore:
                 for t in map(self._turn, turns)
             ],
             "provenance": {u.id: self.unit_turn_keys(u.id) for u in units},
+            "events": [
+                {"unit_id": e.unit_id, "at": e.at.isoformat(), "event": e.event,
+                 "detail": e.detail, "score_after": e.score_after}
+                for u in units for e in self.unit_events(u.id)
+            ],
+            "recalls": [
+                {"recall_id": r[0], "at": from_micros(r[1]).isoformat(), "session_id": r[2],
+                 "unit_id": r[3], "stage": r[4], "rank": r[5],
+                 "used": None if r[6] is None else bool(r[6])}
+                for r in self._read(
+                    "SELECT recall_id, at, session_id, unit_id, stage, rank, used FROM recall_log"
+                    " WHERE user_id = ? ORDER BY at, id", (user_id,))
+            ],
         }

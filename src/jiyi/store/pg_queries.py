@@ -1,0 +1,226 @@
+"""Read-only queries of the PostgreSQL backend, as mixins of :class:`~.postgres.PostgresStore`:
+the recall searches (scope, type and ``as_of`` inside the SQL) and the reports (stats, export).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg import sql
+
+from ..clock import from_micros, to_micros, utc_now
+from ..units import Entity, MemoryUnit
+from .base import Scope, StoreStats, Vector
+from .pg_sql import (
+    TURN_COLUMNS,
+    VALID_AT_SQL,
+    like_patterns,
+    scope_sql,
+    tsquery_text,
+    turn_from_row,
+    window_sql,
+)
+
+Conn = psycopg.Connection[tuple[Any, ...]]
+
+
+class _PgBase:
+    """What the mixins need from the store."""
+
+    def _read(self, query: Any, params: Any = None) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def connection(self) -> AbstractContextManager[Conn]:
+        raise NotImplementedError
+
+
+class PgSearch(_PgBase):
+    """Entity, keyword and vector search."""
+
+    #: Users with at most this many units get an exact vector scan; more use HNSW.
+    exact_scan_max = 20_000
+
+    def entity_search(
+        self, scope: Scope, as_of: datetime, entities: Sequence[Entity], limit: int
+    ) -> list[tuple[str, float]]:
+        values = sorted({e.value for e in entities if e.value})
+        if not values:
+            return []
+        params: dict[str, Any] = {"as_of": to_micros(as_of), "limit": limit, "values": values}
+        query = (
+            "SELECT e.unit_id, COUNT(DISTINCT e.value) AS n FROM unit_entities e"
+            " JOIN units u ON u.id = e.unit_id"
+            f" WHERE e.user_id = %(scope_user)s AND e.value = ANY(%(values)s)"
+            f" AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
+            " GROUP BY e.unit_id ORDER BY n DESC, MAX(u.created_at) DESC, e.unit_id"
+            " LIMIT %(limit)s"
+        )
+        return [(r[0], float(r[1])) for r in self._read(query, params)]
+
+    def keyword_search(
+        self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
+        since: datetime | None = None, until: datetime | None = None,
+    ) -> list[tuple[str, float]]:
+        """Full-text search (``simple`` tsvector over the jieba-segmented text, ranked by
+        ``ts_rank_cd``); only when it finds nothing, ``pg_trgm``-indexed substring matches of
+        terms of 3+ characters (a code typed in part, a word the segmenter split differently)."""
+        tsq = tsquery_text(terms)
+        if tsq is None:
+            return []
+        params: dict[str, Any] = {"tsq": tsq, "as_of": to_micros(as_of), "limit": limit}
+        filters = f"{scope_sql(scope, params)} AND {VALID_AT_SQL}{window_sql(params, since, until)}"
+        out = [(r[0], float(r[1])) for r in self._read(
+            "SELECT f.unit_id, ts_rank_cd(f.tsv, q.q) AS rank"
+            " FROM to_tsquery('simple', %(tsq)s) AS q(q), units_fts f"
+            " JOIN units u ON u.id = f.unit_id"
+            f" WHERE f.tsv @@ q.q AND {filters} ORDER BY rank DESC, f.unit_id LIMIT %(limit)s",
+            params)]
+        patterns = like_patterns(terms)
+        if not out and patterns:
+            params["pats"] = patterns
+            out = [(r[0], 0.0) for r in self._read(
+                "SELECT f.unit_id FROM units_fts f JOIN units u ON u.id = f.unit_id"
+                f" WHERE f.body ILIKE ANY(%(pats)s) AND {filters}"
+                " ORDER BY u.created_at DESC, f.unit_id LIMIT %(limit)s", params)]
+        return out
+
+    def vector_search(
+        self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
+        since: datetime | None = None, until: datetime | None = None,
+    ) -> list[tuple[str, float]]:
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        dim = int(q.shape[0])
+        params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(as_of), "q": q,
+                                  "limit": limit, "dim": dim, "cap": self.exact_scan_max + 1}
+        filters = f"{scope_sql(scope, params)} AND {VALID_AT_SQL}{window_sql(params, since, until)}"
+        with self.connection() as conn, conn.transaction():
+            n = conn.execute("SELECT count(*) FROM (SELECT 1 FROM units u"
+                             " WHERE u.user_id = %(scope_user)s LIMIT %(cap)s) c",
+                             params).fetchone()
+            if n is not None and int(n[0]) <= self.exact_scan_max:
+                rows = conn.execute(
+                    "SELECT v.unit_id, 1 - (v.vec <=> %(q)s) FROM units u JOIN unit_vectors v"
+                    " ON v.unit_id = u.id AND v.embedder = %(emb)s AND v.dim = %(dim)s"
+                    f" WHERE {filters} ORDER BY v.vec <=> %(q)s, v.unit_id LIMIT %(limit)s",
+                    params).fetchall()
+            else:
+                rows = self._hnsw_search(conn, embedder, dim, filters, params)
+        return [(r[0], float(r[1])) for r in rows]
+
+    @staticmethod
+    def _hnsw_search(conn: Conn, embedder: str, dim: int, filters: str,
+                     params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """Approximate search through the (embedder, dim) HNSW index, filters applied while
+        walking the graph (``iterative_scan``), then re-sorted exactly."""
+        conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
+            sql.Literal(max(64, 2 * int(params["limit"])))))
+        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        typed = sql.SQL("vector({})").format(sql.Literal(dim))
+        query = sql.SQL(
+            "WITH nn AS MATERIALIZED (SELECT v.unit_id, v.vec::{t} <=> %(q)s::{t} AS dist"
+            " FROM unit_vectors v JOIN units u ON u.id = v.unit_id"
+            " WHERE v.embedder = {emb} AND v.dim = {dim} AND {filters}"
+            " ORDER BY v.vec::{t} <=> %(q)s::{t} LIMIT %(limit)s)"
+            " SELECT unit_id, 1 - dist FROM nn ORDER BY dist, unit_id"
+        ).format(t=typed, emb=sql.Literal(embedder), dim=sql.Literal(dim),
+                 filters=sql.SQL(filters))
+        return conn.execute(query, params).fetchall()
+
+    def entity_kind_search(
+        self, scope: Scope, as_of: datetime, kinds: Sequence[str], limit: int
+    ) -> list[tuple[str, float]]:
+        wanted = sorted({k for k in kinds if k})
+        if not wanted:
+            return []
+        params: dict[str, Any] = {"as_of": to_micros(as_of), "limit": limit, "kinds": wanted}
+        query = (
+            "SELECT e.unit_id FROM unit_entities e JOIN units u ON u.id = e.unit_id"
+            " WHERE e.user_id = %(scope_user)s AND e.kind = ANY(%(kinds)s)"
+            f" AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
+            " GROUP BY e.unit_id ORDER BY MAX(u.created_at) DESC, e.unit_id LIMIT %(limit)s"
+        )
+        return [(r[0], 1.0) for r in self._read(query, params)]
+
+
+class PgReports(_PgBase):
+    """Counts, users, sessions and the per-user export."""
+
+    def find_units(self, scope: Scope, *, as_of: datetime | None,
+                   limit: int = 1000) -> list[MemoryUnit]:
+        raise NotImplementedError
+
+    def unit_turn_keys(self, unit_id: str) -> list[str]:
+        raise NotImplementedError
+
+    def unit_events(self, unit_id: str) -> list[Any]:
+        raise NotImplementedError
+
+    def stats(self, user_id: str | None = None, as_of: datetime | None = None) -> StoreStats:
+        params: dict[str, Any] = {"as_of": to_micros(as_of or utc_now())}
+        where = "TRUE"
+        if user_id is not None:
+            params["user"] = user_id
+            where = "u.user_id = %(user)s"
+        row = self._read(
+            f"SELECT COUNT(*), COUNT(*) FILTER (WHERE {VALID_AT_SQL}),"
+            " COUNT(*) FILTER (WHERE u.expires_at <= %(as_of)s),"
+            " COUNT(*) FILTER (WHERE u.invalidated_at IS NOT NULL),"
+            " COUNT(DISTINCT u.user_id), COUNT(DISTINCT u.session_id)"
+            f" FROM units u WHERE {where}", params)[0]
+        by_type = {r[0]: int(r[1]) for r in self._read(
+            f"SELECT u.type, COUNT(*) FROM units u WHERE {where} GROUP BY u.type", params)}
+        turn_where = "user_id = %(user)s" if user_id is not None else "TRUE"
+        turns = self._read(f"SELECT COUNT(*) FROM turns WHERE {turn_where}", params)[0][0]
+        size = self._read("SELECT pg_database_size(current_database())")[0][0]
+        return StoreStats(
+            units_total=int(row[0]), units_valid=int(row[1]), units_expired=int(row[2]),
+            units_invalidated=int(row[3]), by_type=by_type, turns=int(turns),
+            users=int(row[4]), sessions=int(row[5]), size_bytes=int(size),
+        )
+
+    def recall_hit_rate(self, since: datetime | None) -> tuple[int, int]:
+        row = self._read(
+            "SELECT COUNT(*) FILTER (WHERE used = 1), COUNT(*) FILTER (WHERE used IS NOT NULL)"
+            " FROM recall_log WHERE at >= %s", (to_micros(since) if since else 0,))[0]
+        return int(row[0]), int(row[1])
+
+    def users(self) -> list[str]:
+        return [r[0] for r in self._read(
+            "SELECT user_id FROM units UNION SELECT user_id FROM turns ORDER BY 1")]
+
+    def sessions(self, user_id: str) -> list[str]:
+        return [r[0] for r in self._read(
+            "SELECT DISTINCT session_id FROM turns WHERE user_id = %s ORDER BY 1", (user_id,))]
+
+    def export_user(self, user_id: str) -> dict[str, Any]:
+        units = self.find_units(Scope(user_id=user_id, session_id=None), as_of=None, limit=10**9)
+        turns = [turn_from_row(r) for r in self._read(
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE user_id = %s ORDER BY at, seq", (user_id,))]
+        return {
+            "user_id": user_id,
+            "units": [u.to_public_dict() for u in units],
+            "turns": [
+                {"key": t.key, "turn_id": t.turn_id, "session_id": t.session_id, "role": t.role,
+                 "speaker": t.speaker, "text": t.text, "at": t.at.isoformat()}
+                for t in turns
+            ],
+            "provenance": {u.id: self.unit_turn_keys(u.id) for u in units},
+            "events": [
+                {"unit_id": e.unit_id, "at": e.at.isoformat(), "event": e.event,
+                 "detail": e.detail, "score_after": e.score_after}
+                for u in units for e in self.unit_events(u.id)
+            ],
+            "recalls": [
+                {"recall_id": r[0], "at": from_micros(r[1]).isoformat(), "session_id": r[2],
+                 "unit_id": r[3], "stage": r[4], "rank": r[5],
+                 "used": None if r[6] is None else bool(r[6])}
+                for r in self._read(
+                    "SELECT recall_id, at, session_id, unit_id, stage, rank, used FROM recall_log"
+                    " WHERE user_id = %s ORDER BY at, id", (user_id,))
+            ],
+        }

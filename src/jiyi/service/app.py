@@ -15,6 +15,7 @@ from ..memory import Memory
 from ..metrics import JiyiMetrics
 from .errors import install_error_handlers
 from .middleware import BearerAuth, BodyLimit, HttpMetrics
+from .inspector import inspector_router
 from .routes import router
 
 DEFAULT_MAX_BODY = 1_000_000
@@ -63,6 +64,7 @@ def create_app(
     )
     install_error_handlers(app)
     app.include_router(router)
+    app.include_router(inspector_router)
     app.add_middleware(BodyLimit, max_body=max_body)
     if token is not None:
         app.add_middleware(BearerAuth, token=token)

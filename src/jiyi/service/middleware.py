@@ -15,8 +15,10 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-#: Routes that answer without the token (scrapers and liveness probes).
-OPEN_PATHS = frozenset({"/metrics", "/healthz"})
+#: Routes that answer without the token (scrapers, liveness probes, and the inspector's static
+#: page, which holds no data: its data calls go to /inspector/api/* and need the token).
+OPEN_PATHS = frozenset({"/metrics", "/healthz", "/"})
+OPEN_PREFIXES = ("/inspector/static/",)
 
 
 async def send_error(send: Send, status: int, code: str, message: str,
@@ -44,7 +46,8 @@ class BearerAuth:
         self._expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("path") in OPEN_PATHS:
+        path = str(scope.get("path", ""))
+        if scope["type"] != "http" or path in OPEN_PATHS or path.startswith(OPEN_PREFIXES):
             await self.app(scope, receive, send)
             return
         given = _header(scope, b"authorization") or b""

@@ -1,0 +1,83 @@
+"""Typing (S1): which kind of memory a sentence is, and whether a turn is a pure confirmation.
+
+* ``tool_result``: anything a tool returned;
+* ``batch_operation``: progress of a batch task ("已完成30/100", "processed 30 of 100");
+* ``user_profile``: stable facts about the speaker (name, contact, home, likes, family...);
+* ``session_state``: what is being done now (requests, questions, intents, and what the
+  assistant or system says: durable facts come from the user or from tools);
+* ``fact_reference``: world facts the conversation established (the default for statements).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..units import Entity, MemoryType
+
+_CONFIRM = re.compile(
+    r"^(?:(?:对|對|对的|對的|是的|是|没错|沒錯|没有错|沒有錯|正确|正確|嗯|恩|确认|確認|确定|確定|就是|"
+    r"yes|yep|yeah|yup|correct|right|exactly|confirmed|that's right|that is right|that's correct|"
+    r"that's it|that's the one|sure is)[，,、!！。.\s~]*)+"
+    r"(?:(?:就是)?(?:这个|這個|它|那个|那個|这个号|這個號|这个号码|這個號碼|这个地址|這個地址|没问题|沒問題|"
+    r"that's (?:it|right|correct|the one)|that one|thanks?|thank you|谢谢|謝謝)[号號]?[，,!！。.\s~]*)*$",
+    re.I)
+
+_BATCH = re.compile(
+    r"(?:批量|批次|任务|任務|进度|進度|batch|task|job|progress).{0,40}?(\d+)\s*(?:/|／|of|out of)\s*(\d+)|"
+    r"(?:已完成|已处理|已處理|完成了|处理了|處理了|processed|completed|done)\s*(\d+)\s*(?:/|／|of|out of)\s*(\d+)",
+    re.I)
+
+_PROFILE_ZH = re.compile(
+    r"我(?:叫|名叫|是一[名个個位]|今年\d|住在|住|家在|老家|在.{1,12}(?:工作|上班|上学|上學|读书|讀書)|的(?:生日|名字|电话|"
+    r"電話|手机|手機|邮箱|郵箱|地址|工作|职业|職業|爱好|愛好|老婆|老公|妻子|丈夫|孩子|女儿|女兒|儿子|兒子|宠物|寵物|"
+    r"狗|猫|貓|会员|會員)|喜欢|喜歡|不喜欢|不喜歡|爱|愛|讨厌|討厭|对.{1,8}过敏|對.{1,8}過敏|过敏|過敏|"
+    r"有(?:一个|一個|两个|兩個|一只|一隻|一条|一條)?(?:孩子|女儿|女兒|儿子|兒子|狗|猫|貓)|偏好|习惯|習慣|通常|"
+    r"一般|从不|從不|不吃|吃素|不喝|属|屬|毕业于|畢業於)")
+_PROFILE_EN = re.compile(
+    r"\b(?:I am (?:a|an)\b|I'm (?:a|an)\b|I was born|I live|I've lived|I work|I like|I love|I hate|I prefer|"
+    r"I enjoy|I don't (?:like|eat|drink)|I'm allergic|I am allergic|I'm vegetarian|I'm vegan|"
+    r"I usually|I always|I never|my (?:name|wife|husband|partner|kids?|son|daughter|dog|cat|job|"
+    r"birthday|hobby|hobbies|favorite|favourite|family|parents|mom|dad|mother|father|sister|"
+    r"brother)\b|I have (?:a|an|two|three|four) (?:kids?|children|sons?|daughters?|dogs?|cats?|"
+    r"sisters?|brothers?|pets?)|I(?:'m| am) from|I grew up|I studied|I graduated)", re.I)
+_SESSION_ZH = re.compile(
+    r"帮我|幫我|请帮|請幫|帮忙|幫忙|查一下|查询|查詢|查查|看一下|看看|我要|我想要?|我需要|能不能|能否|可不可以|可以帮|"
+    r"可以幫|怎么|怎麼|如何|为什么|為什麼|多少|什么时候|什麼時候|哪里|哪裡|吗[？?。]?$|嗎[？?。]?$|[？?]$|"
+    r"正在|稍等|马上|馬上|我来|我來|为您|為您|现在|現在|当前|當前")
+_SESSION_EN = re.compile(
+    r"^(?:can|could|would|will) you\b|\bplease\b|\bhelp me\b|\bI(?:'d| would) like to\b|"
+    r"\bI want to (?:buy|order|return|cancel|change|check|book|know|find|get|track|pay)\b|"
+    r"\bhow (?:do|can|should) I\b|\?$|\bright now\b|\bcurrently\b|\bI'm (?:looking for|trying to)\b|"
+    r"\blet me (?:check|look)\b", re.I)
+
+
+def is_confirmation(text: str) -> bool:
+    """"对，就是这个号" / "yes, that's right": a pure confirmation of what was just said."""
+    s = text.strip()
+    return len(s) <= 40 and bool(_CONFIRM.fullmatch(s))
+
+
+def batch_progress(text: str) -> tuple[int, int] | None:
+    """(completed, total) when the text reports batch progress."""
+    m = _BATCH.search(text)
+    if not m:
+        return None
+    done = int(m.group(1) or m.group(3))
+    total = int(m.group(2) or m.group(4))
+    return (done, total) if 0 <= done <= total and total > 0 else None
+
+
+def classify(sentence: str, role: str, entities: list[Entity], slot: str | None) -> MemoryType:
+    """The memory type of one (kept) sentence (judged on its first 1,000 characters)."""
+    sentence = sentence[:1000]
+    if role == "tool":
+        return MemoryType.TOOL_RESULT
+    if batch_progress(sentence):
+        return MemoryType.BATCH_OPERATION
+    if slot:
+        return MemoryType.USER_PROFILE
+    if role == "user" and (_PROFILE_ZH.search(sentence) or _PROFILE_EN.search(sentence)):
+        return MemoryType.USER_PROFILE
+    if role != "user" or _SESSION_ZH.search(sentence) or _SESSION_EN.search(sentence):
+        return MemoryType.SESSION_STATE  # what the assistant says is about the task at hand
+    return MemoryType.FACT_REFERENCE

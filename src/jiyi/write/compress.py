@@ -1,0 +1,241 @@
+"""Semantic compression, never truncation (S6).
+
+A turn is cut into sentences; filler sentences (greetings, thanks, pure reactions) are dropped;
+inside a kept sentence, discourse fillers, hedges and boilerplate advice ("请稍后重试") go, a
+cause/effect pair is put effect-first (``因为X导致Y`` -> ``Y，原因：X``), and what remains is
+packed into units of at most 150 characters. A sentence too long for one unit is split only
+at a punctuation mark, a space or a word boundary that is not inside an entity, a number or a
+code, so no unit ever ends inside one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..text.segment import has_cjk
+from ..units import MAX_CONTENT_CHARS
+
+_SENT_END = re.compile(
+    r"[。！？!?；;\n]+|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bvs)(?<!\bProf)(?<!\bNo)"
+    r"(?<!\b[A-Z])\.(?=\s|$)|…+|\.{3,}")
+_LONG_TOKEN = re.compile(r"[^\s\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]{65,}")
+_URLISH = re.compile(r"(?:https?://|www\.)", re.I)
+
+_ZH_LEAD = re.compile(
+    r"^(?:(?:嗯+|呃+|啊+|哦+|噢+|喔+|哎+|诶|欸|那个|那個|就是说|就是說|其实|其實|话说|話說|说实话|說實話|"
+    r"我跟你说|我跟你說|你知道吗|你知道嗎|是这样的|是這樣的|这样|這樣|好吧|好的|好|你好|您好|哈喽|哈囉|嗨|"
+    r"不好意思|麻烦问一下|麻煩問一下|请问|請問|亲|親)[，,、!！\s~～]*)+")
+_ZH_TAIL = re.compile(
+    r"(?:[，,、\s]*(?:请稍后重试|請稍後重試|请稍后再试|請稍後再試|请稍候|請稍候|请耐心等待|請耐心等待|"
+    r"如有疑问请联系客服|如有疑問請聯繫客服|如有问题请随时联系|如有問題請隨時聯繫|感谢您的耐心|感謝您的耐心|"
+    r"给您带来不便敬请谅解|給您帶來不便敬請諒解|给您带来的不便深表歉意|给您带来不便深表歉意|"
+    r"谢谢你?们?|謝謝你?們?|多谢|多謝|麻烦了|麻煩了|辛苦了|哈+|啦|呀|哦|喔|嘛|啊))+[。！!~～\s]*$")
+_ZH_HEDGE = re.compile(r"(?:我觉得|我覺得|我感觉|我感覺|说实话|說實話|基本上|反正|总之|總之)[，,]?")
+_ZH_CAUSE = re.compile(
+    r"^(?:因为|因為|由于|由於)(?P<cause>.{1,60}?)[，,]?(?:导致|導致|所以|造成|致使|因此|引起|才)(?P<effect>.{2,})$")
+_ZH_ERRCODE = re.compile(r"(?:故障)?(?:错误码|錯誤碼|错误代码|錯誤代碼)\s*[:：]?\s*([A-Za-z]*\d+[A-Za-z0-9\-]*)")
+_EN_LEAD = re.compile(
+    r"^(?:(?:hey|hi|hello|oh|ah|wow|well|so|yeah|um+|uh+|hmm+|okay|ok|haha+|lol|omg|aw+|ooh+|yay|"
+    r"gosh|man|dude|and)\b[,!.\s]*)+", re.I)
+_EN_HEDGE = re.compile(
+    r"(?:,\s*)?\b(?:you know|I mean|kind of|sort of|basically|literally|honestly|actually|"
+    r"to be honest|I guess|I suppose)\b,?\s*", re.I)
+_EN_TAIL = re.compile(r"[,\s]*(?<![A-Za-z0-9])(?:please try again later|thanks?(?: you)?(?: so much)?|lol|haha+)[.!~\s]*$",
+                      re.I)
+
+_FILLER_ZH = re.compile(
+    r"^(?:你好|您好|谢谢你们|謝謝你們|谢谢大家|謝謝大家|谢谢你|謝謝你|谢谢您|謝謝您|谢谢|謝謝|多谢|多謝|感谢|感謝|好的|好滴|好|嗯+|哦+|噢+|哈+|呵+|再见|再見|拜拜|没问题|沒問題|"
+    r"不客气|不客氣|收到|明白了?|了解|知道了|ok|OK|辛苦了|太好了|太棒了|好棒|真棒|厉害|厲害|没事|沒事|"
+    r"晚安|早安|早上好|晚上好|午安|哈喽|哈囉|嗨|在吗|在嗎|在么|是吗|是嗎|真的吗|真的嗎|哇+|天哪|我的天|"
+    r"请问还有什么可以帮您|請問還有什麼可以幫您|还有什么可以帮您|還有什麼可以幫您|很高兴为您服务|很高興為您服務|"
+    r"祝您生活愉快|祝您购物愉快|祝您購物愉快|不用了|好吧|行|可以|嗯嗯|好嘞|[，,、。！!？?~～\s])+$")
+_FILLER_EN = re.compile(
+    r"^(?:(?:hi|hello|hey|thanks?|thank you|thx|ty|bye|goodbye|see you|see ya|ok|okay|sure|great|"
+    r"cool|nice|awesome|wow|amazing|lol|haha+|yeah|yep|yup|no problem|np|you're welcome|sounds good|"
+    r"got it|good to see you|good to hear from you|(?:that's |that is |so )?(?:great|good|nice|awesome|"
+    r"glad|happy) to (?:hear|see)(?: that| from you| you)?|nice to meet you|take care|have a (?:nice|good|great) "
+    r"(?:day|one|night|weekend)|good (?:morning|night|evening|afternoon)|that's (?:so |really |very )?"
+    r"(?:great|awesome|amazing|cool|wonderful|nice|good|fantastic|lovely|sweet|incredible)|"
+    r"how are you(?: doing)?|how's it going|what's up|me too|same here|of course|absolutely|"
+    r"definitely|totally|for sure|indeed|oh|ah|aw+|omg|so much|very much|really|too|a lot|"
+    r"for sharing|for asking|for the (?:support|help|advice|kind words)|you too|again|buddy|friend)"
+    r"[\s,.!?~]*)+(?:[A-Z][a-z]+)?[\s,.!?~:)(]*$", re.I)
+_CONTENT_CHAR = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]|[A-Za-z]{2,}|\d")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    start: int
+    end: int
+
+
+def normalise_long_tokens(text: str) -> str:
+    """Over-long runs without spaces (base64 blobs, minified data) become ``[LONG_TEXT]``;
+    over-long URLs keep their scheme and host. They cannot be packed without a cut."""
+    def repl(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        if _URLISH.match(tok):
+            host = re.match(r"(?:https?://)?[^/\s]+", tok, re.I)
+            return (host.group(0) if host else "") + "/[LONG_URL]"
+        return "[LONG_TEXT]"
+    return _LONG_TOKEN.sub(repl, text) if len(text) > 64 else text
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Sentences with their offsets; the terminating punctuation stays with its sentence."""
+    out: list[Sentence] = []
+    pos = 0
+    for m in _SENT_END.finditer(text):
+        end = m.end()
+        piece = text[pos:end]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            out.append(Sentence(piece.strip(), pos + lead, pos + lead + len(piece.strip())))
+        pos = end
+    if pos < len(text) and text[pos:].strip():
+        piece = text[pos:]
+        lead = len(piece) - len(piece.lstrip())
+        out.append(Sentence(piece.strip(), pos + lead, pos + lead + len(piece.strip())))
+    return out
+
+
+def is_filler(sentence: str) -> bool:
+    """A sentence that carries no fact: a greeting, thanks, a pure reaction, an empty shell."""
+    s = sentence.strip()
+    if not _CONTENT_CHAR.search(s):
+        return True
+    if has_cjk(s):
+        return bool(_FILLER_ZH.fullmatch(s))
+    return bool(_FILLER_EN.fullmatch(s))
+
+
+def compress_sentence(sentence: str, keep: Iterable[str] = ()) -> str:
+    """Drop filler words and put cause after effect; every string in ``keep`` survives
+    (otherwise the sentence is returned only stripped)."""
+    s = sentence.strip()
+    if has_cjk(s):
+        s = _ZH_LEAD.sub("", s)
+        s = _ZH_TAIL.sub("", s)
+        s = _ZH_HEDGE.sub("", s)
+        s = _ZH_TAIL.sub("", s)
+        end_punct = ""
+        if s and s[-1] in "。！？!?；;":
+            end_punct, s = s[-1], s[:-1]
+        m = _ZH_CAUSE.match(s)
+        if m:
+            cause = _ZH_ERRCODE.sub(lambda e: e.group(1) + "错误", m.group("cause").strip("，, "))
+            effect = m.group("effect").strip("，, ")
+            s = f"{effect}，原因：{cause}"
+        s = s.strip("，,、 ") + (end_punct if end_punct not in ("；", ";") else "")
+    else:
+        s = _EN_LEAD.sub("", s)
+        s = _EN_HEDGE.sub(" ", s)
+        s = _EN_TAIL.sub("", s)
+        s = re.sub(r"\s{2,}", " ", s).strip(" ,")
+        s = re.sub(r"\s+([,.!?;:])", r"\1", s)
+        if s and s[0].islower():
+            s = s[0].upper() + s[1:]
+    if not s or any(k not in s for k in keep):
+        return sentence.strip()
+    return s
+
+
+# --------------------------------------------------------------------------- packing
+_SOFT_BREAK = "，,、；;：:）)」』"
+
+
+def _blocked(text: str, keep: Iterable[str]) -> bytearray:
+    """``blocked[i] == 1`` when a cut before index ``i`` would split one of ``keep``."""
+    blocked = bytearray(len(text) + 1)
+    for k in {k for k in keep if k}:
+        i = text.find(k)
+        while i >= 0:
+            blocked[i + 1:i + len(k)] = b"\x01" * (len(k) - 1)
+            i = text.find(k, i + len(k))
+    return blocked
+
+
+def _word_cut_ok(text: str, pos: int) -> bool:
+    """May ``text`` be cut before index ``pos`` without splitting a word, number or code?"""
+    if pos <= 0 or pos >= len(text):
+        return False
+    left, right = text[pos - 1], text[pos]
+    return not (left.isascii() and left.isalnum() and right.isascii() and right.isalnum())
+
+
+def _cjk_word_bounds(text: str) -> set[int]:
+    from ..text.segment import _get_jieba
+
+    bounds: set[int] = set()
+    pos = 0
+    for tok in _get_jieba().cut(text, HMM=False):
+        pos += len(tok)
+        bounds.add(pos)
+    return bounds
+
+
+def _find_cut(text: str, lo: int, limit: int, blocked: bytearray) -> int:
+    """The best place to end a piece that starts at ``lo``: an absolute index in ``text``."""
+    hi = lo + limit
+    floor = lo + limit // 3
+    for chars in (_SOFT_BREAK, " \t\n"):
+        for i in range(hi, floor, -1):
+            if text[i - 1] in chars and not blocked[i]:
+                return i
+    window = text[lo:hi + 1]
+    bounds = {lo + b for b in _cjk_word_bounds(window)} if has_cjk(window) else set()
+    for i in range(hi, lo, -1):
+        if not blocked[i] and _word_cut_ok(text, i) and (
+                not bounds or i in bounds or not has_cjk(text[i - 1:i + 1])):
+            return i
+    return hi  # only when one protected string is longer than a unit (never an entity)
+
+
+def split_long(text: str, limit: int, keep: Iterable[str] = (), max_pieces: int = 10_000) -> list[str]:
+    """Split ``text`` into pieces of at most ``limit`` characters at safe places."""
+    text = text.strip()
+    if len(text) <= limit:
+        return [text] if text else []
+    blocked = _blocked(text, keep)
+    out: list[str] = []
+    lo = 0
+    n = len(text)
+    while lo < n and len(out) < max_pieces:
+        while lo < n and text[lo].isspace():
+            lo += 1
+        if n - lo <= limit:
+            out.append(text[lo:].strip())
+            break
+        cut = _find_cut(text, lo, limit, blocked)
+        piece = text[lo:cut].strip()
+        if piece:
+            out.append(piece)
+        lo = cut
+    return [p for p in out if p]
+
+
+def join_pieces(a: str, b: str) -> str:
+    if not a:
+        return b
+    if has_cjk(a[-1:]) or a[-1:] in "。！？；：，":
+        return a + b if a[-1:] in "。！？；：，!?.;" else a + "，" + b
+    return a + " " + b
+
+
+def pack(pieces: list[str], limit: int = MAX_CONTENT_CHARS) -> list[str]:
+    """Greedy packing of whole pieces into units of at most ``limit`` characters."""
+    out: list[str] = []
+    current = ""
+    for piece in pieces:
+        candidate = join_pieces(current, piece)
+        if current and len(candidate) > limit:
+            out.append(current)
+            current = piece
+        else:
+            current = candidate
+    if current:
+        out.append(current)
+    return out

@@ -1,0 +1,269 @@
+"""Entities by rules, Chinese (Simplified and Traditional) and English, no model.
+
+:func:`extract_entities` finds people, phones, emails, URLs, order / tracking / ticket ids,
+error codes, other codes, amounts with currency, dates and clock times (resolved against the
+turn's ``at``), cities, addresses and product models. Each :class:`~jiyi.units.Entity` carries
+its kind, the exact source span (``text``, ``start``, ``end``) and a normalised ``value`` that
+the rule stage of recall matches exactly (phones as digits, codes upper-case, amounts as
+``"199 CNY"``, dates as ISO ``2026-05-03``). Overlaps are settled by a fixed priority.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from ..text.segment import to_simplified
+from ..units import Entity
+from .lexicon import (
+    CITIES_EN,
+    CITIES_ZH,
+    NAME_STOP,
+    NOT_NAMES_EN,
+    PRODUCT_BRANDS,
+    SURNAMES,
+    SURNAMES_MULTI,
+)
+from .timeparse import TimeMatch, find_clocks, find_times
+
+_NB = r"(?<![0-9A-Za-z])"  # a left edge that also works next to CJK (where \b does not)
+_NA = r"(?![0-9A-Za-z])"
+
+URL_RE = re.compile(r"(?:https?://|www\.)[^\s\u3000-\u303f\uff00-\uffef\u4e00-\u9fff\"'<>)\]]+", re.I)
+EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z])")
+_MOBILE = re.compile(_NB + r"(?:\+?86[ \-]?)?(1[3-9]\d)[ \-]?(\d{4})[ \-]?(\d{4})" + _NA)
+_MASKED = re.compile(_NB + r"(1[3-9]\d)(\*{4}|\*{2,5}|x{4}|X{4})(\d{4})" + _NA)
+_LANDLINE = re.compile(_NB + r"(?:\(0\d{2,3}\)|0\d{2,3})[ \-]?\d{7,8}" + _NA)
+_INTL = re.compile(r"(?<![0-9A-Za-z+])\+\d{1,3}[ \-]?\(?\d{1,4}\)?(?:[ \-]?\d{2,4}){2,4}" + _NA)
+_US = re.compile(_NB + r"\(?[2-9]\d{2}\)?[ \-.]\d{3}[ \-.]\d{4}" + _NA)
+
+_CODE_BODY = r"([A-Za-z0-9][A-Za-z0-9\-_]{2,39})"
+_SEP = r"\s*(?:(?:是|为|為|:|：|#|＃|is|was|no\.?|No\.?)\s*)*"
+_ID_CONTEXT = re.compile(
+    r"(?P<kind>"
+    r"(?P<tracking>运单号|運單號|运单编号|運單編號|快递单号|快遞單號|物流单号|物流單號|快递号|快遞號|运单|運單|"
+    r"tracking\s*(?:number|no\.?|#|id|code)?|waybill(?:\s*(?:number|no\.?))?)|"
+    r"(?P<ticket>工单号|工單號|工单|工單|ticket\s*(?:number|no\.?|#|id)?|case\s*(?:number|no\.?|#|id)|"
+    r"预约号|預約號|reservation\s*(?:number|no\.?|#|code)?|booking\s*(?:number|no\.?|#|code|reference)?|"
+    r"confirmation\s*(?:number|no\.?|#|code))|"
+    r"(?P<order>订单号|訂單號|订单编号|訂單編號|订单|訂單|单号|單號|order\s*(?:number|no\.?|#|id)?|"
+    r"invoice\s*(?:number|no\.?|#)?|发票号|發票號)"
+    r")" + _SEP + _CODE_BODY, re.I)
+_TRACKING_PREFIX = re.compile(_NB + r"(?:SF|YT|ZTO|JD|JT|YD|STO|EMS|DPK|1Z)[0-9A-Z]{9,18}" + _NA)
+_ERROR_CONTEXT = re.compile(
+    r"(?:错误码|錯誤碼|错误代码|錯誤代碼|错误编号|故障码|故障碼|状态码|狀態碼|error\s*code|error|err|"
+    r"status\s*code|status|exit\s*code)\s*(?:是|为|為|:|：|#)?\s*([A-Za-z]{0,6}[\-_]?\d{2,6}[A-Za-z0-9\-]*)"
+    + _NA, re.I)
+_ERROR_BARE = re.compile(
+    _NB + r"(?:(E|ERR|ERR_)\d{3,5}|(?:HTTP|http)\s?[45]\d{2}|[45]\d{2}(?=\s*(?:错误|錯誤|error|Error|"
+    r"Internal|Bad|Not Found|Service|Gateway|Forbidden|Unauthorized)))" + _NA)
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s|am|pm|km|kg|cm|mm|ml|gb|mb|tb|px|k|m|h|min|x)",
+                      re.I)
+
+_CURRENCY_PREFIX = {"¥": "CNY", "￥": "CNY", "$": "USD", "US$": "USD", "€": "EUR", "£": "GBP",
+                    "HK$": "HKD", "NT$": "TWD", "RMB": "CNY", "CNY": "CNY", "USD": "USD",
+                    "EUR": "EUR", "新臺幣": "TWD", "新台币": "TWD", "新台幣": "TWD", "台币": "TWD",
+                    "台幣": "TWD", "港币": "HKD", "港幣": "HKD", "人民币": "CNY", "人民幣": "CNY",
+                    "美元": "USD", "美金": "USD"}
+_CURRENCY_SUFFIX = {"元": "CNY", "块钱": "CNY", "块": "CNY", "塊錢": "CNY", "塊": "CNY",
+                    "人民币": "CNY", "人民幣": "CNY", "美元": "USD", "美金": "USD", "欧元": "EUR",
+                    "歐元": "EUR", "英镑": "GBP", "英鎊": "GBP", "港币": "HKD", "港幣": "HKD",
+                    "日元": "JPY", "日圓": "JPY", "新台币": "TWD", "新臺幣": "TWD", "台币": "TWD",
+                    "rmb": "CNY", "cny": "CNY", "usd": "USD", "eur": "EUR", "dollars": "USD",
+                    "dollar": "USD", "bucks": "USD", "yuan": "CNY", "euros": "EUR", "euro": "EUR",
+                    "pounds": "GBP"}
+_NUM = r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?"
+_AMOUNT_PRE = re.compile(r"(US\$|HK\$|NT\$|RMB|CNY|USD|EUR|新臺幣|新台币|新台幣|台币|台幣|港币|港幣|人民币|人民幣|美元|美金|[¥￥$€£])\s?" + _NUM + r"(?:\s?(万|萬|千|k|K|m|M)(?![A-Za-z]))?(?![0-9])")
+_AMOUNT_SUF = re.compile(
+    _NB + _NUM + r"\s*(万|萬|千|k|K)?\s*(" + "|".join(sorted(_CURRENCY_SUFFIX, key=len, reverse=True))
+    + r")(?![A-Za-z])", re.I)
+
+_ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
+_ZH_INTRO = re.compile(r"(?:我叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+_ZH_HONORIFIC = re.compile("(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
+_EN_NAME = r"([A-Z][a-z]+(?:[ \-][A-Z][a-z]+)?)"
+_EN_INTRO = re.compile(r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:)\s+" + _EN_NAME + r"(?![A-Za-z])")
+_EN_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
+
+_CITY_ZH = re.compile("|".join(sorted(CITIES_ZH, key=len, reverse=True)))
+_CITY_EN = re.compile(r"(?<![A-Za-z])(?:" + "|".join(re.escape(c) for c in sorted(CITIES_EN, key=len, reverse=True)) + r")(?![A-Za-z])")
+_CITY_MOVE_EN = re.compile(r"\b(?:moved to|move to|moving to|live in|living in|lives in|relocated to|based in)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
+_ADDR_ZH = re.compile(r"[\u4e00-\u9fff]{2,12}?(?:路|街|道|大道|巷|弄|胡同)(?:[一二三四五六七八九十\d]{1,3}段)?(?:\d{1,4}[巷弄])?\s?[0-9一二三四五六七八九十百]+\s?[号號](?:\s?[0-9]+\s?(?:栋|棟|号楼|號樓|幢|单元|單元|楼|樓|室|层|層))*(?:\s?[0-9]+室)?")
+_ADDR_LEAD = re.compile(r"^.*?(?:地址是|地址为|地址為|地址[:：]?|住在|住址是|寄到|送到|搬到了?|搬去了?|位于|位於|改成|改为|改為|在|是)(?=.{4})")
+_ADDR_EN = re.compile(r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Place|Pl\.?)(?![A-Za-z])(?:,?\s*(?:Apt|Suite|Unit)\.?\s*\d+[A-Za-z]?)?")
+_PRODUCT = re.compile(
+    r"(?:" + "|".join(re.escape(b) for b in sorted(PRODUCT_BRANDS, key=len, reverse=True)) + r")"
+    r"(?:\s?(?:Mate|Pura|nova|Note|Pad|Galaxy|Redmi|K))?"
+    r"\s?(?:[A-Za-z]{0,3}\d+[A-Za-z]{0,3}|Pro|Max|Ultra|Plus|mini|Air|SE)"
+    r"(?:\s?(?:Pro|Max|Ultra|Plus|mini|Air|SE|Ti|\d+[A-Za-z]{0,2}))*(?![A-Za-z0-9])")
+
+#: Kinds in order of precedence when two spans overlap.
+KIND_PRIORITY: tuple[str, ...] = (
+    "url", "email", "date", "phone", "tracking_no", "order_id", "ticket_id", "error_code", "amount",
+    "product", "address", "person", "city", "time", "code",
+)
+
+
+def _ent(kind: str, m: re.Match[str], value: str, group: int = 0) -> Entity:
+    s, e = m.span(group)
+    return Entity(kind=kind, text=m.group(group), value=value, start=s, end=e)
+
+
+def _amount_value(num: str, frac: str | None, mult: str | None, currency: str) -> str:
+    whole = num.replace(",", "")
+    factor = {"万": 10000, "萬": 10000, "千": 1000, "k": 1000, "K": 1000, "m": 10**6, "M": 10**6}.get(
+        mult or "", 1)
+    if factor == 1:
+        value = whole + (f".{frac}" if frac else "")
+    else:
+        amount = float(whole + (f".{frac}" if frac else "")) * factor
+        value = f"{amount:.2f}".rstrip("0").rstrip(".")
+    return f"{value} {currency}"
+
+
+def _phones(text: str) -> list[Entity]:
+    out = [_ent("phone", m, m.group(1) + m.group(2) + m.group(3)) for m in _MOBILE.finditer(text)]
+    out += [_ent("phone", m, f"{m.group(1)}****{m.group(3)}") for m in _MASKED.finditer(text)]
+    out += [_ent("phone", m, re.sub(r"[ ()]", "", m.group(0))) for m in _LANDLINE.finditer(text)]
+    for rx in (_INTL, _US):
+        for m in rx.finditer(text):
+            digits = re.sub(r"\D", "", m.group(0))
+            if 7 <= len(digits) <= 15:
+                out.append(_ent("phone", m, ("+" if m.group(0).startswith("+") else "") + digits))
+    return out
+
+
+_TOKEN = re.compile(r"(?<![A-Za-z0-9\-_])[A-Za-z0-9][A-Za-z0-9\-_]{4,39}(?![A-Za-z0-9\-_])")
+_HAS_DIGIT = re.compile(r"\d")
+_HAS_ALPHA = re.compile(r"[A-Za-z]")
+
+
+def _ids(text: str) -> list[Entity]:
+    out: list[Entity] = []
+    for m in _ID_CONTEXT.finditer(text):
+        code = m.group(m.lastindex or 0)
+        if not any(ch.isdigit() for ch in code):
+            continue
+        kind = "tracking_no" if m.group("tracking") else "ticket_id" if m.group("ticket") else "order_id"
+        out.append(_ent(kind, m, code.upper(), m.lastindex or 0))
+    out += [_ent("tracking_no", m, m.group(0).upper()) for m in _TRACKING_PREFIX.finditer(text)]
+    for m in _ERROR_CONTEXT.finditer(text):
+        out.append(_ent("error_code", m, m.group(1).upper(), 1))
+    for m in _ERROR_BARE.finditer(text):
+        out.append(_ent("error_code", m, re.sub(r"(?i)http\s?", "", m.group(0)).upper()))
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0).rstrip("-_")
+        if len(tok) < 5 or not _HAS_DIGIT.search(tok) or not _HAS_ALPHA.search(tok) \
+                or _ORDINAL.fullmatch(tok):
+            continue
+        out.append(Entity(kind="code", text=tok, value=tok.upper(), start=m.start(),
+                          end=m.start() + len(tok)))
+    return out
+
+
+def _amounts(text: str) -> list[Entity]:
+    out: list[Entity] = []
+    for m in _AMOUNT_PRE.finditer(text):
+        cur = _CURRENCY_PREFIX[m.group(1)]
+        out.append(_ent("amount", m, _amount_value(m.group(2), m.group(3), m.group(4), cur)))
+    for m in _AMOUNT_SUF.finditer(text):
+        cur = _CURRENCY_SUFFIX.get(m.group(4), _CURRENCY_SUFFIX.get(m.group(4).lower(), "CNY"))
+        out.append(_ent("amount", m, _amount_value(m.group(1), m.group(2), m.group(3), cur)))
+    return out
+
+
+def _trim_zh_name(name: str) -> str:
+    multi = next((s for s in SURNAMES_MULTI if name.startswith(s)), None)
+    head = len(multi) if multi else 1
+    given = ""
+    for ch in name[head:]:
+        if ch in NAME_STOP:
+            break
+        given += ch
+    return name[:head] + given
+
+
+def _people(text: str) -> list[Entity]:
+    out: list[Entity] = []
+    for m in _ZH_INTRO.finditer(text):
+        name = _trim_zh_name(m.group(1))
+        if len(name) >= 2:
+            s = m.start(1)
+            out.append(Entity(kind="person", text=name, value=to_simplified(name), start=s,
+                              end=s + len(name)))
+    for m in _ZH_HONORIFIC.finditer(text):
+        name = m.group(1)
+        out.append(_ent("person", m, to_simplified(name), 1))
+    for m in _EN_INTRO.finditer(text):
+        first = m.group(1).split()[0].split("-")[0]
+        if first in NOT_NAMES_EN or first in CITIES_EN:
+            continue
+        out.append(_ent("person", m, m.group(1), 1))
+    for m in _EN_TITLE.finditer(text):
+        out.append(_ent("person", m, m.group(1), 1))
+    return out
+
+
+def _places(text: str) -> list[Entity]:
+    out = [_ent("city", m, to_simplified(m.group(0))) for m in _CITY_ZH.finditer(text)]
+    out += [_ent("city", m, m.group(0)) for m in _CITY_EN.finditer(text)]
+    for m in _CITY_MOVE_EN.finditer(text):
+        if m.group(1).split()[0] not in NOT_NAMES_EN:
+            out.append(_ent("city", m, m.group(1), 1))
+    for m in _ADDR_ZH.finditer(text):
+        raw = m.group(0)
+        cut = _ADDR_LEAD.match(raw)
+        skip = cut.end() if cut else 0
+        addr = raw[skip:]
+        s = m.start() + skip
+        out.append(Entity(kind="address", text=addr, value=to_simplified(re.sub(r"\s+", "", addr)),
+                          start=s, end=s + len(addr)))
+    out += [_ent("address", m, " ".join(m.group(0).split())) for m in _ADDR_EN.finditer(text)]
+    out += [_ent("product", m, " ".join(to_simplified(m.group(0)).split()))
+            for m in _PRODUCT.finditer(text)]
+    return out
+
+
+def _times(text: str, times: list[TimeMatch]) -> list[Entity]:
+    out = [Entity(kind="date", text=t.text, value=t.value, start=t.start, end=t.end)
+           for t in times]
+    out += [Entity(kind="time", text=c.text, value=c.value, start=c.start, end=c.end)
+            for c in find_clocks(text)]
+    return out
+
+
+def _resolve(cands: list[Entity], blocked: list[tuple[int, int]], size: int) -> list[Entity]:
+    rank = {k: i for i, k in enumerate(KIND_PRIORITY)}
+    cands.sort(key=lambda e: (rank.get(e.kind, 99), -(e.end - e.start), e.start))
+    taken = bytearray(size + 1)
+    for a, b in blocked:
+        taken[a:b] = b"\x01" * (b - a)
+    chosen: list[Entity] = []
+    for e in cands:
+        if e.end <= e.start or taken.find(1, e.start, e.end) >= 0:
+            continue
+        taken[e.start:e.end] = b"\x01" * (e.end - e.start)
+        chosen.append(e)
+    chosen.sort(key=lambda e: e.start)
+    return chosen
+
+
+def extract_entities(text: str, at: datetime) -> list[Entity]:
+    """Every rule entity of ``text``, non-overlapping, in text order."""
+    return extract_entities_and_times(text, at)[0]
+
+
+def extract_entities_and_times(text: str, at: datetime) -> tuple[list[Entity], list[TimeMatch]]:
+    """:func:`extract_entities` plus the date expressions behind the ``date`` entities."""
+    times = find_times(text, at)
+    links = [_ent("url", m, m.group(0)) for m in URL_RE.finditer(text)]
+    mails = [_ent("email", m, m.group(0).lower()) for m in EMAIL_RE.finditer(text)]
+    placeholders = [(m.start(), m.end()) for m in re.finditer(r"\[[A-Z_]+(?:_\d+)?\]", text)]
+    cands = links + mails
+    cands += _times(text, times)
+    if _HAS_DIGIT.search(text):
+        cands += _phones(text) + _ids(text) + _amounts(text)
+    cands += _people(text) + _places(text)
+    chosen = _resolve(cands, placeholders, len(text))
+    kept = {(e.start, e.end) for e in chosen if e.kind == "date"}
+    return chosen, [t for t in times if (t.start, t.end) in kept]

@@ -1,0 +1,165 @@
+"""Redaction before storage: secrets become typed placeholders (``[API_KEY]``) in the turn text,
+so they never reach a unit's content, the keyword index or an embedding.
+
+The secrets themselves are returned to the caller (placeholder -> secret) and nothing else keeps
+them. Covered: OpenAI / Anthropic / AWS / GitHub / Slack / Google keys, bearer tokens, JWTs,
+private keys, passwords and tokens given as ``password: ...`` / ``密码是...``, values of JSON keys
+that name a secret, card numbers that pass the Luhn check, and 18-digit Chinese ID numbers whose
+checksum and birth date are valid.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+
+from ..context.secrets import is_secret_key
+
+_ORDER_CONTEXT = re.compile(r"(?:订单|訂單|单号|單號|运单|運單|快递|快遞|order|tracking|ticket|工单|工單)\D{0,6}$",
+                            re.I)
+
+
+@dataclass
+class Redaction:
+    text: str
+    secrets: dict[str, str] = field(default_factory=dict)  # placeholder -> secret
+
+
+class _Namer:
+    """Hands out ``[KIND]``, ``[KIND_2]``...; the same secret always gets the same placeholder."""
+
+    def __init__(self) -> None:
+        self.by_secret: dict[str, str] = {}
+        self.counts: dict[str, int] = {}
+        self.secrets: dict[str, str] = {}
+
+    def __call__(self, kind: str, secret: str) -> str:
+        if secret in self.by_secret:
+            return self.by_secret[secret]
+        n = self.counts.get(kind, 0) + 1
+        self.counts[kind] = n
+        name = f"[{kind}]" if n == 1 else f"[{kind}_{n}]"
+        self.by_secret[secret] = name
+        self.secrets[name] = secret
+        return name
+
+
+def luhn_ok(digits: str) -> bool:
+    """The Luhn checksum of a card number (digits only)."""
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_ID_CHECK = "10X98765432"
+
+
+def cn_id_ok(number: str) -> bool:
+    """An 18-digit 居民身份证号码: valid ISO 7064 checksum and a real birth date."""
+    if len(number) != 18 or not number[:17].isdigit():
+        return False
+    s = sum(int(number[i]) * _ID_WEIGHTS[i] for i in range(17))
+    if _ID_CHECK[s % 11] != number[17].upper():
+        return False
+    try:
+        born = date(int(number[6:10]), int(number[10:12]), int(number[12:14]))
+    except ValueError:
+        return False
+    return 1900 <= born.year <= 2100
+
+
+# (kind, pattern, group holding the secret: 0 = whole match)
+_PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
+    ("PRIVATE_KEY", re.compile(
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)"), 0),
+    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_\-]{20,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|None-)?[A-Za-z0-9_\-]{20,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}(?![A-Za-z0-9])"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{30,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{20,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9\-]{10,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}"), 0),
+    ("SECRET", re.compile(
+        r"(?i)aws_secret_access_key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), 1),
+    ("TOKEN", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=\-]{12,})"), 1),
+    ("PASSWORD", re.compile(
+        r"(?i)\b(?:password|passwd|pwd|passcode|pin code)\b\s*(?:is|was|=|:)\s*[\"']?([^\s\"',;]+)"), 1),
+    ("PASSWORD", re.compile(
+        r"(?:密码|密碼|口令|支付密码|支付密碼)\s*(?:是|为|為|改成了?|改为|改為|:|：|=)\s*([^\s，。,;；、！？]+)"), 1),
+    ("TOKEN", re.compile(
+        r"(?i)\b(?:api[_\- ]?key|access[_\- ]?token|auth[_\- ]?token|secret[_\- ]?key|client[_\- ]?secret|token|secret)\b\s*(?:is|=|:)\s*[\"']?([A-Za-z0-9._~+/=\-]{8,})"), 1),
+    ("TOKEN", re.compile(r"(?:密钥|密鑰|令牌|秘钥|秘鑰)\s*(?:是|为|為|:|：|=)\s*([A-Za-z0-9._~+/=\-]{8,})"), 1),
+)
+_JSON_PAIR = re.compile(r'"([^"\\]{1,64})"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
+_CARD = re.compile(r"(?<![0-9A-Za-z])(?:\d[ \-]?){12,18}\d(?![0-9A-Za-z])")
+_CN_ID = re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])")
+
+
+def _sub_group(text: str, rx: re.Pattern[str], group: int, repl: Callable[[str], str]) -> str:
+    out: list[str] = []
+    last = 0
+    for m in rx.finditer(text):
+        s, e = m.span(group)
+        secret = m.group(group)
+        if not secret or secret.startswith("["):
+            continue
+        out.append(text[last:s])
+        out.append(repl(secret))
+        last = e
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
+_MAYBE_SECRET = re.compile(
+    r"[A-Za-z0-9_\-+/=.]{8,}|\d[\d \-]{11,}|密|口令|令牌|秘钥|秘鑰|PRIVATE|(?i:pwd|pin code)")
+
+
+def redact(text: str) -> Redaction:
+    """``text`` with every secret replaced by a typed placeholder, and the secrets found."""
+    namer = _Namer()
+    if not _MAYBE_SECRET.search(text):
+        return Redaction(text=text)
+    if '":' in text or '" :' in text:
+        def pair(m: re.Match[str]) -> str:
+            key, value = m.group(1), m.group(2)
+            if is_secret_key(key) and value and not value.startswith("["):
+                kind = "PASSWORD" if "pass" in key.lower() or "pwd" in key.lower() else "SECRET"
+                return m.group(0)[: m.start(2) - m.start(0)] + namer(kind, value) + '"'
+            return m.group(0)
+        text = _JSON_PAIR.sub(pair, text)
+    for kind, rx, group in _PATTERNS:
+        if group == 0:
+            text = rx.sub(lambda m, k=kind: namer(k, m.group(0)), text)  # type: ignore[misc]
+        else:
+            text = _sub_group(text, rx, group, lambda s, k=kind: namer(k, s))  # type: ignore[misc]
+
+    def card(m: re.Match[str]) -> str:
+        raw = m.group(0)
+        digits = re.sub(r"[ \-]", "", raw)
+        if not 13 <= len(digits) <= 19 or not luhn_ok(digits) or len(set(digits)) == 1:
+            return raw
+        if _ORDER_CONTEXT.search(text[max(0, m.start() - 16):m.start()]):
+            return raw
+        return namer("CARD_NUMBER", raw)
+
+    text = _CN_ID.sub(lambda m: namer("ID_NUMBER", m.group(0)) if cn_id_ok(m.group(0))
+                      else m.group(0), text)
+    text = _CARD.sub(card, text)
+    return Redaction(text=text, secrets=dict(namer.secrets))
+
+
+def is_placeholder(token: str) -> bool:
+    return bool(re.fullmatch(r"\[[A-Z_]+(?:_\d+)?\]", token))

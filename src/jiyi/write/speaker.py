@@ -1,0 +1,37 @@
+"""Who said it: "I"/"我" in a turn becomes the speaker's name when the speaker is known, so a
+unit read on its own still says whose fact it is ("Caroline went to a support group...")."""
+
+from __future__ import annotations
+
+import re
+
+_EN_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bI'm\b|\bI am\b"), "{n} is"),
+    (re.compile(r"\bI've\b"), "{n} has"),
+    (re.compile(r"\bI'll\b"), "{n} will"),
+    (re.compile(r"\bI'd\b"), "{n} would"),
+    (re.compile(r"\bI have\b"), "{n} has"),
+    (re.compile(r"\bI was\b"), "{n} was"),
+    (re.compile(r"\bI\b"), "{n}"),
+    (re.compile(r"\b[Mm]y\b"), "{n}'s"),
+    (re.compile(r"\b[Mm]yself\b"), "{n}"),
+    (re.compile(r"(?<=\s)me\b"), "{n}"),
+)
+_ZH_ME = re.compile(r"我(?![们們])")
+
+
+def attribute(content: str, speaker: str, lang: str) -> str:
+    """``content`` with first-person references replaced by ``speaker``; when the speaker is
+    still not named, the unit is prefixed ``Speaker: ``."""
+    name = speaker.strip()
+    if not name:
+        return content
+    if lang == "zh":
+        out = _ZH_ME.sub(name, content)
+    else:
+        out = content
+        for rx, repl in _EN_RULES:
+            out = rx.sub(repl.format(n=name), out)
+    if name not in out:
+        out = f"{name}：{out}" if lang == "zh" else f"{name}: {out}"
+    return out

@@ -1,0 +1,154 @@
+"""Tool results (JSON) summarised as facts: ``订单ABC123已发货，运单SF123456789``.
+
+Known keys (order id, status, tracking number, carrier, amount, ETA, error...) are worded as a
+sentence; other scalar fields follow as ``key: value``. A list of records gives one fact per
+record. Batch progress ({task_id, completed, total, last_success_id}) becomes a
+``batch_operation`` fact. Text that is not valid JSON is kept as text (typed tool_result).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+_ORDER_KEYS = ("order_id", "orderid", "order_no", "order_number", "orderno", "order", "订单号")
+_TRACK_KEYS = ("tracking_no", "tracking_number", "trackingno", "tracking", "waybill", "waybill_no",
+               "express_no", "运单号", "shipment_id")
+_STATUS_KEYS = ("status", "state", "order_status", "状态")
+_CARRIER_KEYS = ("carrier", "courier", "express", "express_company", "快递")
+_AMOUNT_KEYS = ("amount", "total", "price", "total_amount", "paid", "金额")
+_ETA_KEYS = ("eta", "estimated_delivery", "expected_delivery", "delivery_date", "预计送达")
+_ERROR_KEYS = ("error", "error_code", "errcode", "code", "error_message", "message", "msg")
+_TASK_KEYS = ("task_id", "taskid", "job_id", "batch_id")
+_STATUS_ZH = {
+    "shipped": "已发货", "in_transit": "运输中", "delivered": "已签收", "pending": "待处理",
+    "processing": "处理中", "paid": "已支付", "unpaid": "待支付", "cancelled": "已取消",
+    "canceled": "已取消", "refunded": "已退款", "returned": "已退货", "completed": "已完成",
+    "failed": "失败", "success": "成功", "ok": "成功", "out_for_delivery": "派送中",
+    "created": "已创建", "confirmed": "已确认", "on_hold": "已暂停",
+}
+
+
+@dataclass(frozen=True)
+class ToolFact:
+    text: str
+    batch: tuple[str, int, int, str | None] | None = None  # task id, completed, total, last id
+
+
+def _pick(record: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, Any] | None:
+    lowered = {str(k).lower(): k for k in record}
+    for key in keys:
+        if key in lowered:
+            value = record[lowered[key]]
+            if value not in (None, "", [], {}):
+                return lowered[key], value
+    return None
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "是" if value else "否"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return str(value)
+
+
+def _record_fact(record: dict[str, Any]) -> ToolFact:
+    used: set[str] = set()
+    parts: list[str] = []
+    task = _pick(record, _TASK_KEYS)
+    done = _pick(record, ("completed", "done", "processed", "success_count"))
+    total = _pick(record, ("total", "total_count", "count"))
+    if task and done and total and str(done[1]).isdigit() and str(total[1]).isdigit():
+        last = _pick(record, ("last_success_id", "last_id", "last_success"))
+        used |= {task[0], done[0], total[0]} | ({last[0]} if last else set())
+        head = f"批量任务{task[1]}进度：{done[1]}/{total[1]}"
+        if last:
+            head += f"，最后成功ID {last[1]}"
+        failed = _pick(record, ("failed", "failed_ids", "errors"))
+        if failed:
+            used.add(failed[0])
+            head += f"，失败：{_scalar(failed[1])}"
+        rest = _rest(record, used)
+        text = head + ("；" + rest if rest else "")
+        return ToolFact(text, (str(task[1]), int(done[1]), int(total[1]),
+                               str(last[1]) if last else None))
+    order = _pick(record, _ORDER_KEYS)
+    status = _pick(record, _STATUS_KEYS)
+    sentence = ""
+    if order:
+        used.add(order[0])
+        sentence = f"订单{_scalar(order[1])}"
+    if status:
+        used.add(status[0])
+        raw = _scalar(status[1])
+        sentence += _STATUS_ZH.get(raw.lower(), f"状态{raw}" if sentence else f"状态：{raw}")
+    if sentence:
+        parts.append(sentence)
+    carrier = _pick(record, _CARRIER_KEYS)
+    track = _pick(record, _TRACK_KEYS)
+    if track:
+        used.add(track[0])
+        prefix = f"{_scalar(carrier[1])}运单" if carrier else "运单"
+        if carrier:
+            used.add(carrier[0])
+        parts.append(f"{prefix}{_scalar(track[1])}")
+    for keys, label in ((_AMOUNT_KEYS, "金额"), (_ETA_KEYS, "预计送达")):
+        hit = _pick(record, keys)
+        if hit:
+            used.add(hit[0])
+            parts.append(f"{label}{_scalar(hit[1])}")
+    err = _pick(record, _ERROR_KEYS)
+    if err and not parts:
+        used.add(err[0])
+        parts.append(f"错误：{_scalar(err[1])}")
+    rest = _rest(record, used)
+    if rest:
+        parts.append(rest)
+    return ToolFact("，".join(parts))
+
+
+def _rest(record: dict[str, Any], used: set[str]) -> str:
+    items = []
+    for k, v in record.items():
+        if k in used or v in (None, "", [], {}):
+            continue
+        items.append(f"{k}: {_scalar(v)}")
+    return "，".join(items)
+
+
+def summarise_tool(text: str) -> list[ToolFact] | None:
+    """Facts of a JSON tool result, or None when ``text`` is not JSON (kept as text then)."""
+    s = text.strip()
+    if not s or s[0] not in "{[":
+        return None
+    try:
+        data = json.loads(s)
+    except (ValueError, RecursionError):
+        return None
+    records: list[Any]
+    if isinstance(data, dict):
+        inner = next((v for k, v in data.items()
+                      if k in ("data", "result", "results", "items", "orders", "records")
+                      and isinstance(v, (dict, list))), None)
+        if inner is not None and len(data) <= 4:
+            head = {k: v for k, v in data.items() if not isinstance(v, (dict, list))
+                    and k not in ("ok", "success", "code") }
+            records = inner if isinstance(inner, list) else [inner]
+            if head:
+                records = [head, *records]
+        else:
+            records = [data]
+    elif isinstance(data, list):
+        records = data
+    else:
+        records = [data]
+    facts: list[ToolFact] = []
+    for rec in records[:200]:
+        fact = _record_fact(rec) if isinstance(rec, dict) else ToolFact(_scalar(rec))
+        if fact.text.strip():
+            facts.append(fact)
+    return facts

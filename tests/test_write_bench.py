@@ -1,0 +1,42 @@
+"""``jiyi bench write`` runs end to end on a small generated conversation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from jiyi.cli.app import app
+from jiyi.eval.bench_write import generate, percentile
+from jiyi.text.segment import has_cjk, to_simplified
+
+
+def test_generated_conversation_is_bilingual_and_deterministic() -> None:
+    conv = generate(400, seed=3)
+    assert conv == generate(400, seed=3)
+    roles = {t.role for t in conv}
+    assert roles == {"user", "assistant", "tool"}
+    zh = [t for t in conv if has_cjk(t.text)]
+    assert zh and any(to_simplified(t.text) != t.text for t in zh)
+    assert any(not has_cjk(t.text) for t in conv)
+
+
+def test_percentile() -> None:
+    assert percentile([], 95) == 0.0
+    assert percentile([3.0, 1.0, 2.0], 50) == 2.0
+    assert percentile([float(i) for i in range(1, 101)], 95) == 95.0
+
+
+def test_bench_write_command(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    result = CliRunner().invoke(app, ["bench", "write", "--turns", "150", "--embedders", "fake",
+                                      "--out", str(out), "--name", "w"])
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "w.json").read_text("utf-8"))
+    assert [r["turns"] for r in data["runs"]] == [150, 150]
+    assert data["runs"][0]["units"] > 50 and data["runs"][1]["embedder"] == "fake"
+    assert data["runs"][0]["units_by_type"].get("tool_result")
+    assert data["machine"]["nproc"]
+    md = (out / "w.md").read_text("utf-8")
+    assert "turns/s" in md and "p95" in md

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from jiyi.errors import StoreError
 from jiyi.store.base import IngestBatch, Scope, TurnRecord
 from jiyi.store.sqlite import SQLiteStore
 from jiyi.store.sqlite_migrations import MIGRATIONS
@@ -52,7 +52,7 @@ def test_ingest_batch_is_all_or_nothing(tmp_path: Path) -> None:
     bad = good.model_copy(update={"id": "m_bad", "lifespan": good.lifespan.model_copy(
         update={"relevance_score": 9.0})})
     batch.upserts.append(bad)
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(StoreError, match="rolled back"):
         store.commit_ingest(batch)
     s = store.stats()
     assert (s.units_total, s.turns) == (0, 0)

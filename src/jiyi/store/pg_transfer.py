@@ -24,8 +24,9 @@ from ..errors import StoreError
 from .base import Store
 
 BATCH = 5000
-#: Never copied: each store records its own migrations.
-SKIP_TABLES = frozenset({"jiyi_migrations"})
+#: Never copied: each store records its own migrations; SQLite's FTS rowid map is derived data
+#: that the target rebuilds from its own keyword index.
+SKIP_TABLES = frozenset({"jiyi_migrations", "unit_fts_rows"})
 #: Columns one backend has and the other does not (PostgreSQL's insertion counter for turns).
 SKIP_COLUMNS = frozenset({"seq"})
 #: Tables whose rows must be inserted in their original order, and that order per backend.
@@ -147,6 +148,8 @@ def write_rows(store: Store, tables: dict[str, tuple[list[str], Iterable[tuple[A
                         batch = []
                 if batch:
                     conn.executemany(query, batch)
+            conn.execute("INSERT OR REPLACE INTO unit_fts_rows (unit_id, fts_rowid)"
+                         " SELECT unit_id, rowid FROM units_fts")
         return
     with store.connection() as conn, conn.transaction():  # type: ignore[attr-defined]
         for table, (columns, rows) in tables.items():

@@ -158,6 +158,9 @@ CREATE TABLE health_counters (
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
+    # SQLite-only (a rowid map for its FTS5 table); PostgreSQL's units_fts is an ordinary table
+    # keyed by unit_id. Recorded under the same name so both stores tell the same story.
+    ("m003_fts_rowmap", ""),
 ]
 
 

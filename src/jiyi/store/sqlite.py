@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,13 @@ def fts_query(terms: Sequence[str]) -> str | None:
 
 def fts_body(content: str, source_text: str) -> str:
     """What the keyword index holds for a unit: segmented content and segmented source turn."""
-    return " ".join(tokens(content)) + " \n " + " ".join(tokens(source_text))
+    return segmented(content) + " \n " + segmented(source_text)
+
+
+@lru_cache(maxsize=64)
+def segmented(text: str) -> str:
+    """Space-joined search tokens. Cached: every unit of a turn indexes the same source text."""
+    return " ".join(tokens(text))
 
 
 class SQLiteStore:
@@ -146,6 +153,9 @@ class SQLiteStore:
                 raise StoreError(f"could not start a write: {exc}") from exc
             try:
                 yield self._conn
+            except sqlite3.Error as exc:
+                self._conn.execute("ROLLBACK")
+                raise StoreError(f"write failed and was rolled back: {exc}") from exc
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
@@ -215,6 +225,7 @@ class SQLiteStore:
     def _upsert_unit(
         self, conn: sqlite3.Connection, unit: MemoryUnit, now: int, turn: TurnRecord
     ) -> None:
+        existed = conn.execute("SELECT 1 FROM units WHERE id = ?", (unit.id,)).fetchone() is not None
         params = self._unit_params(unit, now)
         cols = list(params)
         updates = ", ".join(f"{c} = excluded.{c}" for c in cols if c not in ("id", "created_at"))
@@ -231,19 +242,43 @@ class SQLiteStore:
             "INSERT INTO unit_entities (unit_id, user_id, kind, value) VALUES (?, ?, ?, ?)",
             [(unit.id, unit.user_id, e.kind, e.value) for e in unit.entities],
         )
-        sources = [
-            row[0]
-            for row in conn.execute(
-                "SELECT t.text FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
-                " WHERE ut.unit_id = ? ORDER BY t.at LIMIT 8",
-                (unit.id,),
-            )
-        ]
-        conn.execute("DELETE FROM units_fts WHERE unit_id = ?", (unit.id,))
-        conn.execute(
+        if existed:
+            sources = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT t.text FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
+                    " WHERE ut.unit_id = ? ORDER BY t.at LIMIT 8",
+                    (unit.id,),
+                )
+            ]
+            self._delete_fts(conn, [unit.id])
+        else:
+            sources = [turn.text]
+        cur = conn.execute(
             "INSERT INTO units_fts (unit_id, body) VALUES (?, ?)",
             (unit.id, fts_body(unit.content, " ".join(sources))),
         )
+        conn.execute(
+            "INSERT OR REPLACE INTO unit_fts_rows (unit_id, fts_rowid) VALUES (?, ?)",
+            (unit.id, cur.lastrowid),
+        )
+
+    @staticmethod
+    def _delete_fts(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+        """Delete the keyword rows of ``ids`` by FTS rowid (an FTS5 ``unit_id`` match would scan
+        the whole index); units copied in without a map entry fall back to the scan."""
+        marks = ", ".join("?" * len(ids))
+        mapped = conn.execute(
+            f"SELECT unit_id, fts_rowid FROM unit_fts_rows WHERE unit_id IN ({marks})", list(ids)
+        ).fetchall()
+        conn.executemany("DELETE FROM units_fts WHERE rowid = ?", [(r[1],) for r in mapped])
+        unmapped = sorted(set(ids) - {r[0] for r in mapped})
+        if unmapped:
+            conn.execute(
+                f"DELETE FROM units_fts WHERE unit_id IN ({', '.join('?' * len(unmapped))})",
+                unmapped,
+            )
+        conn.execute(f"DELETE FROM unit_fts_rows WHERE unit_id IN ({marks})", list(ids))
 
     @staticmethod
     def _put_vector(conn: sqlite3.Connection, unit_id: str, embedder: str, vec: Vector) -> None:
@@ -339,8 +374,9 @@ class SQLiteStore:
         for start in range(0, len(ids), 500):
             chunk = list(ids[start:start + 500])
             marks = ", ".join("?" * len(chunk))
+            SQLiteStore._delete_fts(conn, chunk)
             for table, col in (
-                ("units_fts", "unit_id"), ("unit_vectors", "unit_id"),
+                ("unit_vectors", "unit_id"),
                 ("unit_entities", "unit_id"), ("unit_turns", "unit_id"),
                 ("unit_events", "unit_id"), ("recall_log", "unit_id"), ("units", "id"),
             ):
@@ -388,7 +424,7 @@ class SQLiteStore:
         virtual = [name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL")]
         user_tables: list[str] = []
         unit_tables: list[str] = []
-        for name, sql in rows:
+        for name, _sql in rows:
             if name in virtual or any(name.startswith(v + "_") for v in virtual):
                 continue
             columns = {r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')}

@@ -129,9 +129,20 @@ CREATE TABLE health_counters (
 ) WITHOUT ROWID;
 """
 
+#: FTS5 cannot index ``unit_id``, so deleting a unit's keyword row by it scans the whole index.
+#: This map finds the row by its FTS rowid instead (stable across VACUUM, unlike ``units.rowid``).
+M003_FTS_ROWMAP = """
+CREATE TABLE unit_fts_rows (
+    unit_id   TEXT PRIMARY KEY,
+    fts_rowid INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR REPLACE INTO unit_fts_rows (unit_id, fts_rowid) SELECT unit_id, rowid FROM units_fts;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
+    ("m003_fts_rowmap", M003_FTS_ROWMAP),
 ]
 
 

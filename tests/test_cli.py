@@ -135,3 +135,11 @@ def test_real_process_reports_errors_without_traceback(db_path: str) -> None:
     assert proc.returncode != 0
     assert "session_id must not be blank" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_reindex_fills_vectors_of_a_new_embedder(loaded: str) -> None:
+    units = json.loads(invoke("--db", loaded, "stats", "--json")[1])["units_total"]
+    code, out = invoke("--db", loaded, "--embedder", "fake:32", "reindex")
+    assert code == 0 and f"embedded {units} units with fake-32" in out
+    code, out = invoke("--db", loaded, "--embedder", "fake:32", "reindex")
+    assert code == 0 and "embedded 0 units" in out  # nothing left; spaces never mix

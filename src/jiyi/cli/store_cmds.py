@@ -49,5 +49,19 @@ def migrate(
     typer.echo(f"copied {units} units and {len(reports)} tables; counts and checksums match")
 
 
+def reindex(
+    ctx: typer.Context,
+    batch_size: Annotated[int, typer.Option("--batch-size", help="Units embedded per call.")] = 64,
+) -> None:
+    """Embed every unit that has no vector of the current embedder (after changing embedder)."""
+    from .common import state
+
+    with state(ctx).open() as mem:
+        done = mem.reindex(batch_size=batch_size)
+        name = mem.embedder.name
+    typer.echo(f"embedded {done} units with {name}")
+
+
 def register(app: typer.Typer) -> None:
     app.command()(migrate)
+    app.command()(reindex)

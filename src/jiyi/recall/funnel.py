@@ -16,11 +16,12 @@ from datetime import datetime, timedelta
 
 from ..config import JiyiConfig
 from ..embed.base import Embedder
+from ..health.hooks import recall_stage
 from ..store.base import Scope, Store, Vector
 from ..text import fold
 from ..units import Hit, MemoryUnit
 from .fusion import reciprocal_ranks
-from .hybrid import search
+from .hybrid import Stage2, search
 from .query import EnhancedQuery, enhance, is_vague
 from .rerank import Candidate, coverage, final_score
 from .rules import lookup_values, query_entities, slot_intent
@@ -99,11 +100,30 @@ def run_recall(
     pool = max(config.candidate_pool, request.k * 3)
     scope, as_of = request.scope, request.as_of
 
-    rule_ids = stage1(store, request, pool)
-    recent = (recent_entities(store, scope, as_of)
-              if weights.expand_vague and is_vague(request.query) else [])
-    q = enhance(request.query, as_of, recent)
-    found = search(store, embedder, q, scope, as_of, pool)
+    with recall_stage("rule"):
+        rule_ids = stage1(store, request, pool)
+    with recall_stage("semantic"):
+        recent = (recent_entities(store, scope, as_of)
+                  if weights.expand_vague and is_vague(request.query) else [])
+        q = enhance(request.query, as_of, recent)
+        found = search(store, embedder, q, scope, as_of, pool)
+    with recall_stage("rerank"):
+        return _rerank(store, request, config, rule_ids, q, found, topics, trace)
+
+
+def _rerank(
+    store: Store,
+    request: RecallRequest,
+    config: JiyiConfig,
+    rule_ids: list[str],
+    q: EnhancedQuery,
+    found: Stage2,
+    topics: TopicObserver | None,
+    trace: RecallTrace | None,
+) -> list[Hit]:
+    """Stage 3: validity at ``as_of``, features, topic factors, final score and confidence."""
+    weights = config.recall
+    as_of = request.as_of
     topic_state = topics(q.terms, found.query_vector) if topics is not None else None
 
     kw_rr = reciprocal_ranks([u for u, _ in found.keyword], weights.rrf_k)

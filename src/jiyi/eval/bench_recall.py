@@ -4,17 +4,22 @@
 The big store is written straight through the store (one transaction per user, vectors
 pre-computed from a bank of real embeddings of synthetic zh/en sentences, each unit a random
 sentence), because ingesting 100k turns through the write path would take hours on 2 cores;
-recall itself goes through ``Memory.recall`` exactly as a caller uses it.
+recall itself goes through ``Memory.recall`` exactly as a caller uses it. Each size runs in its
+own process, so its peak RSS is its own; the load average is recorded at start and end because
+other work may share the CPU.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import resource
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime, timedelta, timezone
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -91,7 +96,62 @@ def measure(path: str, embedder: Embedder, users: int, queries: int, seed: int =
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"queries": queries, "p50_ms": round(percentile(lat, 50), 2),
             "p95_ms": round(percentile(lat, 95), 2), "p99_ms": round(percentile(lat, 99), 2),
-            "mean_ms": round(float(np.mean(lat)), 2), "max_rss_mb": round(rss_mb, 1)}
+            "mean_ms": round(float(np.mean(lat)), 2), "max_rss_mb": round(rss_mb, 1),
+            "rss_after_mb": round(_current_rss_mb(), 1)}
+
+
+def _current_rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def run_size(tmp: str, embedder: str, size: int, users: int, queries: int) -> dict[str, Any]:
+    """Build a store of ``size`` units and time recalls on it (meant for a fresh process)."""
+    emb = get_embedder(embedder)
+    path = str(Path(tmp) / f"bench-{size}.db")
+    build_s = build_store(path, emb, size, users)
+    return {"units": size, "users": users, "build_s": round(build_s, 1),
+            **measure(path, emb, users, queries)}
+
+
+def _load() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
+
+
+def write_markdown(results: dict[str, Any], path: Path) -> None:
+    m = results["machine"]
+    lines = [
+        "# Recall latency (`jiyi bench recall`)", "",
+        f"`Memory.recall(k=10)` end to end, query embedding with `{results['embedder']}`"
+        f" included; {results['users']} users, each recall scoped to one random user"
+        " (so ~units/users units per user). Each size is built and measured in its own process;"
+        " peak RSS includes building the store.", "",
+        "| units | queries | p50 ms | p95 ms | p99 ms | mean ms | peak RSS MB | RSS after MB"
+        " | build s |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results["runs"]:
+        lines.append(f"| {r['units']:,} | {r['queries']} | {r['p50_ms']} | {r['p95_ms']} |"
+                     f" {r['p99_ms']} | {r['mean_ms']} | {r['max_rss_mb']} | {r['rss_after_mb']}"
+                     f" | {r['build_s']} |")
+    lines += [
+        "", "## Machine", "",
+        f"- nproc: {m['nproc']}; Python {m['python']}; {m['platform']}",
+        f"- load average (1, 5, 15 min) at start: {results['load_start']},"
+        f" at end: {results['load_end']} (the 2 cores are shared with other work)",
+        f"- started {results['started']}, {results['elapsed_s']} s wall", "",
+        "```", m["free_h"], "```", "",
+        f"Command: `{results['command']}`", "",
+    ]
+    path.write_text("\n".join(lines), encoding="utf-8")
 
 
 def register(group: typer.Typer) -> None:
@@ -107,17 +167,29 @@ def register(group: typer.Typer) -> None:
         """Memory.recall latency (query embedding included) at 10k and 100k units, and RSS."""
         from .locomo_cmd import machine
 
-        emb = get_embedder(embedder)
-        results: dict[str, Any] = {"embedder": emb.name, "users": users, "machine": machine(),
-                                   "runs": []}
+        try:
+            size_list = [int(s) for s in sizes.split(",") if s.strip()]
+        except ValueError:
+            raise typer.BadParameter(f"--sizes must be comma-separated integers, got {sizes!r}") from None
+        if not size_list or min(size_list) < users:
+            raise typer.BadParameter("every size must be at least --users (one unit per user)")
+        started = time.time()
+        results: dict[str, Any] = {
+            "embedder": get_embedder(embedder).name, "users": users, "machine": machine(),
+            "load_start": _load(), "started": datetime.now(timezone.utc).isoformat(
+                timespec="seconds"),
+            "command": f"jiyi bench recall --sizes {sizes} --users {users} --queries {queries}"
+                       f" --embedder {embedder}",
+            "runs": []}
         with tempfile.TemporaryDirectory() as tmp:
-            for size in (int(s) for s in sizes.split(",") if s.strip()):
-                path = str(Path(tmp) / f"bench-{size}.db")
-                build_s = build_store(path, emb, size, users)
-                run = {"units": size, "build_s": round(build_s, 1),
-                       **measure(path, emb, users, queries)}
+            for size in size_list:
+                with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+                    run = pool.submit(run_size, tmp, embedder, size, users, queries).result()
                 results["runs"].append(run)
                 typer.echo(json.dumps(run))
+        results["load_end"] = _load()
+        results["elapsed_s"] = round(time.time() - started, 1)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
-        typer.echo(f"wrote {out}")
+        write_markdown(results, out.with_suffix(".md"))
+        typer.echo(f"wrote {out} and {out.with_suffix('.md')}")

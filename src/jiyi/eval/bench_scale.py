@@ -99,8 +99,9 @@ def build_store(path: Path, size: int, *, distinct: int, big_share: float, embed
                 "INSERT INTO unit_vectors (unit_id, embedder, dim, vec) VALUES (?, ?, ?, ?)",
                 [(u.id, emb_name, int(v.shape[0]), v.tobytes())
                  for (u, _, _), v in zip(pending, vecs, strict=True)])
-            conn.executemany("INSERT INTO units_fts (unit_id, body) VALUES (?, ?)",
-                             [(u.id, fts_text(k, u.content.rsplit("#", 1)[1]))
+            conn.executemany("INSERT INTO units_fts (unit_id, owner, body)"
+                             " VALUES (?, jiyi_owner(?), ?)",
+                             [(u.id, u.user_id, fts_text(k, u.content.rsplit("#", 1)[1]))
                               for u, _, k in pending])
             conn.executemany(
                 "INSERT INTO unit_events (unit_id, at, event, detail, score_after)"

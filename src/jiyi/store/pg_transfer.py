@@ -6,7 +6,8 @@ text lists), so a copy is table by table, column by column: every table the two 
 recall log, and tables added by later migrations such as health), except ``jiyi_migrations``.
 Only vectors change form (float32 BLOB <-> pgvector). The target must be empty; the copy is one
 transaction on the target; PostgreSQL's HNSW indexes are built after it, in bulk. :func:`table_digest` is an order-independent checksum (the sum of
-per-row SHA-256 values mod 2**256) computed on both sides after the copy.
+per-row SHA-256 values mod 2**256) computed on both sides after the copy, over the shared columns.
+A column only one side has is not copied: SQLite's FTS ``owner`` token is computed on the way in.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from psycopg import sql
 
 from ..errors import StoreError
 from .base import Store
+from .sqlite_migrations import OWNER_FUNCTION
 
 BATCH = 5000
 #: Never copied: each store records its own migrations; SQLite's FTS rowid map is derived data
@@ -134,9 +136,10 @@ def write_rows(store: Store, tables: dict[str, tuple[list[str], Iterable[tuple[A
     """Insert rows into several tables in ONE transaction (all or nothing)."""
     if store.backend == "sqlite":
         with store._write() as conn:  # type: ignore[attr-defined]
-            for table, (columns, rows) in tables.items():
-                marks = ", ".join("?" * len(columns))
-                query = f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES ({marks})'
+            # units_fts last: a copy from PostgreSQL has no ``owner`` column, so it is computed
+            # here from the unit's user (already inserted) by the store's SQL function.
+            for table, (columns, rows) in sorted(tables.items(), key=lambda t: t[0] == "units_fts"):
+                query = _sqlite_insert(table, columns)
                 vec = columns.index("vec") if table == "unit_vectors" else -1
                 batch: list[tuple[Any, ...]] = []
                 for row in rows:
@@ -165,6 +168,15 @@ def write_rows(store: Store, tables: dict[str, tuple[list[str], Iterable[tuple[A
             conn.execute(sql.SQL("SELECT setval({}, COALESCE((SELECT MAX({}) FROM {}), 0) + 1,"
                                  " false)").format(sql.Literal(seq), sql.Identifier(column),
                                                    sql.Identifier(table)))
+
+
+def _sqlite_insert(table: str, columns: Sequence[str]) -> str:
+    names, marks = list(columns), [f"?{i + 1}" for i in range(len(columns))]
+    if table == "units_fts" and "owner" not in names and "unit_id" in names:
+        names.append("owner")
+        marks.append(f"(SELECT {OWNER_FUNCTION}(user_id) FROM units"
+                     f" WHERE id = ?{names.index('unit_id') + 1})")
+    return f'INSERT INTO "{table}" ({", ".join(names)}) VALUES ({", ".join(marks)})'
 
 
 # ---------------------------------------------------------------- checksum and copy

@@ -161,6 +161,9 @@ MIGRATIONS: list[tuple[str, str]] = [
     # SQLite-only (a rowid map for its FTS5 table); PostgreSQL's units_fts is an ordinary table
     # keyed by unit_id. Recorded under the same name so both stores tell the same story.
     ("m003_fts_rowmap", ""),
+    # SQLite-only (an FTS5 owner column so keyword search walks one user's postings); here
+    # units_fts is a plain table searched through its indexes. Same name, same story.
+    ("m004_fts_owner", ""),
 ]
 
 

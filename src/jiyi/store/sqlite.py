@@ -28,7 +28,8 @@ from .base import (
     UnitEvent,
     Vector,
 )
-from .sqlite_migrations import apply_migrations
+from .fts_rank import bm25_rank
+from .sqlite_migrations import apply_migrations, owner_token, register_functions
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -120,6 +121,7 @@ class SQLiteStore:
             self._conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._conn.execute("PRAGMA temp_store = MEMORY")
+            register_functions(self._conn)  # before migrations: m004 computes owner tokens
             self.applied_migrations = apply_migrations(self._conn)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open SQLite store {path!r}: {exc}") from exc
@@ -255,8 +257,8 @@ class SQLiteStore:
         else:
             sources = [turn.text]
         cur = conn.execute(
-            "INSERT INTO units_fts (unit_id, body) VALUES (?, ?)",
-            (unit.id, fts_body(unit.content, " ".join(sources))),
+            "INSERT INTO units_fts (unit_id, owner, body) VALUES (?, ?, ?)",
+            (unit.id, owner_token(unit.user_id), fts_body(unit.content, " ".join(sources))),
         )
         conn.execute(
             "INSERT OR REPLACE INTO unit_fts_rows (unit_id, fts_rowid) VALUES (?, ?)",
@@ -557,22 +559,29 @@ class SQLiteStore:
         self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
         since: datetime | None = None, until: datetime | None = None,
     ) -> list[tuple[str, float]]:
-        match = fts_query(terms)
-        if match is None:
+        body = fts_query(terms)
+        if body is None:
             return []
-        params: dict[str, Any] = {"match": match, "as_of": to_micros(as_of), "limit": limit}
+        # The owner filter makes FTS5 walk only this user's postings (not the whole index);
+        # scope_sql below still decides who may see a row. Ranked by BM25 on the body with the
+        # user's statistics (fts_rank): FTS5's bm25() would scan every matching doclist in full.
+        owner = f'owner:"{owner_token(scope.user_id)}"'
+        params: dict[str, Any] = {"match": f"{owner} AND body:({body})",
+                                  "as_of": to_micros(as_of)}
         sql = (
-            "SELECT f.unit_id, bm25(units_fts) AS rank FROM units_fts f"
-            " JOIN units u ON u.id = f.unit_id"
+            "SELECT f.unit_id, f.body FROM units_fts f JOIN units u ON u.id = f.unit_id"
             f" WHERE units_fts MATCH :match AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
             f"{self._window_sql(params, since, until)}"
-            " ORDER BY rank LIMIT :limit"
         )
         try:
             rows = self._read(sql, params)
+            if not rows:
+                return []
+            n_docs = self._read("SELECT COUNT(*) FROM units_fts WHERE units_fts MATCH ?",
+                                (owner,))[0][0]
         except sqlite3.OperationalError as exc:  # a malformed MATCH can only come from a bug
             raise StoreError(f"keyword search failed: {exc}") from exc
-        return [(r[0], -float(r[1])) for r in rows]
+        return bm25_rank([(r[0], r[1]) for r in rows], terms, int(n_docs))[:limit]
 
     def vector_search(
         self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,

@@ -6,9 +6,13 @@ on both. Add a migration by appending to :data:`MIGRATIONS`; never edit an appli
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 
 from ..clock import to_micros, utc_now
+
+#: Name of the SQL function (registered on every store connection) that computes :func:`owner_token`.
+OWNER_FUNCTION = "jiyi_owner"
 
 M001_INITIAL = """
 CREATE TABLE turns (
@@ -139,15 +143,52 @@ CREATE TABLE unit_fts_rows (
 INSERT OR REPLACE INTO unit_fts_rows (unit_id, fts_rowid) SELECT unit_id, rowid FROM units_fts;
 """
 
+#: Keyword search used to match the WHOLE index and only then join ``units`` to drop other users'
+#: rows; at 1M units that dominated recall. Each FTS row now carries an ``owner`` token (a hash of
+#: the user id, see :func:`owner_token`) so a search matches ``owner:<token> AND body:(...)`` and
+#: only walks that user's postings. Rowids are kept, so ``unit_fts_rows`` stays valid.
+M004_FTS_OWNER = f"""
+CREATE VIRTUAL TABLE units_fts_m004 USING fts5 (
+    unit_id UNINDEXED,
+    owner,
+    body,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+INSERT INTO units_fts_m004 (rowid, unit_id, owner, body)
+    SELECT f.rowid, f.unit_id, {OWNER_FUNCTION}(u.user_id), f.body
+    FROM units_fts f LEFT JOIN units u ON u.id = f.unit_id ORDER BY f.rowid;
+DROP TABLE units_fts;
+ALTER TABLE units_fts_m004 RENAME TO units_fts;
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
     ("m003_fts_rowmap", M003_FTS_ROWMAP),
+    ("m004_fts_owner", M004_FTS_OWNER),
 ]
 
 
+def owner_token(user_id: str) -> str:
+    """The keyword-index token of a user: one unicode61 token (``o`` + 20 hex digits of SHA-256)
+    that reveals nothing readable about the id. Scope is still checked on ``units.user_id``;
+    the token only narrows the index walk, so a (2**-80) collision could not leak rows."""
+    return "o" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:20]
+
+
+def _sql_owner_token(user_id: object) -> str | None:
+    return owner_token(user_id) if isinstance(user_id, str) else None
+
+
+def register_functions(conn: sqlite3.Connection) -> None:
+    """Register the SQL functions the schema and the store use (:data:`OWNER_FUNCTION`)."""
+    conn.create_function(OWNER_FUNCTION, 1, _sql_owner_token, deterministic=True)
+
+
 def apply_migrations(conn: sqlite3.Connection) -> list[str]:
-    """Apply every migration not yet recorded, each in its own transaction. Returns the names."""
+    """Apply every migration not yet recorded, each in its own transaction. Returns the names.
+
+    ``conn`` must have :func:`register_functions` applied (m004 computes owner tokens)."""
     conn.execute(
         "CREATE TABLE IF NOT EXISTS jiyi_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
     )

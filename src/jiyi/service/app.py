@@ -14,8 +14,8 @@ from ..health import Health, HealthConfig
 from ..memory import Memory
 from ..metrics import JiyiMetrics
 from .errors import install_error_handlers
-from .middleware import BearerAuth, BodyLimit, HttpMetrics
 from .inspector import inspector_router
+from .middleware import BearerAuth, BodyLimit, HttpMetrics
 from .routes import router
 
 DEFAULT_MAX_BODY = 1_000_000

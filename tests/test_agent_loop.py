@@ -255,3 +255,22 @@ def test_tool_helper_schema_and_errors() -> None:
         tool(lambda *a: None, name="star")
     with pytest.raises(ValidationError):
         as_tools([search, search])
+
+
+def test_cut_off_tool_arguments_become_a_tool_error(mem: Memory, scripted: ScriptedOpenAI) -> None:
+    """A small model stopped by max_tokens mid-arguments must not end the turn."""
+    calls: list[str] = []
+
+    def get_order_status(order_id: str) -> dict[str, str]:
+        """Look up an order."""
+        calls.append(order_id)
+        return {"status": "shipped"}
+
+    broken = tool_reply("get_order_status", {})
+    broken["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = '{"order_id": "12'
+    scripted.replies = [broken, text_reply("请再告诉我一次订单号。")]
+    agent = _agent(mem, scripted, tools=[get_order_status])
+    reply = agent.turn("我的订单到哪了？", session_id="s-cut")
+    assert calls == []  # the tool never ran on half an argument list
+    assert "not a JSON object" in (reply.tool_calls[0].error or "")
+    assert reply.text == "请再告诉我一次订单号。"

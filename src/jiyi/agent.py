@@ -215,8 +215,12 @@ class Agent:
         t0 = time.perf_counter()
         found = self.tools.get(call.name)
         self.execution.set_tool_call(call.name, call.arguments)
-        if found is None:
-            result: Any = {"error": f"unknown tool {call.name!r}; known: {sorted(self.tools)}"}
+        if call.arguments_error is not None:
+            # The model's arguments were not a JSON object (often cut off by max_tokens): the
+            # tool does not run; the model hears why and may try again.
+            result: Any = {"error": f"arguments were not a JSON object: {call.arguments_error}"}
+        elif found is None:
+            result = {"error": f"unknown tool {call.name!r}; known: {sorted(self.tools)}"}
         else:
             result = found.run(call.arguments)
         # S5: the context changes after the tool returned, before the model runs again.

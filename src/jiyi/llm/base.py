@@ -18,6 +18,9 @@ class ToolCall(BaseModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
+    #: Set when the model's arguments were not a JSON object (e.g. cut off by max_tokens): the
+    #: call is still reported, so the agent can answer it with a tool error instead of failing.
+    arguments_error: str | None = None
 
 
 class ChatReply(BaseModel):

@@ -64,10 +64,14 @@ def _tool_calls(message: Mapping[str, Any]) -> list[ToolCall]:
         if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
             raise LLMError(f"ollama: malformed tool call {raw!r}")
         args = fn.get("arguments") or {}
-        if isinstance(args, str):
-            args = parse_json(args, "ollama tool call arguments")
-        if not isinstance(args, dict):
-            raise LLMError(f"ollama: tool call arguments are not an object: {args!r}")
+        try:
+            if isinstance(args, str):
+                args = parse_json(args, "ollama tool call arguments")
+            if not isinstance(args, dict):
+                raise LLMError(f"ollama: tool call arguments are not an object: {args!r:.200}")
+        except LLMError as exc:
+            calls.append(ToolCall(name=fn["name"], id=raw.get("id"), arguments_error=str(exc)))
+            continue
         calls.append(ToolCall(name=fn["name"], arguments=args, id=raw.get("id")))
     return calls
 

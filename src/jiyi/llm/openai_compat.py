@@ -40,10 +40,14 @@ def _parse_tool_calls(raw_calls: Any) -> list[ToolCall]:
         if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
             raise LLMError(f"openai: malformed tool call {raw!r:.200}")
         args: Any = fn.get("arguments") or "{}"
-        if isinstance(args, str):
-            args = parse_json(args, f"openai tool call {fn['name']} arguments")
-        if not isinstance(args, dict):
-            raise LLMError(f"openai: tool call arguments are not an object: {args!r:.200}")
+        try:
+            if isinstance(args, str):
+                args = parse_json(args, f"openai tool call {fn['name']} arguments")
+            if not isinstance(args, dict):
+                raise LLMError(f"openai: tool call arguments are not an object: {args!r:.200}")
+        except LLMError as exc:
+            calls.append(ToolCall(name=fn["name"], id=raw.get("id"), arguments_error=str(exc)))
+            continue
         calls.append(ToolCall(name=fn["name"], arguments=args, id=raw.get("id")))
     return calls
 

@@ -136,7 +136,7 @@ class Memory:
         drafts = _dedupe_drafts(extraction.drafts)
         vectors = self.embedder.embed_passages([d.content for d in drafts]) if drafts else None
 
-        with self._ingest_lock:
+        with self._ingest_lock, self.store.placement_lock(uid):
             batch = IngestBatch(turn=turn, embedder=self.embedder.name)
             written: list[MemoryUnit] = []
             for i, draft in enumerate(drafts):

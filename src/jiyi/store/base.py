@@ -9,6 +9,7 @@ only keeps rows and answers filtered queries *inside* its query language (scope,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -103,6 +104,10 @@ class Store(Protocol):
     def close(self) -> None: ...
 
     # ---- writes (each one transaction)
+    def placement_lock(self, user_id: str) -> AbstractContextManager[None]:
+        """Serialise ingest decisions for ``user_id`` across threads and processes (the checks
+        for a repeated or superseded fact and the commit that follows them)."""
+        ...
     def commit_ingest(self, batch: IngestBatch) -> None: ...
     def set_relevance(self, unit_id: str, score: float, event: UnitEvent) -> None: ...
     def invalidate(self, unit_id: str, at: datetime, reason: str,

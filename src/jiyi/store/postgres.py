@@ -13,6 +13,7 @@ validity filters still return ``limit`` rows.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -104,6 +105,20 @@ class PostgresStore(PgSearch, PgReports):
     def health_state(self) -> PgHealthState:
         """Amnesia streaks and health counters shared by every worker (see ``jiyi.health``)."""
         return PgHealthState(self)
+
+    @contextmanager
+    def placement_lock(self, user_id: str) -> Iterator[None]:
+        """A per-user advisory lock held while an ingest decides and commits, so two workers
+        ingesting the same fact for the same user cannot both create it. Other users' ingests
+        run in parallel."""
+        key = int.from_bytes(hashlib.sha256(f"jiyi-ingest\x1f{user_id}".encode()).digest()[:8],
+                             "big", signed=True)
+        with self.connection() as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
     @contextmanager
     def _write(self) -> Iterator[Conn]:

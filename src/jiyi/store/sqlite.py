@@ -145,10 +145,37 @@ class SQLiteStore:
             yield self._conn
 
     @contextmanager
+    def placement_lock(self, user_id: str) -> Iterator[None]:
+        """Hold the database's write lock while an ingest decides (repeat? supersede? new?) and
+        commits, so no other thread or process writes in between: the content-hash and slot
+        checks and the write they lead to are one step. Writes inside join this transaction."""
+        with self._lock:
+            if self._closed:
+                raise StoreError("the store is closed")
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"could not start a write: {exc}") from exc
+            try:
+                yield
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            if self._conn.in_transaction:
+                self._conn.execute("COMMIT")
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             if self._closed:
                 raise StoreError("the store is closed")
+            if self._conn.in_transaction:  # inside placement_lock: join its transaction
+                try:
+                    yield self._conn
+                except sqlite3.Error as exc:
+                    raise StoreError(f"write failed and was rolled back: {exc}") from exc
+                return
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:

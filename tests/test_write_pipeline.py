@@ -213,3 +213,24 @@ def test_blank_like_inputs_rejected_by_memory(mem: Memory) -> None:
     with pytest.raises(ValidationError):
         mem.ingest("   \n\t ", session_id="s")
     assert mem.ingest("....", session_id="s") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "slot"),
+    [
+        ("我的手机号是 13812345678，快递员可以打这个电话", "phone"),
+        ("我的手機號是 13812345678，快遞員可以打這個電話", "phone"),
+        ("My number is 13812345678, the courier can call it", "phone"),
+        ("快递员的电话是 13812345678", None),
+        ("My friend's number is 13812345678", None),
+    ],
+)
+def test_third_party_owns_a_value_only_when_named_before_it(text: str, slot: str | None) -> None:
+    slots = {d.slot for d in ex(text).drafts}
+    assert (slot in slots) if slot else slots == {None}
+
+
+@pytest.mark.parametrize("text", ["现在我的电话是多少？", "我現在的電話是多少？", "What is my phone number?",
+                                  "我的会员等级是什么呢"])
+def test_a_question_is_never_a_profile_fact(text: str) -> None:
+    assert all(d.type == MemoryType.SESSION_STATE for d in ex(text).drafts)

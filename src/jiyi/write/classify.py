@@ -51,6 +51,9 @@ _SESSION_EN = re.compile(
     r"\blet me (?:check|look)\b", re.I)
 
 
+_QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$")
+
+
 def is_confirmation(text: str) -> bool:
     """"对，就是这个号" / "yes, that's right": a pure confirmation of what was just said."""
     s = text.strip()
@@ -76,6 +79,8 @@ def classify(sentence: str, role: str, entities: list[Entity], slot: str | None)
         return MemoryType.BATCH_OPERATION
     if slot:
         return MemoryType.USER_PROFILE
+    if _QUESTION.search(sentence):
+        return MemoryType.SESSION_STATE  # a question states no stable fact about the user
     if role == "user" and (_PROFILE_ZH.search(sentence) or _PROFILE_EN.search(sentence)):
         return MemoryType.USER_PROFILE
     if role != "user" or _SESSION_ZH.search(sentence) or _SESSION_EN.search(sentence):

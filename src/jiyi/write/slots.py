@@ -96,6 +96,9 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             out.append(SlotFact(slot, value, _template(slot, value, lang, speaker), entity))
 
     for e in entities:
+        # A third party owns the value only when named before it ("快递员的电话是…", "my
+        # friend's number is…"); "我的手机号是…，快递员可以打这个电话" is still the user's own.
+        third = bool(_THIRD_PARTY.search(clause[:max(0, e.start)]))
         if e.kind == "person" and _NAME_INTRO.search(clause[:max(0, e.start)] or clause) \
                 and not third and "先生" not in e.text and "女士" not in e.text:
             add("name", e.text, e)

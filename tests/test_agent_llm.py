@@ -13,6 +13,7 @@ import pytest
 
 from jiyi import Memory
 from jiyi.agent import DEFAULT_NUM_CTX, Agent, AgentReply
+from jiyi.agent_tools import tool
 from jiyi.llm.base import ChatReply, Message
 from jiyi.llm.openai_compat import OpenAICompatClient
 from jiyi.store import Scope
@@ -75,6 +76,16 @@ def get_order_status(order_id: str) -> dict[str, Any]:
             "tracking_no": "SF1234567890"}
 
 
+#: The test proves the round trip, not the model: an enum lets llama.cpp's grammar close the JSON
+#: arguments (free text made SmolLM2 run on until max_tokens and cut the JSON, which the agent
+#: then answers with a tool error; tests/test_agent_loop.py covers that path).
+ORDER_TOOL = tool(get_order_status, {
+    "type": "object",
+    "properties": {"order_id": {"type": "string", "enum": ["ABC12345"]}},
+    "required": ["order_id"],
+})
+
+
 def _well_formed(messages: list[dict[str, Any]], text: str) -> None:
     assert messages[0]["role"] == "system" and "<|memory_anchor|>" in messages[0]["content"]
     assert messages[-1] == {"role": "user", "content": text}
@@ -89,7 +100,7 @@ def test_twenty_turns_through_the_agent_against_llama_cpp(tmp_path: Any) -> None
     client = RecordingClient(LLM_URL, timeout=120.0, retries=1)
     client.calls = []
     with Memory.open(str(tmp_path / "m.db"), embedder="fake") as mem, Agent(
-        mem, client, tools=[get_order_status], max_tokens=MAX_TOKENS, temperature=0.0,
+        mem, client, tools=[ORDER_TOOL], max_tokens=MAX_TOKENS, temperature=0.0,
         max_tool_rounds=1,
     ) as agent:
         replies: list[AgentReply] = []

@@ -2,18 +2,19 @@
 
 One :meth:`Agent.turn`:
 
-1. ``Memory.build_prompt`` recalls for the user's text and assembles a budgeted prompt with the
-   execution channel (S4, S17). ``num_ctx`` is the caller's, else the model's own (Ollama
+1. Recall for the user's text (once per turn), then ``build_prompt`` assembles a budgeted prompt
+   with the execution channel (S4, S17). ``num_ctx`` is the caller's, else the model's own (Ollama
    ``/api/show``, llama.cpp ``/models``), else :data:`DEFAULT_NUM_CTX`.
 2. The model answers. When it calls tools, each call is run, and the execution context is updated
    atomically after the tool returns and before the model runs again (S5); the result (JSON) is
    ingested as a ``role="tool"`` turn (a ``tool_result`` unit). The prompt is rebuilt with the new
-   execution context and the model is asked again, at most ``max_tool_rounds`` times.
+   execution context and the same hits (no second recall, no second ``recall_log`` row) and the
+   model is asked again, at most ``max_tool_rounds`` times.
 3. The user turn and the reply are ingested, in that order (the user turn keeps its start time).
 4. Each injected memory gets feedback from :func:`jiyi.agent_feedback.judge_reply`.
-5. The reply goes to the amnesia detector (S9, ``Memory.observe_reply``); the turn's recall
-   counts as empty when no hit came from the rule stage or reached the confidence threshold
-   (the vector stage always returns its nearest units, relevant or not).
+5. The reply goes to the amnesia detector (S9, ``Memory.observe_reply``); whether the turn's
+   recall came back empty is :func:`jiyi.recall.outcome.recall_came_back_empty` of its hits,
+   the same rule (on the same hits) the recall hook applies.
 """
 
 from __future__ import annotations
@@ -27,11 +28,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .agent_feedback import Judgement, judge_reply
 from .agent_tools import Tool, as_tools
+from .context.builder import build_prompt, recall_for_prompt
 from .context.execution import ExecutionContext, ExecutionState, dumps
 from .context.prompt import Prompt
 from .errors import ValidationError
 from .llm.base import ChatClient, ChatReply, ToolCall
 from .memory import Memory
+from .recall.outcome import recall_came_back_empty
 from .units import Hit, MemoryUnit
 from .validation import check_text, check_user_id, require_session_id
 from .write.entities import extract_entities
@@ -151,7 +154,10 @@ class Agent:
             raise ValidationError("max_tokens must be at least 1")
         limit = max_tokens if max_tokens is not None else self.max_tokens
 
-        prompt = self._prompt(body, sid, uid, num_ctx, limit)
+        # One recall per turn: the prompt rebuilt after a tool call reuses these hits.
+        recalled = recall_for_prompt(self.memory, body, session_id=sid, user_id=uid,
+                                     as_of=started)
+        prompt = self._prompt(body, sid, uid, num_ctx, limit, recalled)
         first_hits = list(prompt.hits)
         injected: dict[str, MemoryUnit] = {h.unit.id: h.unit for h in prompt.hits}
         runs: list[ToolRun] = []
@@ -165,7 +171,7 @@ class Agent:
                 run, units = self._run_tool(call, sid, uid)
                 runs.append(run)
                 written.extend(units)
-            prompt = self._prompt(body, sid, uid, num_ctx, limit)
+            prompt = self._prompt(body, sid, uid, num_ctx, limit, recalled)
             injected.update({h.unit.id: h.unit for h in prompt.hits})
             reply = self._call(prompt, num_ctx, limit, tool_choice=None,
                                with_tools=rounds < self.max_tool_rounds)
@@ -182,8 +188,10 @@ class Agent:
                                               role="assistant"))
             if self.give_feedback:
                 judged = self._feedback(list(injected.values()), answer)
+            threshold = self.memory.config.recall.confidence_threshold
             status = self.memory.observe_reply(answer, session_id=sid, user_id=uid,
-                                               recall_empty=self._recall_empty(first_hits))
+                                               recall_empty=recall_came_back_empty(
+                                                   recalled, threshold))
             amnesia, streak = status.alerting, status.streak
         return AgentReply(
             text=answer, hits=first_hits, prompt_tokens=prompt.tokens,
@@ -194,12 +202,12 @@ class Agent:
         )
 
     # ------------------------------------------------------------------ steps
-    def _prompt(self, body: str, sid: str, uid: str, num_ctx: int,
-                limit: int | None) -> Prompt:
+    def _prompt(self, body: str, sid: str, uid: str, num_ctx: int, limit: int | None,
+                hits: list[Hit]) -> Prompt:
         reserve = limit if limit is not None else DEFAULT_REPLY_TOKENS
-        return self.memory.build_prompt(body, session_id=sid, user_id=uid,
-                                        execution=self.execution.snapshot(), num_ctx=num_ctx,
-                                        reserve_for_reply=reserve)
+        return build_prompt(self.memory, body, session_id=sid, user_id=uid,
+                            execution=self.execution.snapshot(), num_ctx=num_ctx,
+                            reserve_for_reply=reserve, hits=hits)
 
     def _call(self, prompt: Prompt, num_ctx: int, limit: int | None, *, tool_choice: Any,
               with_tools: bool) -> ChatReply:
@@ -236,12 +244,6 @@ class Agent:
                       error=str(error) if error is not None else None,
                       seconds=time.perf_counter() - t0)
         return run, units
-
-    def _recall_empty(self, hits: list[Hit]) -> bool:
-        """Did rule and vector recall find nothing usable? The vector stage always returns its
-        nearest units, so "nothing" means no rule hit and no hit at the confidence threshold."""
-        threshold = self.memory.config.recall.confidence_threshold
-        return not any(h.stage == "rule" or h.confidence >= threshold for h in hits)
 
     def _feedback(self, units: list[MemoryUnit], answer: str) -> dict[str, Judgement]:
         entities = extract_entities(answer, self.memory.clock())

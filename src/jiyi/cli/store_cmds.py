@@ -53,12 +53,13 @@ def reindex(
     ctx: typer.Context,
     batch_size: Annotated[int, typer.Option("--batch-size", help="Units embedded per call.")] = 64,
 ) -> None:
-    """Embed every unit that has no vector of the current embedder (after changing embedder)."""
+    """Embed every unit that has no vector of its type's embedder (after changing the embedder
+    or the per-type routing of --type-embedder)."""
     from .common import state
 
     with state(ctx).open() as mem:
         done = mem.reindex(batch_size=batch_size)
-        name = mem.embedder.name
+        name = ", ".join(e.name for e in mem.embedder_routing.embedders())
     typer.echo(f"embedded {done} units with {name}")
 
 

@@ -6,6 +6,7 @@ The impure half of prompt assembly (recall, recent turns, topic state); the pure
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -47,6 +48,16 @@ def choose_anchor(hits: list[Hit], threshold: float) -> Hit | None:
     return None
 
 
+def recall_for_prompt(
+    mem: Memory, text: str, *, session_id: str, user_id: str, as_of: datetime,
+    k: int = RECALL_K,
+) -> list[Hit]:
+    """The recall behind a prompt: at most ``max_query_chars`` of the input is the query (the
+    input itself is never cut). Logged to ``recall_log`` like any recall."""
+    query = text[: mem.config.max_query_chars]
+    return mem.recall(query, session_id=session_id, user_id=user_id, k=k, as_of=as_of)
+
+
 def build_prompt(
     mem: Memory,
     text: Any,
@@ -58,7 +69,12 @@ def build_prompt(
     as_of: Any = None,
     reserve_for_reply: int = 512,
     k: int = RECALL_K,
+    hits: Sequence[Hit] | None = None,
 ) -> Prompt:
+    """Recall (unless ``hits`` are given), then assemble. ``hits``: what
+    :func:`recall_for_prompt` already returned for this input, e.g. when the agent rebuilds the
+    prompt after a tool call: no second recall, so no second ``recall_log`` row per unit and no
+    second topic observation."""
     sid = require_session_id(session_id)
     uid = check_user_id(user_id, sid)
     user_input = check_text(text, what="text", max_bytes=mem.config.max_turn_bytes)
@@ -68,24 +84,23 @@ def build_prompt(
     if isinstance(execution, dict):
         execution = ExecutionContext.model_validate(execution)
 
-    # Recall searches with at most max_query_chars of the input; the input itself is never cut.
-    query = user_input[: mem.config.max_query_chars]
-    hits = mem.recall(query, session_id=sid, user_id=uid, k=k, as_of=when)
+    found = (recall_for_prompt(mem, user_input, session_id=sid, user_id=uid, as_of=when, k=k)
+             if hits is None else list(hits))
     state = mem.topic_state(sid, uid)
     topic_reset = bool(state is not None and state.switched and not state.returned)
     if topic_reset and state is not None and state.previous is not None:
         left = state.previous
         # S11: at a reset the session_state of the topic just left leaves the prompt.
-        hits = [h for h in hits
-                if not (h.unit.type == MemoryType.SESSION_STATE and state.topic_of(h.unit) == left)]
+        found = [h for h in found
+                 if not (h.unit.type == MemoryType.SESSION_STATE and state.topic_of(h.unit) == left)]
     turns = mem.store.recent_turns(Scope(user_id=uid, session_id=sid), SUMMARY_TURNS)
     pairs = [(t.role, t.text) for t in turns]
     language = detect_language(user_input)
     summary = summarize_turns(pairs, language=language)
     return assemble_prompt(
         user_input=user_input,
-        hits=hits,
-        anchor=choose_anchor(hits, mem.config.recall.confidence_threshold),
+        hits=found,
+        anchor=choose_anchor(found, mem.config.recall.confidence_threshold),
         execution=execution,
         summary=summary,
         recent_turns=pairs[-RAW_TURNS:],

@@ -13,6 +13,7 @@ PostgreSQL vector plan served the queries (exact scan or HNSW).
 from __future__ import annotations
 
 import json
+import os
 import platform
 import random
 import statistics
@@ -207,19 +208,22 @@ def measure(url: str, users: int, n_queries: int, n_ingest: int, seed: int = 9) 
     return out
 
 
-def tune_embedded(url: str, shared_buffers: str = "2GB") -> bool:
-    """Give the embedded server a production-like cache (the default is 128MB). Returns whether
-    a restart is needed for it to take effect."""
+def tune_embedded(url: str, shared_buffers_gb: int | None = None) -> bool:
+    """Give the embedded server a production-like cache: ``shared_buffers`` = 25% of RAM (the
+    usual PostgreSQL advice; the default is 128MB), ``effective_cache_size`` = 50%. Returns
+    whether a restart is needed for it to take effect."""
     import psycopg
 
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    want_gb = shared_buffers_gb or max(1, int(total / 4 / 1024**3))
     with psycopg.connect(url, autocommit=True) as conn:
         row = conn.execute("SELECT setting, unit FROM pg_settings WHERE name = 'shared_buffers'"
                            ).fetchone()
         current = int(row[0]) * 8192 if row else 0
-        if current >= 2 * 1024**3:
+        if current >= want_gb * 1024**3:
             return False
-        conn.execute(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}'")
-        conn.execute("ALTER SYSTEM SET effective_cache_size = '8GB'")
+        conn.execute(f"ALTER SYSTEM SET shared_buffers = '{int(want_gb)}GB'")
+        conn.execute(f"ALTER SYSTEM SET effective_cache_size = '{max(1, int(want_gb) * 2)}GB'")
         return True
 
 

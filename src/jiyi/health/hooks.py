@@ -54,12 +54,14 @@ def _after_recall(mem: Any, kwargs: dict[str, Any], hits: Any, seconds: float) -
         observer.observe_recall(seconds, [str(getattr(h, "stage", "")) for h in hits])
     if not kwargs.get("log", True):
         return
+    from ..recall.outcome import recall_came_back_empty
     from .state import health_state_for
 
     try:
         sid = require_session_id(kwargs.get("session_id"))
         uid = check_user_id(kwargs.get("user_id"), sid)
-        health_state_for(mem.store).note_recall(uid, sid, not hits, mem.clock())
+        empty = recall_came_back_empty(hits, mem.config.recall.confidence_threshold)
+        health_state_for(mem.store).note_recall(uid, sid, empty, mem.clock())
     except (JiyiError, sqlite3.Error) as exc:  # health bookkeeping never fails a recall
         log.warning("could not record recall state for the amnesia detector: %s", exc)
 
@@ -68,7 +70,8 @@ def instrumented(
     kind: Literal["recall", "ingest"],
 ) -> Callable[[Callable[Concatenate[S, P], R]], Callable[Concatenate[S, P], R]]:
     """Decorate ``Memory.recall`` / ``Memory.ingest``: time the call, feed the observer in
-    ``self.metrics`` (if any), and (recall) note whether the session's recall came back empty."""
+    ``self.metrics`` (if any), and (recall) note whether the session's recall came back empty
+    (:func:`jiyi.recall.outcome.recall_came_back_empty`, as the agent loop decides it)."""
 
     def decorate(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
         @wraps(fn)

@@ -16,12 +16,14 @@ from datetime import datetime, timedelta
 
 from ..config import JiyiConfig
 from ..embed.base import Embedder
+from ..embed.routing import EmbedderRouting
 from ..health.hooks import recall_stage
 from ..store.base import Scope, Store, Vector
 from ..text import fold
 from ..units import Hit, MemoryUnit
 from .fusion import reciprocal_ranks
-from .hybrid import Stage2, search
+from .hybrid import Stage2, as_routing, search
+from .multihop import diversify, merge_max, neighbours, second_hop
 from .query import EnhancedQuery, enhance, is_vague
 from .rerank import Candidate, coverage, final_score
 from .rules import lookup_values, query_entities, slot_intent
@@ -88,7 +90,7 @@ def _speaker_named(query_folded: str, speakers: set[str]) -> bool:
 
 def run_recall(
     store: Store,
-    embedder: Embedder,
+    embedder: Embedder | EmbedderRouting,
     request: RecallRequest,
     config: JiyiConfig,
     *,
@@ -108,7 +110,21 @@ def run_recall(
         q = enhance(request.query, as_of, recent)
         found = search(store, embedder, q, scope, as_of, pool)
     with recall_stage("rerank"):
-        return _rerank(store, request, config, rule_ids, q, found, topics, trace)
+        topic_state = topics(q.terms, found.query_vector) if topics is not None else None
+        hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace)
+        if weights.second_hop and hits:
+            hop = second_hop(store, scope, as_of, q, hits, [u for u, _ in found.keyword],
+                             weights, pool)
+            if hop:
+                hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace,
+                               hop)
+        if weights.neighbour_turns and hits and found.query_vector is not None:
+            near = neighbours(store, scope, as_of, as_routing(embedder).default.name,
+                              found.query_vector, hits, weights)
+            if near:
+                hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace,
+                               near)
+        return diversify(hits, weights.turn_repeat_factor)[: request.k]
 
 
 def _rerank(
@@ -118,15 +134,17 @@ def _rerank(
     rule_ids: list[str],
     q: EnhancedQuery,
     found: Stage2,
-    topics: TopicObserver | None,
+    topic_state: TopicState | None,
     trace: RecallTrace | None,
+    hop: dict[str, float] | None = None,
 ) -> list[Hit]:
-    """Stage 3: validity at ``as_of``, features, topic factors, final score and confidence."""
+    """Stage 3: validity at ``as_of``, features, topic factors, final score and confidence.
+    Every candidate, best first; ``hop`` adds second-hop units with their discounted keyword
+    rank (:mod:`.multihop`)."""
     weights = config.recall
     as_of = request.as_of
-    topic_state = topics(q.terms, found.query_vector) if topics is not None else None
 
-    kw_rr = reciprocal_ranks([u for u, _ in found.keyword], weights.rrf_k)
+    kw_rr = merge_max(reciprocal_ranks([u for u, _ in found.keyword], weights.rrf_k), hop or {})
     vec_rr = reciprocal_ranks([u for u, _ in found.vector], weights.rrf_k)
     cosine = dict(found.vector)
     ids = list(dict.fromkeys([*rule_ids, *kw_rr, *vec_rr]))
@@ -165,7 +183,7 @@ def _rerank(
     if trace is not None:
         trace.query, trace.rule_ids, trace.candidates, trace.topic = (
             q, rule_ids, candidates, topic_state)
-    return hits[: request.k]
+    return hits
 
 
 def _hit(cand: Candidate, as_of: datetime, config: JiyiConfig) -> Hit:

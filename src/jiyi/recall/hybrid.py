@@ -1,25 +1,40 @@
 """Stage 2 of the funnel: keyword (FTS5 BM25 over segmented unit + source text) and vector
-search, run in the same scope and ``as_of``; a time window adds an in-window search pass."""
+search, run in the same scope and ``as_of``; a time window adds an in-window search pass.
+
+Per-type embedders (S8): with an :class:`~jiyi.embed.routing.EmbedderRouting` that sends some
+memory types to other embedders, the query is embedded once per distinct embedder and each
+vector space is searched restricted to the types routed to it (inside the store's SQL), so a
+vector left behind by an older routing is never searched. Cosines of different models are not
+comparable, so the per-space lists are merged **by rank**: round-robin, the default space
+first (:func:`interleave_ranked`; over disjoint lists it is what reciprocal rank fusion gives).
+Each hit keeps its own cosine as its feature. With one embedder nothing of this runs: the
+single search is exactly the one-space search.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..embed.base import Embedder
+from ..embed.routing import EmbedderRouting
 from ..store.base import Scope, Store, Vector
 from .query import EnhancedQuery
+
+Ranked = list[tuple[str, float]]
 
 
 @dataclass
 class Stage2:
-    keyword: list[tuple[str, float]] = field(default_factory=list)  # best first
-    vector: list[tuple[str, float]] = field(default_factory=list)  # best first (cosine)
+    keyword: Ranked = field(default_factory=list)  # best first
+    vector: Ranked = field(default_factory=list)  # best first (cosine; by rank across spaces)
     in_window: set[str] = field(default_factory=set)
-    query_vector: Vector | None = None
+    query_vector: Vector | None = None  # the default embedder's (the topic detector uses it)
+    space: dict[str, str] = field(default_factory=dict)  # vector hit id -> embedder name
 
 
-def _merge(first: list[tuple[str, float]], extra: list[tuple[str, float]]) -> list[tuple[str, float]]:
+def _merge(first: Ranked, extra: Ranked) -> Ranked:
     """Windowed results first when they are strong, keeping each id once, by score."""
     best: dict[str, float] = {}
     for uid, s in [*first, *extra]:
@@ -28,21 +43,66 @@ def _merge(first: list[tuple[str, float]], extra: list[tuple[str, float]]) -> li
     return sorted(best.items(), key=lambda kv: -kv[1])
 
 
-def search(store: Store, embedder: Embedder, q: EnhancedQuery, scope: Scope, as_of: datetime,
-           pool: int, query_vector: Vector | None = None) -> Stage2:
+def interleave_ranked(lists: Sequence[Ranked]) -> Ranked:
+    """Merge ranked lists from incomparable score spaces by rank: the first of each list, then
+    the second of each, ...; an id seen before keeps its earlier place. Scores are kept as
+    they are (each from its own space). Pure."""
+    out: Ranked = []
+    seen: set[str] = set()
+    depth = max((len(x) for x in lists), default=0)
+    for rank in range(depth):
+        for ranked in lists:
+            if rank < len(ranked) and ranked[rank][0] not in seen:
+                seen.add(ranked[rank][0])
+                out.append(ranked[rank])
+    return out
+
+
+def as_routing(embedder: Embedder | EmbedderRouting) -> EmbedderRouting:
+    return embedder if isinstance(embedder, EmbedderRouting) else EmbedderRouting(embedder)
+
+
+def search(store: Store, embedder: Embedder | EmbedderRouting, q: EnhancedQuery, scope: Scope,
+           as_of: datetime, pool: int, query_vector: Vector | None = None) -> Stage2:
     """Both searches; with a time window, a second windowed pass marks in-window units and
-    adds them to the pool (the window never removes anything: a wrong window costs nothing)."""
+    adds them to the pool (the window never removes anything: a wrong window costs nothing).
+    ``query_vector``, when given, is the default embedder's vector of the query."""
+    routing = as_routing(embedder)
+    default = routing.default
     out = Stage2()
     out.keyword = store.keyword_search(scope, as_of, q.terms, pool)
-    out.query_vector = query_vector if query_vector is not None else embedder.embed_query(
+    out.query_vector = query_vector if query_vector is not None else default.embed_query(
         q.search_text)
-    out.vector = store.vector_search(scope, as_of, embedder.name, out.query_vector, pool)
-    if q.window is not None:
-        since, until = q.window.since, q.window.until
-        kw_w = store.keyword_search(scope, as_of, q.terms, pool, since=since, until=until)
-        vec_w = store.vector_search(scope, as_of, embedder.name, out.query_vector, pool,
-                                    since=since, until=until)
-        out.in_window = {u for u, _ in kw_w} | {u for u, _ in vec_w}
+    window = q.window
+    kw_w = (store.keyword_search(scope, as_of, q.terms, pool, since=window.since,
+                                 until=window.until) if window is not None else [])
+    if routing.is_single:  # one space: every type, no type filter (the plain search)
+        out.vector = store.vector_search(scope, as_of, default.name, out.query_vector, pool)
+        if window is not None:
+            vec_w = store.vector_search(scope, as_of, default.name, out.query_vector, pool,
+                                        since=window.since, until=window.until)
+            out.in_window = {u for u, _ in kw_w} | {u for u, _ in vec_w}
+            out.vector = _merge(out.vector, vec_w)
+        out.space = dict.fromkeys((u for u, _ in out.vector), default.name)
+    else:
+        per_space: list[Ranked] = []
+        for emb in routing.embedders():
+            types = sorted(routing.types_of(emb.name))
+            if not types:
+                continue
+            qv = out.query_vector if emb is default else emb.embed_query(q.search_text)
+            found = store.vector_search(scope, as_of, emb.name, qv, pool, types=types)
+            if window is not None:
+                vec_w = store.vector_search(scope, as_of, emb.name, qv, pool,
+                                            since=window.since, until=window.until, types=types)
+                out.in_window |= {u for u, _ in vec_w}
+                found = _merge(found, vec_w)
+            for uid, _ in found:
+                out.space.setdefault(uid, emb.name)
+            per_space.append(found)
+        out.vector = interleave_ranked(per_space)
+        if window is not None:
+            out.in_window |= {u for u, _ in kw_w}
+    if window is not None:
         out.keyword = _merge(out.keyword, kw_w)
-        out.vector = _merge(out.vector, vec_w)
     return out

@@ -18,6 +18,8 @@ from starlette.responses import Response
 from ..clock import iso
 from ..errors import NotFoundError, ValidationError
 from ..memory import Memory
+from ..recall.hybrid import search
+from ..recall.query import enhance
 from ..recall.rules import query_entities
 from ..store.base import Scope
 from ..text import keyword_terms
@@ -144,8 +146,9 @@ def recall_stages(
     terms = keyword_terms(query)
     rule = mem.store.entity_search(scope, now, entities, STAGE_POOL) if entities else []
     keyword = mem.store.keyword_search(scope, now, terms, STAGE_POOL) if terms else []
-    vector = mem.store.vector_search(scope, now, mem.embedder.name,
-                                     mem.embedder.embed_query(query), STAGE_POOL)
+    # every vector space (per-type embedders), merged by rank as the funnel does
+    vector = search(mem.store, mem.embedder_routing, enhance(query, now), scope, now,
+                    STAGE_POOL).vector
     hits = mem.recall(query, session_id=sid, user_id=uid, k=k, log=False)
     threshold = mem.config.recall.confidence_threshold
     return {

@@ -63,11 +63,30 @@ class IngestBatch:
 
     turn: TurnRecord
     upserts: list[MemoryUnit] = field(default_factory=list)
-    vectors: dict[str, Vector] = field(default_factory=dict)  # unit id -> vector
+    vectors: dict[str, Vector] = field(default_factory=dict)  # unit id -> vector of `embedder`
     embedder: str = ""
     invalidations: list[tuple[str, datetime, str, str | None]] = field(default_factory=list)
     # (unit_id, at, reason, superseded_by)
     events: list[UnitEvent] = field(default_factory=list)
+    #: Vectors of other embedders (per-type embedders, S8): embedder name -> unit id -> vector.
+    more_vectors: dict[str, dict[str, Vector]] = field(default_factory=dict)
+
+    def add_vector(self, embedder: str, unit_id: str, vector: Vector) -> None:
+        """Add a unit's vector in ``embedder``'s space (any embedder, one batch)."""
+        if embedder == self.embedder:
+            self.vectors[unit_id] = vector
+        else:
+            self.more_vectors.setdefault(embedder, {})[unit_id] = vector
+
+    def vectors_by_embedder(self) -> dict[str, dict[str, Vector]]:
+        """Every vector of the batch grouped by embedder name (what the backend writes)."""
+        out: dict[str, dict[str, Vector]] = {}
+        if self.vectors:
+            out[self.embedder] = dict(self.vectors)
+        for name, vecs in self.more_vectors.items():
+            if vecs:
+                out.setdefault(name, {}).update(vecs)
+        return out
 
 
 @dataclass(frozen=True)
@@ -145,8 +164,15 @@ class Store(Protocol):
     def vector_search(
         self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
         since: datetime | None = None, until: datetime | None = None,
-    ) -> list[tuple[str, float]]: ...
-    def units_missing_vectors(self, embedder: str, limit: int) -> list[MemoryUnit]: ...
+        types: Sequence[MemoryType] | None = None,
+    ) -> list[tuple[str, float]]:
+        """Cosine search in ``embedder``'s space; ``types`` restricts it to the unit types
+        routed to that embedder (per-type embedders, S8) inside the SQL (None: every type;
+        empty: nothing). The same ``types`` rule holds for the two missing-vector queries."""
+        ...
+    def units_missing_vectors(
+        self, embedder: str, limit: int, types: Sequence[MemoryType] | None = None
+    ) -> list[MemoryUnit]: ...
     # -- added for the read path (issue 4)
     def entity_kind_search(
         self, scope: Scope, as_of: datetime, kinds: Sequence[str], limit: int
@@ -157,8 +183,11 @@ class Store(Protocol):
     def source_turns(self, unit_ids: Sequence[str]) -> dict[str, list[TurnRecord]]:
         """The turns each unit was built from (oldest first), keyed by unit id."""
         ...
-    def count_units_missing_vectors(self, embedder: str) -> int:
-        """How many units have no vector of ``embedder`` (what ``jiyi reindex`` would embed)."""
+    def count_units_missing_vectors(
+        self, embedder: str, types: Sequence[MemoryType] | None = None
+    ) -> int:
+        """How many units (of ``types``, None: all) have no vector of ``embedder`` (what
+        ``jiyi reindex`` would embed)."""
         ...
     def stats(self, user_id: str | None = None, as_of: datetime | None = None) -> StoreStats: ...
     def recall_hit_rate(self, since: datetime | None) -> tuple[int, int]: ...

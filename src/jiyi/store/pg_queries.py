@@ -14,15 +14,18 @@ import psycopg
 from psycopg import sql
 
 from ..clock import from_micros, to_micros, utc_now
-from ..units import Entity, MemoryUnit
-from .base import Scope, StoreStats, Vector
+from ..units import Entity, MemoryType
+from .base import Scope, StoreStats, UnitEvent, Vector
+from .export import shape_export
 from .pg_sql import (
     TURN_COLUMNS,
+    UNIT_COLUMNS,
     VALID_AT_SQL,
     like_patterns,
     scope_sql,
     tsquery_text,
     turn_from_row,
+    unit_from_row,
     window_sql,
 )
 
@@ -74,31 +77,48 @@ class PgSearch(_PgBase):
             return []
         params: dict[str, Any] = {"tsq": tsq, "as_of": to_micros(as_of), "limit": limit}
         filters = f"{scope_sql(scope, params)} AND {VALID_AT_SQL}{window_sql(params, since, until)}"
-        out = [(r[0], float(r[1])) for r in self._read(
+        # f.user_id first: the (user_id, tsv) GIN index walks only this user's postings (m005)
+        out = [(r[0], float(r[1])) for r in self._search_read(
             "SELECT f.unit_id, ts_rank_cd(f.tsv, q.q) AS rank"
             " FROM to_tsquery('simple', %(tsq)s) AS q(q), units_fts f"
             " JOIN units u ON u.id = f.unit_id"
-            f" WHERE f.tsv @@ q.q AND {filters} ORDER BY rank DESC, f.unit_id LIMIT %(limit)s",
+            f" WHERE f.user_id = %(scope_user)s AND f.tsv @@ q.q AND {filters}"
+            " ORDER BY rank DESC, f.unit_id LIMIT %(limit)s",
             params)]
         patterns = like_patterns(terms)
         if not out and patterns:
             params["pats"] = patterns
-            out = [(r[0], 0.0) for r in self._read(
+            out = [(r[0], 0.0) for r in self._search_read(
                 "SELECT f.unit_id FROM units_fts f JOIN units u ON u.id = f.unit_id"
-                f" WHERE f.body ILIKE ANY(%(pats)s) AND {filters}"
+                f" WHERE f.user_id = %(scope_user)s AND f.body ILIKE ANY(%(pats)s) AND {filters}"
                 " ORDER BY u.created_at DESC, f.unit_id LIMIT %(limit)s", params)]
         return out
+
+    def _search_read(self, query: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """A recall query without parallel workers: on a busy server (many agent workers, few
+        cores) starting two workers per keyword search costs more than it saves (measured:
+        70 ms with, 41 ms without, for a 40k-unit user)."""
+        with self.connection() as conn, conn.transaction():
+            conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+            return conn.execute(query, params).fetchall()
 
     def vector_search(
         self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
         since: datetime | None = None, until: datetime | None = None,
+        types: Sequence[MemoryType] | None = None,
     ) -> list[tuple[str, float]]:
+        if types is not None and not types:
+            return []
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         dim = int(q.shape[0])
         params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(as_of), "q": q,
                                   "limit": limit, "dim": dim, "cap": self.exact_scan_max + 1}
         filters = f"{scope_sql(scope, params)} AND {VALID_AT_SQL}{window_sql(params, since, until)}"
+        if types is not None:  # per-type embedders (S8): only the types routed to `embedder`
+            params["vtypes"] = sorted({MemoryType(t).value for t in types})
+            filters += " AND u.type = ANY(%(vtypes)s)"
         with self.connection() as conn, conn.transaction():
+            conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
             n = conn.execute("SELECT count(*) FROM (SELECT 1 FROM units u"
                              " WHERE u.user_id = %(scope_user)s LIMIT %(cap)s) c",
                              params).fetchone()
@@ -150,16 +170,6 @@ class PgSearch(_PgBase):
 class PgReports(_PgBase):
     """Counts, users, sessions and the per-user export."""
 
-    def find_units(self, scope: Scope, *, as_of: datetime | None,
-                   limit: int = 1000) -> list[MemoryUnit]:
-        raise NotImplementedError
-
-    def unit_turn_keys(self, unit_id: str) -> list[str]:
-        raise NotImplementedError
-
-    def unit_events(self, unit_id: str) -> list[Any]:
-        raise NotImplementedError
-
     def stats(self, user_id: str | None = None, as_of: datetime | None = None) -> StoreStats:
         params: dict[str, Any] = {"as_of": to_micros(as_of or utc_now())}
         where = "TRUE"
@@ -198,29 +208,27 @@ class PgReports(_PgBase):
             "SELECT DISTINCT session_id FROM turns WHERE user_id = %s ORDER BY 1", (user_id,))]
 
     def export_user(self, user_id: str) -> dict[str, Any]:
-        units = self.find_units(Scope(user_id=user_id, session_id=None), as_of=None, limit=10**9)
-        turns = [turn_from_row(r) for r in self._read(
-            f"SELECT {TURN_COLUMNS} FROM turns WHERE user_id = %s ORDER BY at, seq", (user_id,))]
-        return {
-            "user_id": user_id,
-            "units": [u.to_public_dict() for u in units],
-            "turns": [
-                {"key": t.key, "turn_id": t.turn_id, "session_id": t.session_id, "role": t.role,
-                 "speaker": t.speaker, "text": t.text, "at": t.at.isoformat()}
-                for t in turns
-            ],
-            "provenance": {u.id: self.unit_turn_keys(u.id) for u in units},
-            "events": [
-                {"unit_id": e.unit_id, "at": e.at.isoformat(), "event": e.event,
-                 "detail": e.detail, "score_after": e.score_after}
-                for u in units for e in self.unit_events(u.id)
-            ],
-            "recalls": [
-                {"recall_id": r[0], "at": from_micros(r[1]).isoformat(), "session_id": r[2],
-                 "unit_id": r[3], "stage": r[4], "rank": r[5],
-                 "used": None if r[6] is None else bool(r[6])}
-                for r in self._read(
-                    "SELECT recall_id, at, session_id, unit_id, stage, rank, used FROM recall_log"
-                    " WHERE user_id = %s ORDER BY at, id", (user_id,))
-            ],
-        }
+        """One query per table in one REPEATABLE READ snapshot, shaped by
+        :func:`jiyi.store.export.shape_export` (the same JSON as every backend)."""
+        with self.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+
+            def rows(query: str) -> list[tuple[Any, ...]]:
+                return conn.execute(query, {"user": user_id}).fetchall()
+
+            units = [unit_from_row(r) for r in rows(
+                f"SELECT {UNIT_COLUMNS} FROM units u WHERE u.user_id = %(user)s"
+                " ORDER BY u.created_at DESC, u.id")]
+            turns = [turn_from_row(r) for r in rows(
+                f"SELECT {TURN_COLUMNS} FROM turns WHERE user_id = %(user)s ORDER BY at, seq")]
+            provenance = [(r[0], r[1]) for r in rows(
+                "SELECT t.unit_id, t.turn_key FROM unit_turns t JOIN units u ON u.id = t.unit_id"
+                " WHERE u.user_id = %(user)s")]
+            events = [UnitEvent(r[0], from_micros(r[1]), r[2], r[3], r[4]) for r in rows(
+                "SELECT e.unit_id, e.at, e.event, e.detail, e.score_after FROM unit_events e"
+                " JOIN units u ON u.id = e.unit_id WHERE u.user_id = %(user)s"
+                " ORDER BY e.at, e.id")]
+            recalls = rows(
+                "SELECT recall_id, at, session_id, unit_id, stage, rank, used FROM recall_log"
+                " WHERE user_id = %(user)s ORDER BY at, id")
+        return shape_export(user_id, units, turns, provenance, events, recalls)

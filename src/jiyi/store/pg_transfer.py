@@ -23,7 +23,7 @@ from psycopg import sql
 
 from ..errors import StoreError
 from .base import Store
-from .sqlite_migrations import OWNER_FUNCTION
+from .sqlite import SQLiteStore
 
 BATCH = 5000
 #: Never copied: each store records its own migrations; SQLite's FTS rowid map is derived data
@@ -134,25 +134,8 @@ def vector_kinds(store: Store) -> set[tuple[str, int]]:
 # ---------------------------------------------------------------- writing
 def write_rows(store: Store, tables: dict[str, tuple[list[str], Iterable[tuple[Any, ...]]]]) -> None:
     """Insert rows into several tables in ONE transaction (all or nothing)."""
-    if store.backend == "sqlite":
-        with store._write() as conn:  # type: ignore[attr-defined]
-            # units_fts last: a copy from PostgreSQL has no ``owner`` column, so it is computed
-            # here from the unit's user (already inserted) by the store's SQL function.
-            for table, (columns, rows) in sorted(tables.items(), key=lambda t: t[0] == "units_fts"):
-                query = _sqlite_insert(table, columns)
-                vec = columns.index("vec") if table == "unit_vectors" else -1
-                batch: list[tuple[Any, ...]] = []
-                for row in rows:
-                    if vec >= 0:
-                        row = (*row[:vec], np.asarray(row[vec], np.float32).tobytes(), *row[vec + 1:])
-                    batch.append(row)
-                    if len(batch) >= BATCH:
-                        conn.executemany(query, batch)
-                        batch = []
-                if batch:
-                    conn.executemany(query, batch)
-            conn.execute("INSERT OR REPLACE INTO unit_fts_rows (unit_id, fts_rowid)"
-                         " SELECT unit_id, rowid FROM units_fts")
+    if isinstance(store, SQLiteStore):
+        store.bulk_insert(tables)
         return
     with store.connection() as conn, conn.transaction():  # type: ignore[attr-defined]
         for table, (columns, rows) in tables.items():
@@ -168,15 +151,6 @@ def write_rows(store: Store, tables: dict[str, tuple[list[str], Iterable[tuple[A
             conn.execute(sql.SQL("SELECT setval({}, COALESCE((SELECT MAX({}) FROM {}), 0) + 1,"
                                  " false)").format(sql.Literal(seq), sql.Identifier(column),
                                                    sql.Identifier(table)))
-
-
-def _sqlite_insert(table: str, columns: Sequence[str]) -> str:
-    names, marks = list(columns), [f"?{i + 1}" for i in range(len(columns))]
-    if table == "units_fts" and "owner" not in names and "unit_id" in names:
-        names.append("owner")
-        marks.append(f"(SELECT {OWNER_FUNCTION}(user_id) FROM units"
-                     f" WHERE id = ?{names.index('unit_id') + 1})")
-    return f'INSERT INTO "{table}" ({", ".join(names)}) VALUES ({", ".join(marks)})'
 
 
 # ---------------------------------------------------------------- checksum and copy

@@ -144,9 +144,11 @@ class PostgresStore(PgSearch, PgReports):
     def commit_ingest(self, batch: IngestBatch) -> None:
         now = to_micros(utc_now())
         turn = batch.turn
-        vectors = {k: np.asarray(v, dtype=np.float32).reshape(-1) for k, v in batch.vectors.items()}
-        for dim in {int(v.shape[0]) for v in vectors.values()}:
-            self._ensure_index(batch.embedder, dim)
+        spaces = {name: {k: np.asarray(v, dtype=np.float32).reshape(-1) for k, v in vecs.items()}
+                  for name, vecs in batch.vectors_by_embedder().items()}
+        for name, vectors in spaces.items():
+            for dim in {int(v.shape[0]) for v in vectors.values()}:
+                self._ensure_index(name, dim)
         with self._write() as conn:
             conn.execute(
                 f"INSERT INTO turns ({TURN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
@@ -156,8 +158,9 @@ class PostgresStore(PgSearch, PgReports):
             )
             for unit in batch.upserts:
                 self._upsert_unit(conn, unit, now, turn)
-            for unit_id, vec in vectors.items():
-                self._put_vector(conn, unit_id, batch.embedder, vec)
+            for name, vectors in spaces.items():
+                for unit_id, vec in vectors.items():
+                    self._put_vector(conn, unit_id, name, vec)
             for unit_id, at, reason, by in batch.invalidations:
                 self._invalidate(conn, unit_id, at, reason, by)
             self._events(conn, batch.events)
@@ -388,14 +391,33 @@ class PostgresStore(PgSearch, PgReports):
             out.setdefault(r[0], []).append(turn_from_row(r[1:]))
         return out
 
-    def count_units_missing_vectors(self, embedder: str) -> int:
+    def count_units_missing_vectors(
+        self, embedder: str, types: Sequence[MemoryType] | None = None
+    ) -> int:
+        if types is not None and not types:
+            return 0
+        params: dict[str, Any] = {"emb": embedder}
         return int(self._read(
             "SELECT COUNT(*) FROM units u WHERE NOT EXISTS (SELECT 1 FROM unit_vectors v"
-            " WHERE v.unit_id = u.id AND v.embedder = %s)", (embedder,))[0][0])
+            f" WHERE v.unit_id = u.id AND v.embedder = %(emb)s){_types_sql(types, params)}",
+            params)[0][0])
 
-    def units_missing_vectors(self, embedder: str, limit: int) -> list[MemoryUnit]:
+    def units_missing_vectors(
+        self, embedder: str, limit: int, types: Sequence[MemoryType] | None = None
+    ) -> list[MemoryUnit]:
+        if types is not None and not types:
+            return []
+        params: dict[str, Any] = {"emb": embedder, "limit": limit}
         rows = self._read(
             f"SELECT {UNIT_COLUMNS} FROM units u WHERE NOT EXISTS (SELECT 1 FROM unit_vectors v"
-            " WHERE v.unit_id = u.id AND v.embedder = %s) ORDER BY u.id LIMIT %s",
-            (embedder, limit))
+            f" WHERE v.unit_id = u.id AND v.embedder = %(emb)s){_types_sql(types, params)}"
+            " ORDER BY u.id LIMIT %(limit)s", params)
         return [unit_from_row(r) for r in rows]
+
+
+def _types_sql(types: Sequence[MemoryType] | None, params: dict[str, Any]) -> str:
+    """`` AND u.type = ANY(...)`` for a type filter (empty string for None); fills ``params``."""
+    if types is None:
+        return ""
+    params["types"] = sorted({MemoryType(t).value for t in types})
+    return " AND u.type = ANY(%(types)s)"

@@ -155,6 +155,34 @@ CREATE TABLE health_counters (
 );
 """
 
+#: Keyword search always runs for one user. With one GIN index over every user's text, a common
+#: word matched every user's rows before the user filter (350 ms at 1M units). ``user_id`` is
+#: copied into ``units_fts`` (a unit never changes owner) by a trigger, so every insert path
+#: (ingest, ``jiyi migrate``'s COPY) fills it, and the GIN indexes lead with it (``btree_gin``).
+M005_FTS_BY_USER = """
+CREATE EXTENSION IF NOT EXISTS btree_gin;
+ALTER TABLE units_fts ADD COLUMN user_id TEXT;
+UPDATE units_fts f SET user_id = u.user_id FROM units u WHERE u.id = f.unit_id;
+CREATE FUNCTION jiyi_units_fts_owner() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.user_id IS NULL THEN
+        SELECT u.user_id INTO NEW.user_id FROM units u WHERE u.id = NEW.unit_id;
+    END IF;
+    IF NEW.user_id IS NULL THEN
+        RAISE EXCEPTION 'units_fts row for unknown unit %', NEW.unit_id;
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER units_fts_owner BEFORE INSERT ON units_fts
+    FOR EACH ROW EXECUTE FUNCTION jiyi_units_fts_owner();
+ALTER TABLE units_fts ALTER COLUMN user_id SET NOT NULL;
+CREATE INDEX units_fts_user_tsv ON units_fts USING gin (user_id, tsv);
+CREATE INDEX units_fts_user_trgm ON units_fts USING gin (user_id, body gin_trgm_ops);
+DROP INDEX units_fts_tsv;
+DROP INDEX units_fts_trgm
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
@@ -164,6 +192,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     # SQLite-only (an FTS5 owner column so keyword search walks one user's postings); here
     # units_fts is a plain table searched through its indexes. Same name, same story.
     ("m004_fts_owner", ""),
+    ("m005_fts_by_user", M005_FTS_BY_USER),
 ]
 
 
@@ -223,4 +252,17 @@ def ensure_vector_index(conn: psycopg.Connection[tuple[object, ...]], embedder: 
 
 
 def _split(body: str) -> list[str]:
-    return [s.strip() for s in body.split(";") if s.strip()]
+    """Statements of a migration: split on ``;`` outside ``$$``-quoted function bodies."""
+    statements: list[str] = []
+    current: list[str] = []
+    for i, chunk in enumerate(body.split("$$")):
+        if i % 2:  # inside $$ ... $$
+            current.append("$$" + chunk + "$$")
+            continue
+        pieces = chunk.split(";")
+        current.append(pieces[0])
+        for piece in pieces[1:]:
+            statements.append("".join(current))
+            current = [piece]
+    statements.append("".join(current))
+    return [s.strip() for s in statements if s.strip()]

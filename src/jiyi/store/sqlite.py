@@ -6,7 +6,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -28,8 +28,14 @@ from .base import (
     UnitEvent,
     Vector,
 )
+from .export import shape_export
 from .fts_rank import bm25_rank
-from .sqlite_migrations import apply_migrations, owner_token, register_functions
+from .sqlite_migrations import (
+    OWNER_FUNCTION,
+    apply_migrations,
+    owner_token,
+    register_functions,
+)
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -74,6 +80,17 @@ def scope_sql(scope: Scope, params: dict[str, Any]) -> str:
         "u.user_id = :scope_user AND (u.session_id = :scope_session"
         f" OR u.type IN ({', '.join(names)}))"
     )
+
+
+def _types_sql(types: Sequence[MemoryType] | None, params: dict[str, Any]) -> str:
+    """`` AND u.type IN (...)`` for a type filter (empty string for None); fills ``params``."""
+    if types is None:
+        return ""
+    names = []
+    for i, value in enumerate(sorted({MemoryType(t).value for t in types})):
+        params[f"vt{i}"] = value
+        names.append(f":vt{i}")
+    return f" AND u.type IN ({', '.join(names)})"
 
 
 def fts_query(terms: Sequence[str]) -> str | None:
@@ -245,8 +262,9 @@ class SQLiteStore:
             )
             for unit in batch.upserts:
                 self._upsert_unit(conn, unit, now, turn)
-            for unit_id, vec in batch.vectors.items():
-                self._put_vector(conn, unit_id, batch.embedder, vec)
+            for embedder, vectors in batch.vectors_by_embedder().items():
+                for unit_id, vec in vectors.items():
+                    self._put_vector(conn, unit_id, embedder, vec)
             for unit_id, at, reason, by in batch.invalidations:
                 self._invalidate(conn, unit_id, at, reason, by)
             self._events(conn, batch.events)
@@ -463,6 +481,51 @@ class SQLiteStore:
                 unit_tables.append(name)
         return user_tables, unit_tables
 
+    def bulk_insert(
+        self, tables: Mapping[str, tuple[Sequence[str], Iterable[Sequence[Any]]]]
+    ) -> int:
+        """Insert raw rows into several tables in ONE transaction, all or nothing (for copies
+        between backends, ``jiyi migrate``). Rows use the schema's own representation
+        (microsecond instants, JSON text); a ``unit_vectors.vec`` may be a float32 array.
+        ``units_fts`` goes in last: its rows without an ``owner`` get their unit's, and the FTS
+        rowid map is rebuilt. Unknown tables or columns raise :class:`StoreError`, nothing
+        written. Returns the number of rows inserted."""
+        total = 0
+        with self._write() as conn:
+            for table, (columns, rows) in sorted(tables.items(), key=lambda t: t[0] == "units_fts"):
+                query = self._bulk_insert_sql(conn, table, columns)
+                vec = list(columns).index("vec") if table == "unit_vectors" else -1
+                batch: list[Sequence[Any]] = []
+                for row in rows:
+                    if vec >= 0 and not isinstance(row[vec], bytes):
+                        blob = np.asarray(row[vec], np.float32).tobytes()
+                        row = (*row[:vec], blob, *row[vec + 1:])
+                    batch.append(row)
+                    if len(batch) >= 5000:
+                        conn.executemany(query, batch)
+                        total, batch = total + len(batch), []
+                if batch:
+                    conn.executemany(query, batch)
+                    total += len(batch)
+            conn.execute("INSERT OR REPLACE INTO unit_fts_rows (unit_id, fts_rowid)"
+                         " SELECT unit_id, rowid FROM units_fts")
+        return total
+
+    @staticmethod
+    def _bulk_insert_sql(conn: sqlite3.Connection, table: str, columns: Sequence[str]) -> str:
+        have = [r[0] for r in conn.execute("SELECT name FROM pragma_table_info(?)", (table,))]
+        if not have:
+            raise StoreError(f"no table {table!r} in this store")
+        unknown = [c for c in columns if c not in have]
+        if unknown or not columns:
+            raise StoreError(f"table {table!r} has no column(s) {unknown}; it has {have}")
+        names, marks = list(columns), [f"?{i + 1}" for i in range(len(columns))]
+        if table == "units_fts" and "owner" not in names and "unit_id" in names:
+            names.append("owner")
+            marks.append(f"(SELECT {OWNER_FUNCTION}(user_id) FROM units"
+                         f" WHERE id = ?{names.index('unit_id') + 1})")
+        return f'INSERT INTO "{table}" ({", ".join(names)}) VALUES ({", ".join(marks)})'
+
     # ------------------------------------------------------------------ reads
     def get_units(self, ids: Sequence[str]) -> list[MemoryUnit]:
         if not ids:
@@ -613,12 +676,15 @@ class SQLiteStore:
     def vector_search(
         self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
         since: datetime | None = None, until: datetime | None = None,
+        types: Sequence[MemoryType] | None = None,
     ) -> list[tuple[str, float]]:
+        if types is not None and not types:
+            return []
         params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(as_of)}
         rows = self._read(
             "SELECT v.unit_id, v.vec FROM unit_vectors v JOIN units u ON u.id = v.unit_id"
             f" WHERE v.embedder = :emb AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
-            f"{self._window_sql(params, since, until)}",
+            f"{self._window_sql(params, since, until)}{_types_sql(types, params)}",
             params,
         )
         if not rows:
@@ -668,16 +734,27 @@ class SQLiteStore:
                 out.setdefault(r[0], []).append(self._turn(r[1:]))
         return out
 
-    def count_units_missing_vectors(self, embedder: str) -> int:
+    def count_units_missing_vectors(
+        self, embedder: str, types: Sequence[MemoryType] | None = None
+    ) -> int:
+        if types is not None and not types:
+            return 0
+        params: dict[str, Any] = {"emb": embedder}
         row = self._read(
             "SELECT COUNT(*) FROM units u WHERE NOT EXISTS (SELECT 1 FROM unit_vectors v"
-            " WHERE v.unit_id = u.id AND v.embedder = ?)", (embedder,))
+            f" WHERE v.unit_id = u.id AND v.embedder = :emb){_types_sql(types, params)}", params)
         return int(row[0][0])
 
-    def units_missing_vectors(self, embedder: str, limit: int) -> list[MemoryUnit]:
+    def units_missing_vectors(
+        self, embedder: str, limit: int, types: Sequence[MemoryType] | None = None
+    ) -> list[MemoryUnit]:
+        if types is not None and not types:
+            return []
+        params: dict[str, Any] = {"emb": embedder, "limit": limit}
         rows = self._read(
             f"SELECT {_UNIT_COLUMNS} FROM units u WHERE NOT EXISTS (SELECT 1 FROM unit_vectors v"
-            " WHERE v.unit_id = u.id AND v.embedder = ?) LIMIT ?", (embedder, limit))
+            f" WHERE v.unit_id = u.id AND v.embedder = :emb){_types_sql(types, params)}"
+            " LIMIT :limit", params)
         return [self._unit_from_row(r) for r in rows]
 
     def stats(self, user_id: str | None = None, as_of: datetime | None = None) -> StoreStats:
@@ -741,30 +818,31 @@ class SQLiteStore:
         return len(rows)
 
     def export_user(self, user_id: str) -> dict[str, Any]:
-        units = self.find_units(Scope(user_id=user_id, session_id=None), as_of=None, limit=10**9)
-        turns = self._read(
-            "SELECT key, turn_id, session_id, user_id, role, text, at, speaker FROM turns"
-            " WHERE user_id = ? ORDER BY at", (user_id,))
-        return {
-            "user_id": user_id,
-            "units": [u.to_public_dict() for u in units],
-            "turns": [
-                {"key": t.key, "turn_id": t.turn_id, "session_id": t.session_id, "role": t.role,
-                 "speaker": t.speaker, "text": t.text, "at": t.at.isoformat()}
-                for t in map(self._turn, turns)
-            ],
-            "provenance": {u.id: self.unit_turn_keys(u.id) for u in units},
-            "events": [
-                {"unit_id": e.unit_id, "at": e.at.isoformat(), "event": e.event,
-                 "detail": e.detail, "score_after": e.score_after}
-                for u in units for e in self.unit_events(u.id)
-            ],
-            "recalls": [
-                {"recall_id": r[0], "at": from_micros(r[1]).isoformat(), "session_id": r[2],
-                 "unit_id": r[3], "stage": r[4], "rank": r[5],
-                 "used": None if r[6] is None else bool(r[6])}
-                for r in self._read(
+        """One query per table, one consistent snapshot (a read transaction), shaped by
+        :func:`jiyi.store.export.shape_export`."""
+        with self._lock:
+            if self._closed:
+                raise StoreError("the store is closed")
+            own = not self._conn.in_transaction
+            if own:
+                self._conn.execute("BEGIN")
+            try:
+                units = self.find_units(Scope(user_id=user_id, session_id=None), as_of=None,
+                                        limit=10**9)
+                turns = [self._turn(t) for t in self._read(
+                    "SELECT key, turn_id, session_id, user_id, role, text, at, speaker FROM turns"
+                    " WHERE user_id = ? ORDER BY at, rowid", (user_id,))]
+                provenance = [(r[0], r[1]) for r in self._read(
+                    "SELECT t.unit_id, t.turn_key FROM unit_turns t JOIN units u ON u.id = t.unit_id"
+                    " WHERE u.user_id = ?", (user_id,))]
+                events = [UnitEvent(r[0], from_micros(r[1]), r[2], r[3], r[4]) for r in self._read(
+                    "SELECT e.unit_id, e.at, e.event, e.detail, e.score_after FROM unit_events e"
+                    " JOIN units u ON u.id = e.unit_id WHERE u.user_id = ? ORDER BY e.at, e.id",
+                    (user_id,))]
+                recalls = self._read(
                     "SELECT recall_id, at, session_id, unit_id, stage, rank, used FROM recall_log"
                     " WHERE user_id = ? ORDER BY at, id", (user_id,))
-            ],
-        }
+            finally:
+                if own:
+                    self._conn.execute("COMMIT")
+        return shape_export(user_id, units, turns, provenance, events, recalls)

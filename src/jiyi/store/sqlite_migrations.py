@@ -166,6 +166,9 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m002_health", M002_HEALTH),
     ("m003_fts_rowmap", M003_FTS_ROWMAP),
     ("m004_fts_owner", M004_FTS_OWNER),
+    # PostgreSQL-only (its keyword indexes lead with user_id); SQLite's FTS5 table already
+    # carries the owner token since m004. Recorded under the same name on both stores.
+    ("m005_fts_by_user", ""),
 ]
 
 

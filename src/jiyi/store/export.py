@@ -1,0 +1,65 @@
+"""The per-user export (``jiyi export-user``, privacy requests), shaped once for every backend.
+
+Each backend fetches the user's rows with ONE query per table (units, turns, provenance, events,
+recall log; no query per unit) and hands them to :func:`shape_export`, a pure function, so the
+JSON is the same whichever store holds the data. Vectors, entities and keyword-index bodies are
+derived from the units and turns and are not exported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..clock import from_micros
+from ..units import MemoryUnit
+from .base import TurnRecord, UnitEvent
+
+#: Row shape of the recall log as fetched for an export:
+#: ``(recall_id, at_micros, session_id, unit_id, stage, rank, used)``.
+RecallRow = Sequence[Any]
+
+
+def shape_export(
+    user_id: str,
+    units: Sequence[MemoryUnit],
+    turns: Sequence[TurnRecord],
+    provenance: Iterable[tuple[str, str]],
+    events: Sequence[UnitEvent],
+    recalls: Sequence[RecallRow],
+) -> dict[str, Any]:
+    """The export document.
+
+    ``units`` newest first (the order they are listed in); ``turns`` oldest first;
+    ``provenance`` ``(unit_id, turn_key)`` pairs in any order (listed per unit, keys sorted);
+    ``events`` in time order (listed grouped by unit, in the order of ``units``); ``recalls``
+    rows as :data:`RecallRow`, in time order. Rows of units not in ``units`` are ignored."""
+    keys: dict[str, list[str]] = {u.id: [] for u in units}
+    for unit_id, turn_key in provenance:
+        if unit_id in keys:
+            keys[unit_id].append(turn_key)
+    by_unit: dict[str, list[UnitEvent]] = {u.id: [] for u in units}
+    for event in events:
+        if event.unit_id in by_unit:
+            by_unit[event.unit_id].append(event)
+    return {
+        "user_id": user_id,
+        "units": [u.to_public_dict() for u in units],
+        "turns": [
+            {"key": t.key, "turn_id": t.turn_id, "session_id": t.session_id, "role": t.role,
+             "speaker": t.speaker, "text": t.text, "at": t.at.isoformat()}
+            for t in turns
+        ],
+        "provenance": {unit_id: sorted(found) for unit_id, found in keys.items()},
+        "events": [
+            {"unit_id": e.unit_id, "at": e.at.isoformat(), "event": e.event,
+             "detail": e.detail, "score_after": e.score_after}
+            for found_events in by_unit.values() for e in found_events
+        ],
+        "recalls": [
+            {"recall_id": r[0], "at": from_micros(r[1]).isoformat(), "session_id": r[2],
+             "unit_id": r[3], "stage": r[4], "rank": r[5],
+             "used": None if r[6] is None else bool(r[6])}
+            for r in recalls
+        ],
+    }

@@ -112,18 +112,17 @@ def run_recall(
     with recall_stage("rerank"):
         topic_state = topics(q.terms, found.query_vector) if topics is not None else None
         hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace)
+        extra: dict[str, float] = {}  # second-hop units and replies (:mod:`.multihop`)
         if weights.second_hop and hits:
-            hop = second_hop(store, scope, as_of, q, hits, [u for u, _ in found.keyword],
-                             weights, pool)
-            if hop:
-                hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace,
-                               hop)
+            extra = second_hop(store, scope, as_of, q, hits, [u for u, _ in found.keyword],
+                               weights, pool)
         if weights.neighbour_turns and hits and found.query_vector is not None:
-            near = neighbours(store, scope, as_of, as_routing(embedder).default.name,
-                              found.query_vector, hits, weights)
-            if near:
-                hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace,
-                               near)
+            extra = merge_max(extra, neighbours(
+                store, scope, as_of, as_routing(embedder).default.name, found.query_vector,
+                hits, weights))
+        if extra:
+            hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace,
+                           extra)
         return diversify(hits, weights.turn_repeat_factor)[: request.k]
 
 

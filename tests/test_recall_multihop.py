@@ -1,0 +1,221 @@
+"""Second hop, replies after a question, and result diversity (jiyi.recall.multihop): pure
+functions, then end to end through Memory.recall on a real SQLite store with the fake embedder,
+in Simplified Chinese, Traditional Chinese and English."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+
+import pytest
+
+from jiyi import Hit, Memory, MemoryType, MemoryUnit
+from jiyi.config import JiyiConfig, RecallWeights
+from jiyi.recall.multihop import (
+    diversify,
+    hop_ranks,
+    hop_terms,
+    is_question,
+    merge_max,
+    next_turn,
+)
+from jiyi.store import IngestBatch, TurnRecord
+from jiyi.units import Lifespan
+from test_recall_helpers import T0, put
+
+LATER = T0 + timedelta(days=30)
+OFF = RecallWeights(second_hop=False, neighbour_turns=False, turn_repeat_factor=1.0)
+
+
+def _mem(db_path: str, weights: RecallWeights) -> Memory:
+    return Memory.open(db_path, embedder="fake", config=JiyiConfig(recall=weights))
+
+
+@pytest.fixture
+def paths(tmp_path: object) -> Iterator[str]:
+    yield str(tmp_path) + "/m.db"
+
+
+def _unit(content: str, turns: list[str], at: datetime = T0, session: str = "s1") -> MemoryUnit:
+    return MemoryUnit(content=content, type=MemoryType.FACT_REFERENCE,
+                      lifespan=Lifespan(created_at=at, expires_in=10**8), session_id=session,
+                      user_id="u1", source_turn_ids=turns)
+
+
+def _hit(content: str, turns: list[str], score: float) -> Hit:
+    return Hit(unit=_unit(content, turns), score=score, stage="semantic", confidence=score)
+
+
+def put_turn(mem: Memory, contents: list[str], *, at: datetime, text: str,
+             speaker: str | None = None) -> list[MemoryUnit]:
+    """Several units cut from one turn (as the write path does with a long turn)."""
+    key = "t_" + uuid.uuid4().hex
+    turn = TurnRecord(key=key, turn_id=key, session_id="s1", user_id="u1", role="user",
+                      text=text, at=at, speaker=speaker)
+    units = [_unit(c, [key], at) for c in contents]
+    batch = IngestBatch(turn=turn, embedder=mem.embedder.name, upserts=units)
+    for u, v in zip(units, mem.embedder.embed_passages(contents), strict=True):
+        batch.vectors[u.id] = v
+    mem.store.commit_ingest(batch)
+    return units
+
+
+def fill(mem: Memory, lines: list[str], start: datetime) -> None:
+    """Unrelated filler, one turn an hour, so the question is not alone in the store."""
+    for i, line in enumerate(lines):
+        put(mem, line, at=start + timedelta(hours=i))
+
+
+FILLER_EN = [f"Note {i}: the weekly meeting moved to room {i} and the printer needs toner"
+             for i in range(40)]
+FILLER_ZH = [f"第{i}条：周会改到{i}号会议室，打印机需要换墨盒" for i in range(40)]
+
+
+# ------------------------------------------------------------------------------ pure functions
+
+
+def test_is_question_zh_hant_en() -> None:
+    assert is_question("你上周末去哪里徒步了？")
+    assert is_question("你上週末去哪裡徒步了？")
+    assert is_question("Where did you go hiking?")
+    assert not is_question("We went to Yosemite.")
+
+
+def test_hop_terms_skip_query_and_speakers_prefer_shared() -> None:
+    seeds = [_hit("Caroline: my sister Anna moved to Lisbon", ["a"], 0.9),
+             _hit("Caroline: Anna started a bakery", ["b"], 0.8)]
+    terms = hop_terms(["caroline", "sister"], seeds, exclude=["Caroline"], limit=3)
+    assert terms[0] == "anna"  # shared by both seeds
+    assert "caroline" not in terms and "sister" not in terms
+    assert len(terms) == 3
+    zh = hop_terms(["姐姐"], [_hit("我姐姐安娜搬到了里斯本", ["a"], 0.9)], limit=4)
+    hant = hop_terms(["姐姐"], [_hit("我姐姐安娜搬到了里斯本", ["a"], 0.9)], limit=4)
+    assert "姐姐" not in zh and "里斯本" in zh and zh == hant
+    assert hop_terms(["x"], [], limit=5) == []
+
+
+def test_hop_ranks_and_merge_max() -> None:
+    ranks = hop_ranks(["a", "b"], ["b", "c", "d"], discount=0.5, rrf_k=60)
+    assert set(ranks) == {"c", "d"}  # units of the first list keep their own rank
+    assert ranks["c"] == pytest.approx(0.5) and ranks["d"] < ranks["c"]
+    assert merge_max({"a": 0.9, "c": 0.1}, ranks) == {"a": 0.9, "c": 0.5, "d": ranks["d"]}
+
+
+def test_next_turn_is_first_later_turn_of_same_session() -> None:
+    seed = _hit("Where did you go hiking?", ["q"], 0.9)
+    t = seed.unit.created_at
+    after = [("sib", t + timedelta(seconds=5), "s1", ["q"]),  # the question's own turn
+             ("r1", t + timedelta(seconds=30), "s1", ["r"]),
+             ("r2", t + timedelta(seconds=30), "s1", ["r"]),
+             ("x", t + timedelta(seconds=90), "s1", ["x"]),
+             ("other", t + timedelta(seconds=10), "s2", ["o"])]
+    assert next_turn(seed, after) == ["r1", "r2"]
+    assert next_turn(seed, []) == []
+
+
+def test_diversify_pushes_repeats_of_one_turn_down() -> None:
+    hits = [_hit("a1", ["t1"], 0.9), _hit("a2", ["t1"], 0.85), _hit("a3", ["t1"], 0.8),
+            _hit("b", ["t2"], 0.6), _hit("c", ["t3"], 0.5), _hit("none", [], 0.4),
+            _hit("none2", [], 0.39)]
+    out = diversify(hits, 0.5)
+    assert [h.unit.content for h in out[:3]] == ["a1", "b", "c"]
+    assert {h.unit.content for h in out} == {h.unit.content for h in hits}
+    assert [h.score for h in out] == sorted((h.score for h in out), reverse=True)
+    # no provenance is never a repeat; factor 1 changes nothing
+    assert next(h for h in out if h.unit.content == "none2").score == pytest.approx(0.39)
+    assert [h.unit.content for h in diversify(hits, 1.0)] == [h.unit.content for h in hits]
+
+
+# ------------------------------------------------------------------------ end to end (SQLite)
+
+
+def _ids(hits: list[Hit]) -> list[str]:
+    return [h.unit.id for h in hits]
+
+
+@pytest.mark.parametrize(("question", "reply", "query", "filler"), [
+    ("Where did you go hiking last weekend?", "We drove up to Yosemite with the kids.",
+     "where did she go hiking last weekend", FILLER_EN),
+    ("你上周末去哪里徒步了？", "我们开车到了黄山，孩子们玩得很开心。", "上周末去哪里徒步", FILLER_ZH),
+    ("你上週末去哪裡徒步了？", "我們開車到了陽明山，孩子們玩得很開心。", "上週末去哪裡徒步", FILLER_ZH),
+])
+def test_reply_after_question_is_recalled(paths: str, question: str, reply: str, query: str,
+                                          filler: list[str]) -> None:
+    """Both evidence units of a question-and-answer exchange come back: the question by its
+    words, the reply (which shares none of them) as the turn right after it."""
+    at = T0 + timedelta(days=3)
+    with _mem(paths, OFF) as off:
+        fill(off, filler, T0)
+        q = put(off, question, at=at, speaker="Caroline")
+        r = put(off, reply, at=at + timedelta(seconds=40), speaker="Melanie")
+        put(off, "Unrelated: the car needs new tyres 换轮胎", at=at + timedelta(minutes=5))
+        without = off.recall(query, session_id="s1", user_id="u1", k=2, as_of=LATER)
+    with _mem(paths, OFF.model_copy(update={"neighbour_turns": True})) as on:
+        hits = on.recall(query, session_id="s1", user_id="u1", k=2, as_of=LATER)
+    assert _ids(hits) == [q.id, r.id]  # the question, then its reply
+    assert q.id in _ids(without) and r.id not in _ids(without)  # the mechanism found it
+
+
+@pytest.mark.parametrize(("first", "second", "query", "filler"), [
+    ("Caroline's sister is called Anastasia", "Anastasia opened a bakery in Lisbon",
+     "what does Caroline's sister do", FILLER_EN),
+    ("卡罗琳的妹妹叫安娜斯塔西娅", "安娜斯塔西娅在里斯本开了一家面包店", "卡罗琳的妹妹做什么工作", FILLER_ZH),
+    ("卡羅琳的妹妹叫安娜斯塔西婭", "安娜斯塔西婭在里斯本開了一家麵包店", "卡羅琳的妹妹做什麼工作",
+     FILLER_ZH),
+])
+def test_second_hop_finds_both_evidence_units(paths: str, first: str, second: str, query: str,
+                                              filler: list[str]) -> None:
+    """The question names the sister, the answer names only her name: the second hop follows
+    the name from the first hit to the second fact."""
+    with _mem(paths, OFF) as off:
+        fill(off, filler + [f"Anastasia {i} 号客户 client reminder" for i in range(3)], T0)
+        a = put(off, first, at=T0 + timedelta(days=5))
+        b = put(off, second, at=T0 + timedelta(days=9))
+        without = off.recall(query, session_id="s1", user_id="u1", k=5, as_of=LATER)
+    with _mem(paths, OFF.model_copy(update={"second_hop": True})) as on:
+        hits = on.recall(query, session_id="s1", user_id="u1", k=5, as_of=LATER)
+    assert a.id in _ids(hits) and b.id in _ids(hits)
+    assert a.id in _ids(without) and b.id not in _ids(without)
+
+
+@pytest.mark.parametrize(("pieces", "others", "query"), [
+    (["Melanie painted a sunset by the lake", "Melanie painted the lake at dawn",
+      "Melanie said painting the lake calms her"],
+     ["Melanie painted her dog for the art fair", "Melanie painted a mural at school"],
+     "what did Melanie paint"),
+    (["小美画了湖边的日落", "小美在清晨画了湖", "小美说画湖让她平静"],
+     ["小美为艺术展画了她的狗", "小美在学校画了一幅壁画"], "小美画了什么"),
+    (["小美畫了湖邊的日落", "小美在清晨畫了湖", "小美說畫湖讓她平靜"],
+     ["小美為藝術展畫了她的狗", "小美在學校畫了一幅壁畫"], "小美畫了什麼"),
+])
+def test_diversity_covers_more_turns(paths: str, pieces: list[str], others: list[str],
+                                     query: str) -> None:
+    """Three units cut from one turn do not fill the slots that other turns' evidence needs."""
+    with _mem(paths, OFF) as off:
+        fill(off, FILLER_EN[:10], T0)
+        put_turn(off, pieces, at=T0 + timedelta(days=2), text=" ".join(pieces))
+        other = [put(off, o, at=T0 + timedelta(days=4 + i)) for i, o in enumerate(others)]
+        before = off.recall(query, session_id="s1", user_id="u1", k=3, as_of=LATER)
+    with _mem(paths, OFF.model_copy(update={"turn_repeat_factor": 0.5})) as on:
+        after = on.recall(query, session_id="s1", user_id="u1", k=3, as_of=LATER)
+
+    def turns(hits: list[Hit]) -> set[str]:
+        return {t for h in hits for t in h.unit.source_turn_ids}
+
+    assert len(turns(after)) == 3 and len(turns(after)) > len(turns(before))
+    assert {o.id for o in other} <= set(_ids(after))
+    assert [h.score for h in after] == sorted((h.score for h in after), reverse=True)
+
+
+def test_defaults_keep_other_users_and_validity(paths: str) -> None:
+    """The extra candidates go through the same scope and as_of filters as every other."""
+    with _mem(paths, RecallWeights(second_hop=True)) as m:
+        at = T0 + timedelta(days=1)
+        put(m, "Where did you go hiking?", at=at)
+        put(m, "Other user: we went hiking in Yosemite", user="u2", at=at + timedelta(seconds=20))
+        gone = put(m, "We went hiking in Zion", at=at + timedelta(seconds=30), expires_in=60)
+        hits = m.recall("where did you go hiking", session_id="s1", user_id="u1", k=10,
+                        as_of=LATER)
+    assert hits and all(h.unit.user_id == "u1" for h in hits)
+    assert gone.id not in _ids(hits)

@@ -18,9 +18,10 @@ from jiyi.recall.multihop import (
     hop_terms,
     is_question,
     merge_max,
+    neighbours,
     next_turn,
 )
-from jiyi.store import IngestBatch, TurnRecord
+from jiyi.store import IngestBatch, Scope, TurnRecord
 from jiyi.units import Lifespan
 from test_recall_helpers import T0, put
 
@@ -85,10 +86,9 @@ def test_is_question_zh_hant_en() -> None:
 def test_hop_terms_skip_query_and_speakers_prefer_shared() -> None:
     seeds = [_hit("Caroline: my sister Anna moved to Lisbon", ["a"], 0.9),
              _hit("Caroline: Anna started a bakery", ["b"], 0.8)]
-    terms = hop_terms(["caroline", "sister"], seeds, exclude=["Caroline"], limit=3)
-    assert terms[0] == "anna"  # shared by both seeds
-    assert "caroline" not in terms and "sister" not in terms
-    assert len(terms) == 3
+    terms = hop_terms(["caroline", "sister"], seeds, exclude=["Caroline"], limit=4)
+    assert terms == ["lisbon", "moved", "anna", "started"]  # best seed first, longer words first
+    assert "caroline" in hop_terms(["sister"], seeds, limit=6)  # only names excluded are out
     zh = hop_terms(["姐姐"], [_hit("我姐姐安娜搬到了里斯本", ["a"], 0.9)], limit=4)
     hant = hop_terms(["姐姐"], [_hit("我姐姐安娜搬到了里斯本", ["a"], 0.9)], limit=4)
     assert "姐姐" not in zh and "里斯本" in zh and zh == hant
@@ -158,7 +158,7 @@ def test_reply_after_question_is_recalled(paths: str, question: str, reply: str,
 
 
 @pytest.mark.parametrize(("first", "second", "query", "filler"), [
-    ("Caroline's sister is called Anastasia", "Anastasia opened a bakery in Lisbon",
+    ("Caroline's sister is called Anastasia", "Anastasia works as a baker in Lisbon",
      "what does Caroline's sister do", FILLER_EN),
     ("卡罗琳的妹妹叫安娜斯塔西娅", "安娜斯塔西娅在里斯本开了一家面包店", "卡罗琳的妹妹做什么工作", FILLER_ZH),
     ("卡羅琳的妹妹叫安娜斯塔西婭", "安娜斯塔西婭在里斯本開了一家麵包店", "卡羅琳的妹妹做什麼工作",
@@ -169,14 +169,14 @@ def test_second_hop_finds_both_evidence_units(paths: str, first: str, second: st
     """The question names the sister, the answer names only her name: the second hop follows
     the name from the first hit to the second fact."""
     with _mem(paths, OFF) as off:
-        fill(off, filler + [f"Anastasia {i} 号客户 client reminder" for i in range(3)], T0)
-        a = put(off, first, at=T0 + timedelta(days=5))
-        b = put(off, second, at=T0 + timedelta(days=9))
+        a = put(off, first, at=T0 - timedelta(days=20))
+        b = put(off, second, at=T0 - timedelta(days=15))
+        fill(off, filler, T0)
         without = off.recall(query, session_id="s1", user_id="u1", k=5, as_of=LATER)
     with _mem(paths, OFF.model_copy(update={"second_hop": True})) as on:
         hits = on.recall(query, session_id="s1", user_id="u1", k=5, as_of=LATER)
-    assert a.id in _ids(hits) and b.id in _ids(hits)
-    assert a.id in _ids(without) and b.id not in _ids(without)
+    assert _ids(hits)[:2] == [a.id, b.id]
+    assert _ids(without)[0] == a.id and b.id not in _ids(without)
 
 
 @pytest.mark.parametrize(("pieces", "others", "query"), [
@@ -185,9 +185,9 @@ def test_second_hop_finds_both_evidence_units(paths: str, first: str, second: st
      ["Melanie painted her dog for the art fair", "Melanie painted a mural at school"],
      "what did Melanie paint"),
     (["小美画了湖边的日落", "小美在清晨画了湖", "小美说画湖让她平静"],
-     ["小美为艺术展画了她的狗", "小美在学校画了一幅壁画"], "小美画了什么"),
+     ["小美画了她的狗，送去艺术展", "小美画了学校的一幅壁画"], "小美画了什么"),
     (["小美畫了湖邊的日落", "小美在清晨畫了湖", "小美說畫湖讓她平靜"],
-     ["小美為藝術展畫了她的狗", "小美在學校畫了一幅壁畫"], "小美畫了什麼"),
+     ["小美畫了她的狗，送去藝術展", "小美畫了學校的一幅壁畫"], "小美畫了什麼"),
 ])
 def test_diversity_covers_more_turns(paths: str, pieces: list[str], others: list[str],
                                      query: str) -> None:
@@ -195,7 +195,7 @@ def test_diversity_covers_more_turns(paths: str, pieces: list[str], others: list
     with _mem(paths, OFF) as off:
         fill(off, FILLER_EN[:10], T0)
         put_turn(off, pieces, at=T0 + timedelta(days=2), text=" ".join(pieces))
-        other = [put(off, o, at=T0 + timedelta(days=4 + i)) for i, o in enumerate(others)]
+        other = [put(off, o, at=T0 - timedelta(days=20 + i)) for i, o in enumerate(others)]
         before = off.recall(query, session_id="s1", user_id="u1", k=3, as_of=LATER)
     with _mem(paths, OFF.model_copy(update={"turn_repeat_factor": 0.5})) as on:
         after = on.recall(query, session_id="s1", user_id="u1", k=3, as_of=LATER)
@@ -219,3 +219,52 @@ def test_defaults_keep_other_users_and_validity(paths: str) -> None:
                         as_of=LATER)
     assert hits and all(h.unit.user_id == "u1" for h in hits)
     assert gone.id not in _ids(hits)
+
+
+def test_neighbours_follow_only_strong_questions(mem: Memory) -> None:
+    """A question far below the best hit merely resembles the query: its reply is not added.
+    Zh and en; the reply must be the same session's next turn, within the gap."""
+    at = T0 + timedelta(days=2)
+    q_en = put(mem, "Did the technician fix the printer?", at=at)
+    r_en = put(mem, "Yes, he replaced the fuser this morning.", at=at + timedelta(seconds=30))
+    q_zh = put(mem, "打印机修好了嗎？", at=at + timedelta(hours=1))
+    r_zh = put(mem, "修好了，换了一个定影器。", at=at + timedelta(hours=1, seconds=30))
+    late = put(mem, "The printer jammed again", at=at + timedelta(hours=3))
+    weights = RecallWeights()
+    scope = Scope(user_id="u1", session_id="s1")
+
+    def hits(*pairs: tuple[MemoryUnit, float]) -> list[Hit]:
+        return [Hit(unit=u, score=s, stage="semantic") for u, s in pairs]
+
+    strong = neighbours(mem.store, scope, LATER,
+                        hits((q_en, 0.9), (q_zh, 0.8), (late, 0.7)), weights)
+    assert set(strong) == {r_en.id, r_zh.id}
+    assert strong[r_en.id] > strong[r_zh.id]  # follows the seed's rank
+    weak = neighbours(mem.store, scope, LATER,
+                      hits((late, 0.9), (q_en, 0.2), (q_zh, 0.3)), weights)
+    assert weak == {}
+    assert neighbours(mem.store, Scope(user_id="u2", session_id="s1"), LATER,
+                      hits((q_en, 0.9)), weights) == {}
+
+
+def test_reply_found_by_when_it_was_said_not_by_its_validity(paths: str) -> None:
+    """A reply whose validity starts later ("下週三上門", a date in the text) is still the turn
+    after the question: replies are looked up by creation time in the question's session."""
+    mem = _mem(paths, RecallWeights())
+    try:
+        at = T0 + timedelta(days=3)
+        q = _unit("師傅什麼時候上門？", ["tq"], at)
+        reply = _unit("下週三上門維修", ["tr"], at + timedelta(seconds=20)).model_copy(
+            update={"valid_at": at + timedelta(days=7)})
+        other = _unit("when will the technician come?", ["to"], at + timedelta(seconds=40),
+                      session="s2")
+        for unit, key in ((q, "tq"), (reply, "tr"), (other, "to")):
+            turn = TurnRecord(key=key, turn_id=key, session_id=unit.session_id, user_id="u1",
+                              role="user", text=unit.content, at=unit.created_at)
+            mem.store.commit_ingest(IngestBatch(turn=turn, upserts=[unit]))
+        scope = Scope(user_id="u1", session_id="s1")
+        found = neighbours(mem.store, scope, LATER, [Hit(unit=q, score=0.9, stage="keyword")],
+                           RecallWeights())
+        assert set(found) == {reply.id}  # not the other session's unit, not the question
+    finally:
+        mem.close()

@@ -50,12 +50,14 @@ class RecallWeights(BaseModel):
     # -- second hop and diversity (jiyi.recall.multihop)
     second_hop: bool = False  # search again with the salient words of the best first hits
     hop_seeds: int = 3  # how many of the best first hits lend their words
+    hop_seed_ratio: float = 0.5  # ... if their score is at least this share of the best one's
     hop_terms: int = 6  # at most this many new words
     hop_discount: float = 0.5  # keyword rank of a unit found only by the second hop, scaled
     hop_pool: int = 0  # candidates of the second search; 0 = the funnel's pool
     turn_repeat_factor: float = 0.5  # score factor of a hit whose source turns are all covered
     neighbour_turns: bool = True  # add the reply after a question among the best hits
     neighbour_seeds: int = 5  # how many of the best hits are looked at
+    neighbour_seed_ratio: float = 0.5  # ... if their score is at least this share of the best
     neighbour_discount: float = 0.8  # keyword rank of such a reply, relative to its question's
     neighbour_gap_s: float = 900.0  # a reply comes at most this long after the question
 

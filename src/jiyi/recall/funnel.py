@@ -22,7 +22,7 @@ from ..store.base import Scope, Store, Vector
 from ..text import fold
 from ..units import Hit, MemoryUnit
 from .fusion import reciprocal_ranks
-from .hybrid import Stage2, as_routing, search
+from .hybrid import Stage2, search
 from .multihop import diversify, merge_max, neighbours, second_hop
 from .query import EnhancedQuery, enhance, is_vague
 from .rerank import Candidate, coverage, final_score
@@ -116,10 +116,8 @@ def run_recall(
         if weights.second_hop and hits:
             extra = second_hop(store, scope, as_of, q, hits, [u for u, _ in found.keyword],
                                weights, pool)
-        if weights.neighbour_turns and hits and found.query_vector is not None:
-            extra = merge_max(extra, neighbours(
-                store, scope, as_of, as_routing(embedder).default.name, found.query_vector,
-                hits, weights))
+        if weights.neighbour_turns and hits:
+            extra = merge_max(extra, neighbours(store, scope, as_of, hits, weights))
         if extra:
             hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace,
                            extra)

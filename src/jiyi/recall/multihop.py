@@ -1,22 +1,26 @@
-"""Second hop and result diversity for the recall funnel (stage 3, after the first ranking).
+"""Second hop, replies after a question, and result diversity (stage 3, after the first ranking).
 
-A question about several things the user said at different times ("what does she do to relax,
-and where did she go after the trip?") rarely finds every piece with its own words: the first
-ranked list holds the pieces that share the question's words, and the others share words with
-*those*. Two general mechanisms close the gap, both about the user's own conversation, neither
-about any benchmark:
+A question about several things the user said at different times rarely finds every piece with
+its own words: the first ranked list holds the pieces that share the question's words, and the
+others are connected to *those*. Three general mechanisms, all about the user's own
+conversation and none about any benchmark:
 
-* **second hop** (:func:`hop_terms`, :func:`hop_ranks`): the salient words of the best first
-  hits (their entities and content words that the query does not already have) are searched
-  again, together with the query's own terms; units found only this way join the candidates
-  with a discounted keyword rank, so they are scored by the same model as every other
-  candidate (coverage of the query, speaker, freshness) and never outrank a direct match of
-  the same strength;
-* **diversity** (:func:`diversify`): several units cut from one source turn carry the same
-  evidence; each further unit whose source turns are all already covered by a better hit is
-  down-weighted, so the ``k`` slots cover more distinct turns.
+* **replies** (:func:`neighbours`, on by default): when one of the best hits is a question
+  ("where did you go hiking?"), the answer is usually the next turn of the same session, which
+  need not share a word with the query ("we drove up to Yosemite"). The units of that turn
+  join the candidates with a discounted keyword rank;
+* **diversity** (:func:`diversify`, on by default): several units cut from one source turn
+  carry the same evidence; a unit whose source turns are all covered by a better hit is
+  down-weighted, so the ``k`` slots cover more distinct turns;
+* **second hop** (:func:`hop_terms`, :func:`hop_ranks`, off by default: no gain measured on
+  LoCoMo, see ``docs/benchmarks``): the salient words of the best hits (entities, then longer
+  content words, not the query's and not the speakers' names) are searched again with the
+  query's terms; units found only this way join with a discounted keyword rank.
 
-Pure functions, except :func:`second_hop`, which runs one keyword search through the store.
+Extra candidates are scored by the same stage 3 model as every other candidate (coverage of the
+query, speaker, freshness, scope and ``as_of``), so they never outrank a direct match of the
+same strength. Pure functions, except :func:`second_hop` and :func:`neighbours`, which query the
+store.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from ..config import RecallWeights
-from ..store.base import Scope, Store, Vector
+from ..store.base import Scope, Store
 from ..text import content_words, fold
 from ..units import Hit
 from .fusion import reciprocal_ranks
@@ -43,33 +47,22 @@ def hop_terms(
 ) -> list[str]:
     """The words that lead from the best hits to what they are connected with.
 
-    Entities of the seeds first (in seed order), then content words of the seeds' contents,
-    the ones shared by more seeds first (a topic, not a detail), then longer ones. Words
-    already in the query and the ``exclude`` words (e.g. speaker names, which match half of a
-    conversation) are left out. Folded, de-duplicated, at most ``limit``."""
+    Seed by seed (best first): its entities, then its content words, longer ones first (a
+    name or a compound says more than a short common word). Words already in the query and the
+    ``exclude`` words (e.g. speaker names, which match half of a conversation) are left out.
+    Folded, de-duplicated, at most ``limit``."""
     skip = {fold(t) for t in query_terms} | {fold(w) for x in exclude for w in content_words(x)}
     picked: list[str] = []
-
-    def take(word: str) -> None:
-        w = fold(word).strip()
-        if w and w not in skip and w not in picked and len(picked) < limit:
-            picked.append(w)
-
     for hit in seeds:
-        for ent in hit.unit.entities:
-            if ent.kind not in _SKIP_KINDS:
-                for w in content_words(ent.text):
-                    take(w)
-    counts: dict[str, int] = {}
-    first_seen: dict[str, int] = {}
-    for hit in seeds:
-        for w in content_words(hit.unit.content):
-            if w in skip or w.isdigit():
-                continue
-            counts[w] = counts.get(w, 0) + 1
-            first_seen.setdefault(w, len(first_seen))
-    for w in sorted(counts, key=lambda w: (-counts[w], -len(w), first_seen[w])):
-        take(w)
+        words = [w for ent in hit.unit.entities if ent.kind not in _SKIP_KINDS
+                 for w in content_words(ent.text)]
+        words += sorted(content_words(hit.unit.content), key=lambda w: -len(w))
+        for word in words:
+            w = fold(word).strip()
+            if w and not w.isdigit() and w not in skip and w not in picked:
+                picked.append(w)
+                if len(picked) >= limit:
+                    return picked
     return picked
 
 
@@ -96,7 +89,8 @@ def second_hop(
     """Search again with the query's terms plus the salient words of the best hits; returns
     discounted keyword ranks of the newly found units (empty when there is nothing to add).
     The names of the people who said the seeds' turns are not salient: they lead everywhere."""
-    seeds = list(hits[: weights.hop_seeds])
+    best = hits[0].score if hits else 0.0
+    seeds = [h for h in hits[: weights.hop_seeds] if h.score >= weights.hop_seed_ratio * best]
     turns = store.source_turns([h.unit.id for h in seeds])
     speakers = {t.speaker for ts in turns.values() for t in ts if t.speaker}
     extra = hop_terms(q.terms, seeds, speakers, weights.hop_terms)
@@ -129,22 +123,25 @@ def neighbours(
     store: Store,
     scope: Scope,
     as_of: datetime,
-    embedder: str,
-    query_vector: Vector,
     hits: Sequence[Hit],
     weights: RecallWeights,
 ) -> dict[str, float]:
     """Units of the turn right after each question among the best hits (the reply that holds
-    the answer), with a discounted keyword rank: ``discount * (k+1)/(k+rank of the seed)``."""
+    the answer), with a discounted keyword rank: ``discount * (k+1)/(k+rank of the seed)``.
+    Only a question scoring at least ``neighbour_seed_ratio`` of the best hit is followed: a
+    weak question that merely resembles the query leads to an unrelated answer. The reply is
+    looked up in the seed's own session (same user), valid at ``as_of``, created within
+    ``neighbour_gap_s`` after the question."""
     out: dict[str, float] = {}
     gap = timedelta(seconds=weights.neighbour_gap_s)
+    floor = weights.neighbour_seed_ratio * hits[0].score if hits else 0.0
     for rank, seed in enumerate(hits[: weights.neighbour_seeds], start=1):
-        if not is_question(seed.unit.content):
+        if not is_question(seed.unit.content) or seed.score < floor:
             continue
         t = seed.unit.created_at
-        found = store.vector_search(scope, as_of, embedder, query_vector, 20,
-                                    since=t + timedelta(microseconds=1), until=t + gap)
-        units = store.get_units([uid for uid, _ in found])
+        session = Scope(user_id=scope.user_id, session_id=seed.unit.session_id)
+        units = store.find_units(session, as_of=as_of, since=t + timedelta(microseconds=1),
+                                 until=t + gap, limit=50)
         after = [(u.id, u.created_at, u.session_id, u.source_turn_ids) for u in units]
         value = weights.neighbour_discount * (weights.rrf_k + 1) / (weights.rrf_k + rank)
         for uid in next_turn(seed, after):

@@ -152,6 +152,7 @@ class Store(Protocol):
         slot: str | None = None,
         content_hash: str | None = None,
         since: datetime | None = None,
+        until: datetime | None = None,
         limit: int = 1000,
     ) -> list[MemoryUnit]: ...
     def entity_search(

@@ -355,6 +355,7 @@ class PostgresStore(PgSearch, PgReports):
         slot: str | None = None,
         content_hash: str | None = None,
         since: datetime | None = None,
+        until: datetime | None = None,
         limit: int = 1000,
     ) -> list[MemoryUnit]:
         params: dict[str, Any] = {"limit": limit}
@@ -374,6 +375,9 @@ class PostgresStore(PgSearch, PgReports):
         if since is not None:
             params["since"] = to_micros(since)
             where.append("u.created_at >= %(since)s")
+        if until is not None:
+            params["until"] = to_micros(until)
+            where.append("u.created_at < %(until)s")
         rows = self._read(
             f"SELECT {UNIT_COLUMNS} FROM units u WHERE {' AND '.join(where)}"
             " ORDER BY u.created_at DESC, u.id LIMIT %(limit)s", params)

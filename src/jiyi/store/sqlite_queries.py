@@ -119,6 +119,7 @@ class SqliteSearch(_SqliteBase):
         slot: str | None = None,
         content_hash: str | None = None,
         since: datetime | None = None,
+        until: datetime | None = None,
         limit: int = 1000,
     ) -> list[MemoryUnit]:
         params: dict[str, Any] = {"limit": limit}
@@ -141,6 +142,9 @@ class SqliteSearch(_SqliteBase):
         if since is not None:
             params["since"] = to_micros(since)
             where.append("u.created_at >= :since")
+        if until is not None:
+            params["until"] = to_micros(until)
+            where.append("u.created_at < :until")
         rows = self._read(
             f"SELECT {UNIT_COLUMNS} FROM units u WHERE {' AND '.join(where)}"
             " ORDER BY u.created_at DESC, u.id LIMIT :limit", params)

@@ -36,8 +36,9 @@ class RecallWeights(BaseModel):
     active_topic_factor: float = 1.2
     confidence_threshold: float = 0.7
     # -- stage 3 model (issue 4): confidence = sigmoid(model_bias + model_weights . features),
-    # features in the order of jiyi.recall.rerank.FEATURES; fitted by jiyi.recall.calibrate
-    # (see docs/benchmarks/recall-calibration.md). score = confidence x freshness x topic.
+    # features in the order of jiyi.recall.rerank.FEATURES; hand-set (jiyi.recall.calibrate fits
+    # them on labelled recalls; why LoCoMo's fit is not the default: docs/benchmarks/
+    # recall-calibration.md). score = confidence x freshness x topic.
     model_bias: float = -3.0
     model_weights: tuple[float, ...] = (1.5, 1.5, 0.0, 2.0, 0.5, 1.0, 4.0)
     # confidence = sigmoid(confidence_scale * z + confidence_shift), z the model's linear score:

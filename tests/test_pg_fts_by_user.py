@@ -62,7 +62,7 @@ def test_ingest_fills_user_and_search_stays_in_user(pg_url: str) -> None:
         store.close()
 
 
-def test_plan_uses_the_user_leading_index(pg_url: str) -> None:
+def test_keyword_indexes_lead_with_the_user(pg_url: str) -> None:
     store = PostgresStore(pg_url, pool_size=1)
     try:
         with store.connection() as conn:

@@ -18,7 +18,7 @@ from ..config import JiyiConfig
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
 from ..health.hooks import recall_stage
-from ..store.base import Scope, Store, Vector
+from ..store.base import Scope, Store, TurnRecord, Vector
 from ..text import fold
 from ..units import Hit, MemoryUnit
 from .fusion import reciprocal_ranks
@@ -111,7 +111,8 @@ def run_recall(
         found = search(store, embedder, q, scope, as_of, pool)
     with recall_stage("rerank"):
         topic_state = topics(q.terms, found.query_vector) if topics is not None else None
-        hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace)
+        loaded = _Loaded()
+        hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace, loaded)
         extra: dict[str, float] = {}  # second-hop units and replies (:mod:`.multihop`)
         if weights.second_hop and hits:
             extra = second_hop(store, scope, as_of, q, hits, [u for u, _ in found.keyword],
@@ -120,8 +121,25 @@ def run_recall(
             extra = merge_max(extra, neighbours(store, scope, as_of, hits, weights))
         if extra:
             hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace,
-                           extra)
+                           loaded, extra)
         return diversify(hits, weights.turn_repeat_factor)[: request.k]
+
+
+@dataclass
+class _Loaded:
+    """Candidates' units and source turns read so far in one recall: a second stage-3 pass
+    (after replies / second-hop units joined) reads only the new ids."""
+
+    units: dict[str, MemoryUnit] = field(default_factory=dict)
+    sources: dict[str, list[TurnRecord]] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
+
+    def fetch(self, store: Store, ids: list[str]) -> None:
+        new = [i for i in ids if i not in self.seen]
+        if new:
+            self.units.update((u.id, u) for u in store.get_units(new))
+            self.sources.update(store.source_turns(new))
+            self.seen.update(new)
 
 
 def _rerank(
@@ -133,6 +151,7 @@ def _rerank(
     found: Stage2,
     topic_state: TopicState | None,
     trace: RecallTrace | None,
+    loaded: _Loaded,
     hop: dict[str, float] | None = None,
 ) -> list[Hit]:
     """Stage 3: validity at ``as_of``, features, topic factors, final score and confidence.
@@ -145,8 +164,8 @@ def _rerank(
     vec_rr = reciprocal_ranks([u for u, _ in found.vector], weights.rrf_k)
     cosine = dict(found.vector)
     ids = list(dict.fromkeys([*rule_ids, *kw_rr, *vec_rr]))
-    units = {u.id: u for u in store.get_units(ids)}
-    sources = store.source_turns(ids)
+    loaded.fetch(store, ids)
+    units, sources = loaded.units, loaded.sources
     query_folded = fold(request.query)
     rule_set = set(rule_ids)
 

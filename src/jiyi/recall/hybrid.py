@@ -76,33 +76,20 @@ def search(store: Store, embedder: Embedder | EmbedderRouting, q: EnhancedQuery,
     window = q.window
     kw_w = (store.keyword_search(scope, as_of, q.terms, pool, since=window.since,
                                  until=window.until) if window is not None else [])
-    if routing.is_single:  # one space: every type, no type filter (the plain search)
-        out.vector = store.vector_search(scope, as_of, default.name, out.query_vector, pool)
+    per_space: list[Ranked] = []
+    for emb, types in routing.spaces():  # one embedder: one space, no type filter
+        qv = out.query_vector if emb is default else emb.embed_query(q.search_text)
+        found = store.vector_search(scope, as_of, emb.name, qv, pool, types=types)
         if window is not None:
-            vec_w = store.vector_search(scope, as_of, default.name, out.query_vector, pool,
-                                        since=window.since, until=window.until)
-            out.in_window = {u for u, _ in kw_w} | {u for u, _ in vec_w}
-            out.vector = _merge(out.vector, vec_w)
-        out.space = dict.fromkeys((u for u, _ in out.vector), default.name)
-    else:
-        per_space: list[Ranked] = []
-        for emb in routing.embedders():
-            types = sorted(routing.types_of(emb.name))
-            if not types:
-                continue
-            qv = out.query_vector if emb is default else emb.embed_query(q.search_text)
-            found = store.vector_search(scope, as_of, emb.name, qv, pool, types=types)
-            if window is not None:
-                vec_w = store.vector_search(scope, as_of, emb.name, qv, pool,
-                                            since=window.since, until=window.until, types=types)
-                out.in_window |= {u for u, _ in vec_w}
-                found = _merge(found, vec_w)
-            for uid, _ in found:
-                out.space.setdefault(uid, emb.name)
-            per_space.append(found)
-        out.vector = interleave_ranked(per_space)
-        if window is not None:
-            out.in_window |= {u for u, _ in kw_w}
+            vec_w = store.vector_search(scope, as_of, emb.name, qv, pool,
+                                        since=window.since, until=window.until, types=types)
+            out.in_window |= {u for u, _ in vec_w}
+            found = _merge(found, vec_w)
+        for uid, _ in found:
+            out.space.setdefault(uid, emb.name)
+        per_space.append(found)
+    out.vector = per_space[0] if len(per_space) == 1 else interleave_ranked(per_space)
     if window is not None:
+        out.in_window |= {u for u, _ in kw_w}
         out.keyword = _merge(out.keyword, kw_w)
     return out

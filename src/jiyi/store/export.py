@@ -8,12 +8,15 @@ derived from the units and turns and are not exported.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..clock import from_micros
 from ..units import MemoryUnit
 from .base import TurnRecord, UnitEvent
+
+#: Columns of ``turns`` in the order both backends' row converters read.
+TURN_COLUMNS = "key, turn_id, session_id, user_id, role, text, at, speaker"
 
 #: Row shape of the recall log as fetched for an export:
 #: ``(recall_id, at_micros, session_id, unit_id, stage, rank, used)``.
@@ -63,3 +66,34 @@ def shape_export(
             for r in recalls
         ],
     }
+
+
+def export_user_rows(
+    user_id: str,
+    rows: Callable[[str], Sequence[Sequence[Any]]],
+    *,
+    user_param: str,
+    unit_columns: str,
+    turn_order: str,
+    unit_from_row: Callable[[Sequence[Any]], MemoryUnit],
+    turn_from_row: Callable[[Sequence[Any]], TurnRecord],
+) -> dict[str, Any]:
+    """The export, read with one query per table through ``rows`` (a backend's query runner,
+    already bound to the user's parameter and inside one read snapshot). ``user_param`` is
+    the backend's placeholder for it (``:user`` / ``%(user)s``); ``turn_order`` its
+    insertion order of turns (``at, rowid`` / ``at, seq``)."""
+    units = [unit_from_row(r) for r in rows(
+        f"SELECT {unit_columns} FROM units u WHERE u.user_id = {user_param}"
+        " ORDER BY u.created_at DESC, u.id")]
+    turns = [turn_from_row(r) for r in rows(
+        f"SELECT {TURN_COLUMNS} FROM turns WHERE user_id = {user_param} ORDER BY {turn_order}")]
+    provenance = [(r[0], r[1]) for r in rows(
+        "SELECT t.unit_id, t.turn_key FROM unit_turns t JOIN units u ON u.id = t.unit_id"
+        f" WHERE u.user_id = {user_param}")]
+    events = [UnitEvent(r[0], from_micros(r[1]), r[2], r[3], r[4]) for r in rows(
+        "SELECT e.unit_id, e.at, e.event, e.detail, e.score_after FROM unit_events e"
+        f" JOIN units u ON u.id = e.unit_id WHERE u.user_id = {user_param} ORDER BY e.at, e.id")]
+    recalls = rows(
+        "SELECT recall_id, at, session_id, unit_id, stage, rank, used FROM recall_log"
+        f" WHERE user_id = {user_param} ORDER BY at, id")
+    return shape_export(user_id, units, turns, provenance, events, recalls)

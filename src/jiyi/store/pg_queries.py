@@ -4,8 +4,8 @@ the recall searches (scope, type and ``as_of`` inside the SQL) and the reports (
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -13,18 +13,18 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from ..clock import from_micros, to_micros, utc_now
+from ..clock import to_micros, utc_now
 from ..units import Entity, MemoryType
-from .base import Scope, StoreStats, UnitEvent, Vector
-from .export import shape_export
+from .base import Scope, StoreStats, Vector
+from .export import export_user_rows
 from .pg_sql import (
-    TURN_COLUMNS,
     UNIT_COLUMNS,
     VALID_AT_SQL,
     like_patterns,
     scope_sql,
     tsquery_text,
     turn_from_row,
+    types_sql,
     unit_from_row,
     window_sql,
 )
@@ -94,12 +94,17 @@ class PgSearch(_PgBase):
                 " ORDER BY u.created_at DESC, f.unit_id LIMIT %(limit)s", params)]
         return out
 
-    def _search_read(self, query: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
-        """A recall query without parallel workers: on a busy server (many agent workers, few
-        cores) starting two workers per keyword search costs more than it saves (measured:
-        70 ms with, 41 ms without, for a 40k-unit user)."""
+    @contextmanager
+    def _search_connection(self) -> Iterator[Conn]:
+        """A transaction for recall queries, without parallel workers: on a busy server (many
+        agent workers, few cores) starting two workers per search costs more than it saves
+        (measured: 70 ms with, 41 ms without, for a 40k-unit user's keyword search)."""
         with self.connection() as conn, conn.transaction():
             conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+            yield conn
+
+    def _search_read(self, query: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        with self._search_connection() as conn:
             return conn.execute(query, params).fetchall()
 
     def vector_search(
@@ -113,12 +118,10 @@ class PgSearch(_PgBase):
         dim = int(q.shape[0])
         params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(as_of), "q": q,
                                   "limit": limit, "dim": dim, "cap": self.exact_scan_max + 1}
-        filters = f"{scope_sql(scope, params)} AND {VALID_AT_SQL}{window_sql(params, since, until)}"
-        if types is not None:  # per-type embedders (S8): only the types routed to `embedder`
-            params["vtypes"] = sorted({MemoryType(t).value for t in types})
-            filters += " AND u.type = ANY(%(vtypes)s)"
-        with self.connection() as conn, conn.transaction():
-            conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+        # types: per-type embedders (S8), only the types routed to `embedder`
+        filters = (f"{scope_sql(scope, params)} AND {VALID_AT_SQL}"
+                   f"{window_sql(params, since, until)}{types_sql(types, params)}")
+        with self._search_connection() as conn:
             n = conn.execute("SELECT count(*) FROM (SELECT 1 FROM units u"
                              " WHERE u.user_id = %(scope_user)s LIMIT %(cap)s) c",
                              params).fetchone()
@@ -209,26 +212,11 @@ class PgReports(_PgBase):
 
     def export_user(self, user_id: str) -> dict[str, Any]:
         """One query per table in one REPEATABLE READ snapshot, shaped by
-        :func:`jiyi.store.export.shape_export` (the same JSON as every backend)."""
+        :func:`jiyi.store.export.export_user_rows` (the same JSON as every backend)."""
         with self.connection() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            return export_user_rows(
+                user_id, lambda query: conn.execute(query, {"user": user_id}).fetchall(),
+                user_param="%(user)s", unit_columns=UNIT_COLUMNS, turn_order="at, seq",
+                unit_from_row=unit_from_row, turn_from_row=turn_from_row)
 
-            def rows(query: str) -> list[tuple[Any, ...]]:
-                return conn.execute(query, {"user": user_id}).fetchall()
-
-            units = [unit_from_row(r) for r in rows(
-                f"SELECT {UNIT_COLUMNS} FROM units u WHERE u.user_id = %(user)s"
-                " ORDER BY u.created_at DESC, u.id")]
-            turns = [turn_from_row(r) for r in rows(
-                f"SELECT {TURN_COLUMNS} FROM turns WHERE user_id = %(user)s ORDER BY at, seq")]
-            provenance = [(r[0], r[1]) for r in rows(
-                "SELECT t.unit_id, t.turn_key FROM unit_turns t JOIN units u ON u.id = t.unit_id"
-                " WHERE u.user_id = %(user)s")]
-            events = [UnitEvent(r[0], from_micros(r[1]), r[2], r[3], r[4]) for r in rows(
-                "SELECT e.unit_id, e.at, e.event, e.detail, e.score_after FROM unit_events e"
-                " JOIN units u ON u.id = e.unit_id WHERE u.user_id = %(user)s"
-                " ORDER BY e.at, e.id")]
-            recalls = rows(
-                "SELECT recall_id, at, session_id, unit_id, stage, rank, used FROM recall_log"
-                " WHERE user_id = %(user)s ORDER BY at, id")
-        return shape_export(user_id, units, turns, provenance, events, recalls)

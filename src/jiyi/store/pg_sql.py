@@ -14,6 +14,7 @@ from typing import Any
 from ..clock import from_micros, to_micros
 from ..units import Entity, Lifespan, MemoryType, MemoryUnit
 from .base import Scope, TurnRecord
+from .export import TURN_COLUMNS as TURN_COLUMNS  # one column order for turns (re-exported)
 
 #: The same rule as :data:`jiyi.store.sqlite.VALID_AT_SQL` and :func:`jiyi.units.is_valid_at`.
 VALID_AT_SQL = (
@@ -30,7 +31,6 @@ UNIT_COLUMNS = (
     " u.source_turn_ids, u.entities"
 )
 
-TURN_COLUMNS = "key, turn_id, session_id, user_id, role, text, at, speaker"
 
 #: Column order of ``units`` for inserts (everything :func:`unit_params` returns).
 UNIT_INSERT_COLUMNS: tuple[str, ...] = (
@@ -143,3 +143,11 @@ def unit_params(unit: MemoryUnit, now: int) -> dict[str, Any]:
 def turn_from_row(r: Sequence[Any]) -> TurnRecord:
     return TurnRecord(key=r[0], turn_id=r[1], session_id=r[2], user_id=r[3], role=r[4],
                       text=r[5], at=from_micros(r[6]), speaker=r[7])
+
+
+def types_sql(types: Sequence[MemoryType] | None, params: dict[str, Any]) -> str:
+    """`` AND u.type = ANY(...)`` for a type filter (empty string for None); fills ``params``."""
+    if types is None:
+        return ""
+    params["types"] = sorted({MemoryType(t).value for t in types})
+    return " AND u.type = ANY(%(types)s)"

@@ -40,6 +40,7 @@ from .pg_sql import (
     VALID_AT_SQL,
     scope_sql,
     turn_from_row,
+    types_sql,
     unit_from_row,
     unit_params,
 )
@@ -403,7 +404,7 @@ class PostgresStore(PgSearch, PgReports):
         params: dict[str, Any] = {"emb": embedder}
         return int(self._read(
             "SELECT COUNT(*) FROM units u WHERE NOT EXISTS (SELECT 1 FROM unit_vectors v"
-            f" WHERE v.unit_id = u.id AND v.embedder = %(emb)s){_types_sql(types, params)}",
+            f" WHERE v.unit_id = u.id AND v.embedder = %(emb)s){types_sql(types, params)}",
             params)[0][0])
 
     def units_missing_vectors(
@@ -414,14 +415,7 @@ class PostgresStore(PgSearch, PgReports):
         params: dict[str, Any] = {"emb": embedder, "limit": limit}
         rows = self._read(
             f"SELECT {UNIT_COLUMNS} FROM units u WHERE NOT EXISTS (SELECT 1 FROM unit_vectors v"
-            f" WHERE v.unit_id = u.id AND v.embedder = %(emb)s){_types_sql(types, params)}"
+            f" WHERE v.unit_id = u.id AND v.embedder = %(emb)s){types_sql(types, params)}"
             " ORDER BY u.id LIMIT %(limit)s", params)
         return [unit_from_row(r) for r in rows]
 
-
-def _types_sql(types: Sequence[MemoryType] | None, params: dict[str, Any]) -> str:
-    """`` AND u.type = ANY(...)`` for a type filter (empty string for None); fills ``params``."""
-    if types is None:
-        return ""
-    params["types"] = sorted({MemoryType(t).value for t in types})
-    return " AND u.type = ANY(%(types)s)"

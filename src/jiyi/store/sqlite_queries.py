@@ -19,7 +19,7 @@ from ..clock import from_micros, to_micros, utc_now
 from ..errors import StoreError
 from ..units import Entity, Lifespan, MemoryType, MemoryUnit
 from .base import Scope, StoreStats, TurnRecord, UnitEvent, Vector
-from .export import shape_export
+from .export import export_user_rows
 from .fts_rank import bm25_rank
 from .sqlite_migrations import owner_token
 from .sqlite_sql import UNIT_COLUMNS, VALID_AT_SQL, fts_query, opt_time, scope_sql, types_sql
@@ -359,8 +359,8 @@ class SqliteReports(SqliteSearch):
         return len(rows)
 
     def export_user(self, user_id: str) -> dict[str, Any]:
-        """One query per table, one consistent snapshot (a read transaction), shaped by
-        :func:`jiyi.store.export.shape_export`."""
+        """One query per table, one consistent snapshot (a read transaction), read and shaped
+        by :func:`jiyi.store.export.export_user_rows`."""
         with self._lock:
             if self._closed:
                 raise StoreError("the store is closed")
@@ -368,22 +368,11 @@ class SqliteReports(SqliteSearch):
             if own:
                 self._conn.execute("BEGIN")
             try:
-                units = self.find_units(Scope(user_id=user_id, session_id=None), as_of=None,
-                                        limit=10**9)
-                turns = [self._turn(t) for t in self._read(
-                    "SELECT key, turn_id, session_id, user_id, role, text, at, speaker FROM turns"
-                    " WHERE user_id = ? ORDER BY at, rowid", (user_id,))]
-                provenance = [(r[0], r[1]) for r in self._read(
-                    "SELECT t.unit_id, t.turn_key FROM unit_turns t JOIN units u ON u.id = t.unit_id"
-                    " WHERE u.user_id = ?", (user_id,))]
-                events = [UnitEvent(r[0], from_micros(r[1]), r[2], r[3], r[4]) for r in self._read(
-                    "SELECT e.unit_id, e.at, e.event, e.detail, e.score_after FROM unit_events e"
-                    " JOIN units u ON u.id = e.unit_id WHERE u.user_id = ? ORDER BY e.at, e.id",
-                    (user_id,))]
-                recalls = self._read(
-                    "SELECT recall_id, at, session_id, unit_id, stage, rank, used FROM recall_log"
-                    " WHERE user_id = ? ORDER BY at, id", (user_id,))
+                return export_user_rows(
+                    user_id, lambda query: self._read(query, {"user": user_id}),
+                    user_param=":user", unit_columns=UNIT_COLUMNS, turn_order="at, rowid",
+                    unit_from_row=self._unit_from_row, turn_from_row=self._turn)
             finally:
                 if own:
                     self._conn.execute("COMMIT")
-        return shape_export(user_id, units, turns, provenance, events, recalls)
+

@@ -118,7 +118,10 @@ def test_twenty_turns_through_the_agent_against_llama_cpp(tmp_path: Any) -> None
                 # the server's own count (SmolLM2's tokenizer) fits the server's window
                 assert raw.prompt_tokens and raw.prompt_tokens + limit <= SERVER_N_CTX
                 assert raw.completion_tokens is not None
-                assert raw.completion_tokens <= limit + 1  # llama-cpp-python counts the stop
+                # llama-cpp-python holds back a token that ends inside a UTF-8 character
+                # (up to 3 for a 4-byte one) before it checks max_tokens: Chinese replies cut
+                # by the budget can count up to 3 over it (seen: 98 for 96)
+                assert raw.completion_tokens <= limit + 3
             assert reply.num_ctx == DEFAULT_NUM_CTX  # llama.cpp reports no n_ctx: the default
             assert reply.prompt_tokens <= reply.num_ctx - limit
 

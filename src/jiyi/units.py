@@ -177,14 +177,53 @@ def is_valid_at(unit: MemoryUnit, as_of: datetime) -> bool:
     return not (unit.invalidated_at is not None and unit.invalidated_at <= t)
 
 
+#: What a recalled unit is at the recall's ``as_of``: ``current`` (valid now), ``expired``
+#: (past its lifespan or its world validity: history, shown with its date) or ``superseded``
+#: (replaced by a newer value; recalled only when the query asks about the past).
+HitStatus = Literal["current", "expired", "superseded"]
+HIT_STATUSES: tuple[str, ...] = ("current", "expired", "superseded")
+
+
+def unit_status(unit: MemoryUnit, as_of: datetime) -> HitStatus | None:
+    """The status of ``unit`` at ``as_of`` for recall; None when it must never be recalled at
+    that instant (not yet known, or forgotten on request). Pure."""
+    t = ensure_utc(as_of)
+    if unit.created_at > t:
+        return None
+    if unit.invalidated_at is not None and unit.invalidated_at <= t:
+        return "superseded" if unit.superseded_by else None
+    if is_valid_at(unit, t):
+        return "current"
+    if unit.valid_at is not None and unit.valid_at > t:
+        return None  # valid only later (a future plan seen from before it starts)
+    return "expired"
+
+
+def unit_date(unit: MemoryUnit) -> datetime:
+    """The instant a unit speaks of: when it became valid, else when it was learned."""
+    return unit.valid_at or unit.created_at
+
+
 class Hit(BaseModel):
-    """One recalled unit: how well it matches, which stage found it, how sure recall is."""
+    """One recalled unit: how well it matches, which stage found it, how sure recall is, and
+    whether it is ``current`` at the recall's ``as_of`` or history (``status``)."""
 
     unit: MemoryUnit
     score: float
     stage: str
     confidence: float = 0.0
     stages: list[str] = Field(default_factory=list)
+    status: HitStatus = "current"
+
+    @property
+    def current(self) -> bool:
+        """True when the unit is valid at the recall's ``as_of``; False for history (expired or
+        superseded), which the prompt shows with its date."""
+        return self.status == "current"
+
+    @property
+    def date(self) -> datetime:
+        return unit_date(self.unit)
 
     def to_public_dict(self) -> dict[str, Any]:
         data = self.unit.to_public_dict()
@@ -192,6 +231,9 @@ class Hit(BaseModel):
             score=round(self.score, 6),
             stage=self.stage,
             confidence=round(self.confidence, 4),
+            current=self.current,
+            status=self.status,
+            date=iso(self.date),
         )
         return data
 

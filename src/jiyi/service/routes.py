@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError as PydanticValidationError
 
+from ..clock import iso
 from ..errors import ValidationError
 from ..health import Health
 from ..memory import Memory
@@ -56,7 +57,8 @@ def service_time(value: str | None, name: str) -> datetime | None:
 
 def _hit(h: Hit) -> HitOut:
     return HitOut(unit=UnitOut(**h.unit.to_public_dict()), score=round(h.score, 6),
-                  stage=h.stage, confidence=round(h.confidence, 4))
+                  stage=h.stage, confidence=round(h.confidence, 4), current=h.current,
+                  status=h.status, date=iso(h.date))
 
 
 @router.post("/v1/turns", response_model=TurnOut, tags=["memory"])

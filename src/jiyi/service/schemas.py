@@ -76,6 +76,9 @@ class HitOut(BaseModel):
     score: float
     stage: str
     confidence: float
+    current: bool = Field(description="valid at the recall's as_of; false: history")
+    status: str = Field(description="current, expired (history) or superseded (the past)")
+    date: str = Field(description="when the unit's fact held or was learned (ISO 8601)")
 
 
 class RecallOut(BaseModel):

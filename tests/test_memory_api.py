@@ -64,13 +64,18 @@ def test_feedback_changes_relevance_within_bounds(mem: Memory) -> None:
         mem.feedback("m_nope", "used")
 
 
-def test_expired_units_are_kept_but_never_recalled(mem: Memory) -> None:
+def test_expired_units_come_back_as_history_never_as_current(mem: Memory) -> None:
     unit = mem.ingest("The router shows error E1042", session_id="s", role="assistant", at=T0)[0]
     lifespan = unit.lifespan.expires_in
     after = T0 + timedelta(seconds=lifespan + 1)
-    assert not mem.recall("router error E1042", session_id="s", as_of=after)
-    assert mem.get(unit.id).content == unit.content  # kept for audit
-    assert mem.recall("router error E1042", session_id="s", as_of=T0 + timedelta(seconds=5))
+    old = [h for h in mem.recall("router error E1042", session_id="s", as_of=after)
+           if h.unit.id == unit.id]
+    assert old and old[0].status == "expired" and not old[0].current
+    assert old[0].to_public_dict()["current"] is False
+    assert old[0].to_public_dict()["date"].startswith(T0.date().isoformat())
+    assert mem.get(unit.id).content == unit.content  # kept
+    fresh = mem.recall("router error E1042", session_id="s", as_of=T0 + timedelta(seconds=5))
+    assert fresh and fresh[0].unit.id == unit.id and fresh[0].current
 
 
 def test_forget_invalidates_with_a_reason(mem: Memory) -> None:
@@ -171,10 +176,19 @@ def test_user_level_units_cross_sessions_but_not_users(mem: Memory) -> None:
                    for h in mem.recall("我叫什么名字", session_id="s1", user_id="bob", as_of=later))
 
 
-def test_session_state_stays_in_its_session(mem: Memory) -> None:
-    mem.ingest("正在为您查询物流信息", session_id="s1", user_id="alice", role="assistant", at=T0)
+def test_another_sessions_state_is_found_but_ranks_below_this_sessions(mem: Memory) -> None:
+    """What was said in another session of the same user is still evidence (the episodic
+    layer); the current session's unit of the same text ranks first; never another user's."""
+    there = mem.ingest("正在为您查询物流信息", session_id="s1", user_id="alice", role="assistant",
+                       at=T0)[0]
     later = T0 + timedelta(minutes=1)
-    assert not mem.recall("查询物流信息", session_id="s2", user_id="alice", as_of=later)
+    hits = mem.recall("查询物流信息", session_id="s2", user_id="alice", as_of=later)
+    assert [h.unit.id for h in hits] == [there.id]
+    here = mem.ingest("正在为您查询物流信息。", session_id="s2", user_id="alice",
+                      role="assistant", at=later)[0]
+    hits = mem.recall("查询物流信息", session_id="s2", user_id="alice", as_of=later)
+    assert [h.unit.id for h in hits][:2] == [here.id, there.id]
+    assert not mem.recall("查询物流信息", session_id="s2", user_id="bob", as_of=later)
 
 
 def test_history_shows_provenance(mem: Memory) -> None:

@@ -38,23 +38,26 @@ def test_keyword_and_vector_zh_en_traditional(filled: Memory) -> None:
     assert "aisle" in top.unit.content
 
 
-def test_never_another_user_and_only_valid(filled: Memory) -> None:
+def test_never_another_user_and_expired_only_as_history(filled: Memory) -> None:
     hits = filled.recall("蓝牙耳机订单", session_id="s1", user_id="u1", k=20, as_of=LATER)
     assert hits and all(h.unit.user_id == "u1" for h in hits)
     gone = put(filled, "优惠券SAVE50本周有效", at=T0, expires_in=86400)
     hits = filled.recall("优惠券SAVE50", session_id="s1", user_id="u1", k=20, as_of=LATER)
-    assert gone.id not in [h.unit.id for h in hits]
+    old = [h for h in hits if h.unit.id == gone.id]  # expired: history, never current
+    assert old and not old[0].current and old[0].status == "expired"
+    assert all(h.current == h.unit.is_valid_at(LATER) for h in hits)
     hits = filled.recall("优惠券SAVE50", session_id="s1", user_id="u1", k=20,
                          as_of=T0 + timedelta(hours=2))
     assert hits[0].unit.id == gone.id
-    # session-level units of another session are not visible; user-level ones are
+    # a session-level unit of another session is still evidence, ranked lower than at home
     state = put(filled, "本次会话：用户在问上海浦东的门店", type=MemoryType.SESSION_STATE)
     when = T0 + timedelta(hours=4)
-    hits = filled.recall("上海浦东", session_id="s9", user_id="u1", k=20, as_of=when)
-    assert state.id not in [h.unit.id for h in hits]
-    assert MemoryType.USER_PROFILE in [h.unit.type for h in hits]
-    hits = filled.recall("上海浦东", session_id="s1", user_id="u1", k=20, as_of=when)
-    assert state.id in [h.unit.id for h in hits]
+    away = {h.unit.id: h.score for h in filled.recall(
+        "上海浦东", session_id="s9", user_id="u1", k=20, as_of=when)}
+    home = {h.unit.id: h.score for h in filled.recall(
+        "上海浦东", session_id="s1", user_id="u1", k=20, as_of=when)}
+    assert state.id in away and state.id in home
+    assert MemoryType.USER_PROFILE in [filled.get(u).type for u in away]
 
 
 def test_scores_comparable_and_confidence(filled: Memory) -> None:
@@ -106,7 +109,8 @@ def test_reindex_fills_new_embedder_space(db_path: str) -> None:
         unit = put(m, "用户喜欢爵士乐")
     with Memory.open(db_path, embedder="fake:48") as m:
         assert m.store.count_units_missing_vectors("fake-48") == 1
-        assert m.reindex() == 1
+        assert m.store.count_turns_missing_vectors("fake-48") == 1
+        assert m.reindex() == 2  # the unit and its raw turn
         assert m.store.count_units_missing_vectors("fake-48") == 0
         assert m.store.count_units_missing_vectors("fake-32") == 0
         assert m.recall("爵士乐", session_id="s1", user_id="u1", as_of=LATER)[0].unit.id == unit.id

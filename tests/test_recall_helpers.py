@@ -27,6 +27,7 @@ def put(mem: Memory, content: str, *, user: str = "u1", session: str = "s1",
                       valid_until=valid_until, topic=topic)
     batch = IngestBatch(turn=turn, embedder=mem.embedder.name, upserts=[unit])
     batch.vectors[unit.id] = mem.embedder.embed_passages([content])[0]
+    batch.turn_vector = mem.embedder.embed_passages([turn_text or content])[0]
     mem.store.commit_ingest(batch)
     return unit
 

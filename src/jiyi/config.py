@@ -26,12 +26,19 @@ class RecallWeights(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     rrf_k: int = 60
-    keyword_weight: float = 1.0
-    vector_weight: float = 1.0
-    rule_bonus: float = 1.0
-    relevance_weight: float = 0.25
+    # -- stage 3 ranking (jiyi.recall.rerank): every term in standard deviations of the searches
+    keyword_weight: float = 0.3  # keyword (BM25) z, added to the dense z (the floor)
+    rule_boost: float = 4.0  # stage 1 found it (an exact entity or the slot asked about)
+    coverage_boost: float = 0.5  # x share of the query's terms in the unit and its turns
+    speaker_boost: float = 0.3  # the query names who said it
+    window_boost: float = 0.5  # inside the query's time window
+    relevance_boost: float = 0.5  # x (relevance_score - 1): S2 feedback, -0.45 .. +0.5
     recency_half_life_days: float = 30.0
-    recency_weight: float = 0.1
+    recency_boost: float = 0.1  # x 2 ** (-age / half life): newer first on ties
+    history_penalty: float = 0.3  # an expired unit (history) ranks below a current one
+    superseded_penalty: float = 0.5  # a replaced value, when the query asks about the past
+    other_session_penalty: float = 0.2  # a session-level unit of another session
+    episode_pool: int = 30  # best raw turns whose units join the candidates
     frozen_topic_factor: float = 0.5
     active_topic_factor: float = 1.2
     confidence_threshold: float = 0.7
@@ -53,14 +60,13 @@ class RecallWeights(BaseModel):
     hop_seeds: int = 3  # how many of the best first hits lend their words
     hop_seed_ratio: float = 0.5  # ... if their score is at least this share of the best one's
     hop_terms: int = 6  # at most this many new words
-    hop_discount: float = 0.5  # keyword rank of a unit found only by the second hop, scaled
+    hop_discount: float = 0.5  # a second-hop unit's z: the best hit's minus (1 - this x rank)
     hop_pool: int = 0  # candidates of the second search; 0 = the funnel's pool
     turn_repeat_factor: float = 0.5  # score factor of a hit whose source turns are all covered
     neighbour_turns: bool = True  # add the reply after a question among the best hits
     neighbour_seeds: int = 5  # how many of the best hits are looked at
     neighbour_seed_ratio: float = 0.5  # ... if their score is at least this share of the best
-    neighbour_discount: float = 0.8  # keyword rank of such a reply, relative to its question's
-    neighbour_gap_s: float = 900.0  # a reply comes at most this long after the question
+    neighbour_discount: float = 0.5  # a reply's z: its question's z minus this
 
 
 class JiyiConfig(BaseModel):

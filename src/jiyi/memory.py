@@ -18,12 +18,15 @@ from .embed.routing import EmbedderRouting, TypeEmbedders
 from .errors import NotFoundError, ValidationError
 from .health.hooks import instrumented
 from .recall import RecallRequest, RecallTrace, TopicState, TopicTracker, run_recall
+from .recall.episodes import episode_text
 from .store import IngestBatch, RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
+from .store.base import Vector
 from .units import (
     FEEDBACK_EVENTS,
     USER_LEVEL_TYPES,
     Hit,
     Lifespan,
+    MemoryType,
     MemoryUnit,
     apply_feedback,
     content_hash,
@@ -153,10 +156,10 @@ class Memory:
         turn = TurnRecord(key=key, turn_id=tid or key, session_id=sid, user_id=uid, role=role_s,
                           text=extraction.redacted_text, at=when, speaker=spk)
         drafts = _dedupe_drafts(extraction.drafts)
-        vectors = self.embedder_routing.embed_typed([(d.type, d.content) for d in drafts])
+        vectors, turn_vector = self._embed_turn(drafts, turn.text)
 
         with self._ingest_lock, self.store.placement_lock(uid):
-            batch = IngestBatch(turn=turn, embedder=self.embedder.name)
+            batch = IngestBatch(turn=turn, embedder=self.embedder.name, turn_vector=turn_vector)
             written: list[MemoryUnit] = []
             for i, draft in enumerate(drafts):
                 unit, is_new = self._place_draft(draft, turn, batch)
@@ -167,6 +170,25 @@ class Memory:
         if extraction.is_confirmation:
             written.extend(self._confirm_previous(turn))
         return written
+
+    def _embed_turn(self, drafts: list[UnitDraft], text: str
+                    ) -> tuple[list[tuple[str, Vector]], Vector | None]:
+        """The drafts' vectors (each in its type's space) and the raw turn's vector in the
+        default space (the episodic layer), in one embedder call when there is one space; a
+        draft whose content is the whole turn shares the turn's vector."""
+        episode = episode_text(text)
+        routing = self.embedder_routing
+        items = [(d.type, d.content) for d in drafts]
+        if not episode:
+            return routing.embed_typed(items), None
+        if not routing.is_single:
+            return routing.embed_typed(items), self.embedder.embed_passages([episode])[0]
+        shared = next((i for i, d in enumerate(drafts) if d.content == episode), None)
+        if shared is not None:
+            vectors = routing.embed_typed(items)
+            return vectors, vectors[shared][1]
+        vectors = routing.embed_typed([*items, (MemoryType.SESSION_STATE, episode)])
+        return vectors[:-1], vectors[-1][1]
 
     def _place_draft(
         self, draft: UnitDraft, turn: TurnRecord, batch: IngestBatch
@@ -282,7 +304,8 @@ class Memory:
 
     def reindex(self, *, batch_size: int = 64, limit: int | None = None) -> int:
         """Embed every unit that has no vector of its type's embedder (after the embedder or
-        the per-type routing changed): each embedder embeds only the types routed to it.
+        the per-type routing changed): each embedder embeds only the types routed to it; then
+        every raw turn without a vector of the default embedder (the episodic layer).
         Vectors are stored under the embedder's name, so spaces never mix. Returns how many
         units were embedded."""
         if batch_size < 1:
@@ -297,13 +320,26 @@ class Memory:
                 vecs = emb.embed_passages([u.content for u in units])
                 self.store.put_vectors(emb.name, {u.id: vecs[i] for i, u in enumerate(units)})
                 done += len(units)
+        default = self.embedder
+        while limit is None or done < limit:  # the episodic layer: raw turns, default space
+            take = batch_size if limit is None else min(batch_size, limit - done)
+            turns = self.store.turns_missing_vectors(default.name, take)
+            if not turns:
+                break
+            self.store.put_turn_vectors(
+                default.name, turns, list(default.embed_passages(
+                    [episode_text(t.text) or t.turn_id for t in turns])))
+            done += len(turns)
         return done
 
     def missing_vectors(self) -> dict[str, int]:
-        """Per embedder name, how many units of its types lack its vector (what
-        :meth:`reindex` would embed)."""
-        return {emb.name: self.store.count_units_missing_vectors(emb.name, types=types)
-                for emb, types in self.embedder_routing.spaces()}
+        """Per embedder name, how many units of its types (and, for the default embedder, raw
+        turns) lack its vector (what :meth:`reindex` would embed)."""
+        out = {emb.name: self.store.count_units_missing_vectors(emb.name, types=types)
+               for emb, types in self.embedder_routing.spaces()}
+        name = self.embedder.name
+        out[name] = out.get(name, 0) + self.store.count_turns_missing_vectors(name)
+        return out
 
     def get(self, unit_id: str) -> MemoryUnit:
         units = self.store.get_units([check_identifier(unit_id, "unit_id")])

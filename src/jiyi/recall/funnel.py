@@ -14,18 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from ..config import JiyiConfig
+from ..config import JiyiConfig, RecallWeights
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
 from ..health.hooks import recall_stage
 from ..store.base import Scope, Store, TurnRecord, Vector
 from ..text import fold
-from ..units import Hit, MemoryUnit
+from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
 from .fusion import reciprocal_ranks
 from .hybrid import Stage2, search
 from .multihop import diversify, merge_max, neighbours, second_hop
-from .query import EnhancedQuery, enhance, is_vague
-from .rerank import Candidate, coverage, final_score
+from .query import EnhancedQuery, asks_about_past, enhance, is_vague
+from .rerank import Candidate, coverage, final_score, rank_z, zscore
 from .rules import lookup_values, query_entities, slot_intent
 from .topics import TopicState
 
@@ -69,18 +69,23 @@ def recent_entities(store: Store, scope: Scope, as_of: datetime) -> list[str]:
 
 
 def stage1(store: Store, request: RecallRequest, pool: int) -> list[str]:
-    """Unit ids found by the rules, best first."""
+    """Unit ids found by the rules, best first: exact entities among all the user's units
+    (history too), the current value of a slot asked about, else the newest units holding an
+    entity of the kind asked about."""
     scope, as_of = request.scope, request.as_of
+    wide = Scope(scope.user_id, None)
     ids: list[str] = []
     entities = query_entities(request.query)
     if entities:
-        ids.extend(uid for uid, _ in store.entity_search(scope, as_of, lookup_values(entities), pool))
+        ids.extend(uid for uid, _ in store.entity_search(
+            wide, as_of, lookup_values(entities), pool, history=True))
     intent = slot_intent(request.query)
     if intent is not None:
         for slot in intent.slots:
             ids.extend(u.id for u in store.find_units(scope, as_of=as_of, slot=slot, limit=5))
         if not ids:
-            ids.extend(uid for uid, _ in store.entity_kind_search(scope, as_of, intent.kinds, 5))
+            ids.extend(uid for uid, _ in store.entity_kind_search(
+                wide, as_of, intent.kinds, 5, history=True))
     return list(dict.fromkeys(ids))
 
 
@@ -97,10 +102,17 @@ def run_recall(
     topics: TopicObserver | None = None,
     trace: RecallTrace | None = None,
 ) -> list[Hit]:
-    """The best ``request.k`` hits, best first."""
+    """The best ``request.k`` hits, best first.
+
+    Everything the user said is searched: units of every session of the user, expired ones
+    too (as history), and the raw turns themselves (the episodic layer,
+    :mod:`jiyi.recall.episodes`). Scope, status and session move a unit's rank, never whether it
+    can be found; a replaced value is recalled only for a question about the past. Never a unit
+    of another user."""
     weights = config.recall
     pool = max(config.candidate_pool, request.k * 3)
     scope, as_of = request.scope, request.as_of
+    wide = Scope(scope.user_id, None)
 
     with recall_stage("rule"):
         rule_ids = stage1(store, request, pool)
@@ -108,110 +120,166 @@ def run_recall(
         recent = (recent_entities(store, scope, as_of)
                   if weights.expand_vague and is_vague(request.query) else [])
         q = enhance(request.query, as_of, recent)
-        found = search(store, embedder, q, scope, as_of, pool)
+        found = search(store, embedder, q, wide, as_of, pool, history=True,
+                       episodes=weights.episode_pool and max(weights.episode_pool, request.k))
     with recall_stage("rerank"):
         topic_state = topics(q.terms, found.query_vector) if topics is not None else None
-        loaded = _Loaded()
-        hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace, loaded)
+        ctx = _Context(store, request, config, rule_ids, q, found, topic_state,
+                       asks_about_past(request.query))
+        ranked = ctx.rank()
         extra: dict[str, float] = {}  # second-hop units and replies (:mod:`.multihop`)
-        if weights.second_hop and hits:
-            extra = second_hop(store, scope, as_of, q, hits, [u for u, _ in found.keyword],
-                               weights, pool)
-        if weights.neighbour_turns and hits:
-            extra = merge_max(extra, neighbours(store, scope, as_of, hits, weights))
+        if weights.second_hop and ranked:
+            top_z = ranked[0][1]
+            extra = {uid: top_z - (1.0 - rr) for uid, rr in second_hop(
+                store, wide, as_of, q, [h for h, _ in ranked], [u for u, _ in found.keyword],
+                weights, pool, history=True).items()}
+        if weights.neighbour_turns and ranked:
+            extra = merge_max(extra, neighbours(store, ranked, weights))
         if extra:
-            hits = _rerank(store, request, config, rule_ids, q, found, topic_state, trace,
-                           loaded, extra)
-        return diversify(hits, weights.turn_repeat_factor)[: request.k]
+            ranked = ctx.rank(extra)
+        if trace is not None:
+            trace.query, trace.rule_ids, trace.candidates, trace.topic = (
+                q, rule_ids, ctx.candidates, topic_state)
+        return diversify([h for h, _ in ranked], weights.turn_repeat_factor)[: request.k]
 
 
 @dataclass
-class _Loaded:
-    """Candidates' units and source turns read so far in one recall: a second stage-3 pass
-    (after replies / second-hop units joined) reads only the new ids."""
+class _Context:
+    """One recall's stage 3: candidates read once, ranked once or twice (after replies or
+    second-hop units joined, a second pass reads only the new ids)."""
 
+    store: Store
+    request: RecallRequest
+    config: JiyiConfig
+    rule_ids: list[str]
+    q: EnhancedQuery
+    found: Stage2
+    topic_state: TopicState | None
+    past: bool
     units: dict[str, MemoryUnit] = field(default_factory=dict)
     sources: dict[str, list[TurnRecord]] = field(default_factory=dict)
-    seen: set[str] = field(default_factory=set)
+    candidates: list[Candidate] = field(default_factory=list)
+    _episode_units: list[str] | None = None
 
-    def fetch(self, store: Store, ids: list[str]) -> None:
-        new = [i for i in ids if i not in self.seen]
+    def fetch(self, ids: list[str]) -> None:
+        new = [i for i in ids if i not in self.units and i not in self.sources]
         if new:
-            self.units.update((u.id, u) for u in store.get_units(new))
-            self.sources.update(store.source_turns(new))
-            self.seen.update(new)
+            self.units.update((u.id, u) for u in self.store.get_units(new))
+            self.sources.update(self.store.source_turns(new))
+            for i in new:
+                self.sources.setdefault(i, [])
+
+    def episode_units(self) -> list[str]:
+        """Units cut from the best raw turns, in the turns' order."""
+        if self._episode_units is None:
+            keys = [k for k, _ in self.found.turns.hits]
+            by_turn = self.store.turn_units(keys)
+            self._episode_units = list(dict.fromkeys(
+                uid for k in keys for uid in by_turn.get(k, [])))
+        return self._episode_units
+
+    def replaced_slots(self, ids: list[str]) -> set[str]:
+        """Slots (single-valued facts) of the expired candidates that hold a current value: an
+        expired value of such a slot was replaced, not merely old."""
+        as_of = self.request.as_of
+        slots = {u.slot for i in ids if (u := self.units.get(i)) is not None and u.slot
+                 and unit_status(u, as_of) == "expired"}
+        wide = Scope(self.request.scope.user_id, None)
+        return {slot for slot in slots
+                if self.store.find_units(wide, as_of=as_of, slot=slot, limit=1)}
+
+    def dense_scale(self) -> tuple[float, float, float]:
+        """``(mean, std, floor)`` of the dense scale: the raw turns' cosines over the user's
+        whole history (the unit list's, when no turn has a vector yet); ``floor`` is what a
+        candidate found by no vector search is assumed to score (the lowest listed)."""
+        turns, vec = self.found.turns, self.found.vector
+        listed = [c for _, c in turns.hits] + [c for _, c in vec]
+        floor = min(listed) if listed else 0.0
+        if turns.std > 1e-9:
+            return turns.mean, turns.std, floor
+        cos = [c for _, c in vec]
+        if len(cos) > 1:
+            mean = sum(cos) / len(cos)
+            return mean, (sum((c - mean) ** 2 for c in cos) / len(cos)) ** 0.5, floor
+        return 0.0, 0.0, floor
+
+    def rank(self, extra: dict[str, float] | None = None) -> list[tuple[Hit, float]]:
+        """Every candidate as a hit with its rank z, best first; ``extra`` gives units (replies,
+        second-hop finds) a floor on their match z."""
+        weights = self.config.recall
+        found, as_of, scope = self.found, self.request.as_of, self.request.scope
+        kw = dict(found.keyword)
+        kw_rr = reciprocal_ranks([u for u, _ in found.keyword], weights.rrf_k)
+        unit_cos = dict(found.vector)
+        turn_cos = dict(found.turns.hits)
+        episode = self.episode_units()
+        dense_ids = list(dict.fromkeys([*(u for u, _ in found.vector), *episode]))
+        vec_rr = reciprocal_ranks(dense_ids, weights.rrf_k)
+        ids = list(dict.fromkeys([*self.rule_ids, *kw, *unit_cos, *episode, *(extra or {})]))
+        self.fetch(ids)
+        mean, std, floor = self.dense_scale()
+        kw_stats = found.keyword_stats
+        query_folded = fold(self.request.query)
+        rule_set, episode_set = set(self.rule_ids), set(episode)
+        self.candidates = []
+        replaced = self.replaced_slots(ids)
+        for uid in ids:
+            unit = self.units.get(uid)
+            status = unit_status(unit, as_of) if unit is not None else None
+            if unit is None or status is None:
+                continue
+            if status == "expired" and unit.slot is not None and unit.slot in replaced:
+                status = "superseded"  # its slot holds a newer value now
+            if status == "superseded" and not self.past:
+                continue
+            turns = self.sources.get(uid, [])
+            cosines = [turn_cos[t.key] for t in turns if t.key in turn_cos]
+            if uid in unit_cos:
+                cosines.append(unit_cos[uid])
+            best = max(cosines) if cosines else floor
+            match = (zscore(best, mean, std)
+                     + weights.keyword_weight * zscore(kw.get(uid, 0.0), kw_stats.mean,
+                                                       kw_stats.std))
+            if extra and uid in extra:
+                match = max(match, extra[uid])
+            text = fold(unit.content + " " + " ".join(t.text for t in turns))
+            speakers = {t.speaker for t in turns if t.speaker}
+            in_window = uid in found.in_window or any(
+                t.key in found.turns_in_window for t in turns)
+            cand = Candidate(unit=unit, status=status, match=match, features={
+                "keyword_rr": kw_rr.get(uid, 0.0),
+                "vector_rr": vec_rr.get(uid, 0.0),
+                "cosine": best if cosines else 0.0,
+                "coverage": coverage(self.q.terms, text),
+                "speaker": 1.0 if _speaker_named(query_folded, speakers) else 0.0,
+                "in_window": 1.0 if in_window else 0.0,
+                "rule": 1.0 if uid in rule_set else 0.0,
+            })
+            cand.other_session = (scope.session_id is not None
+                                  and unit.session_id != scope.session_id
+                                  and unit.type not in USER_LEVEL_TYPES)
+            cand.sources = [name for name, present in (
+                ("rule", uid in rule_set), ("keyword", uid in kw), ("vector", uid in unit_cos),
+                ("episode", uid in episode_set)) if present]
+            if self.topic_state is not None:
+                cand.topic_factor = self.topic_state.factor(
+                    unit, weights.frozen_topic_factor, weights.active_topic_factor)
+            self.candidates.append(cand)
+        ranked = [(_hit(c, as_of, weights), rank_z(c, as_of, weights)) for c in self.candidates]
+        ranked.sort(key=lambda hz: (-hz[0].score, hz[0].unit.id))
+        return ranked
 
 
-def _rerank(
-    store: Store,
-    request: RecallRequest,
-    config: JiyiConfig,
-    rule_ids: list[str],
-    q: EnhancedQuery,
-    found: Stage2,
-    topic_state: TopicState | None,
-    trace: RecallTrace | None,
-    loaded: _Loaded,
-    hop: dict[str, float] | None = None,
-) -> list[Hit]:
-    """Stage 3: validity at ``as_of``, features, topic factors, final score and confidence.
-    Every candidate, best first; ``hop`` adds second-hop units with their discounted keyword
-    rank (:mod:`.multihop`)."""
-    weights = config.recall
-    as_of = request.as_of
-
-    kw_rr = merge_max(reciprocal_ranks([u for u, _ in found.keyword], weights.rrf_k), hop or {})
-    vec_rr = reciprocal_ranks([u for u, _ in found.vector], weights.rrf_k)
-    cosine = dict(found.vector)
-    ids = list(dict.fromkeys([*rule_ids, *kw_rr, *vec_rr]))
-    loaded.fetch(store, ids)
-    units, sources = loaded.units, loaded.sources
-    query_folded = fold(request.query)
-    rule_set = set(rule_ids)
-
-    candidates: list[Candidate] = []
-    for uid in ids:
-        unit = units.get(uid)
-        if unit is None or not unit.is_valid_at(as_of):
-            continue
-        turns = sources.get(uid, [])
-        text = fold(unit.content + " " + " ".join(t.text for t in turns))
-        speakers = {t.speaker for t in turns if t.speaker}
-        cand = Candidate(unit=unit, features={
-            "keyword_rr": kw_rr.get(uid, 0.0),
-            "vector_rr": vec_rr.get(uid, 0.0),
-            "cosine": cosine.get(uid, 0.0),
-            "coverage": coverage(q.terms, text),
-            "speaker": 1.0 if _speaker_named(query_folded, speakers) else 0.0,
-            "in_window": 1.0 if uid in found.in_window else 0.0,
-            "rule": 1.0 if uid in rule_set else 0.0,
-        })
-        cand.sources = [name for name, present in (
-            ("rule", uid in rule_set), ("keyword", uid in kw_rr), ("vector", uid in vec_rr))
-            if present]
-        if topic_state is not None:
-            cand.topic_factor = topic_state.factor(unit, weights.frozen_topic_factor,
-                                                   weights.active_topic_factor)
-        candidates.append(cand)
-
-    hits = [_hit(c, as_of, config) for c in candidates]
-    hits.sort(key=lambda h: (-h.score, h.unit.id))
-    if trace is not None:
-        trace.query, trace.rule_ids, trace.candidates, trace.topic = (
-            q, rule_ids, candidates, topic_state)
-    return hits
-
-
-def _hit(cand: Candidate, as_of: datetime, config: JiyiConfig) -> Hit:
-    score, conf = final_score(cand, as_of, config.recall)
+def _hit(cand: Candidate, as_of: datetime, weights: RecallWeights) -> Hit:
+    score, conf = final_score(cand, as_of, weights)
     if "rule" in cand.sources:
         stage = "rule"
-    elif "vector" in cand.sources:
+    elif "vector" in cand.sources or "episode" in cand.sources:
         stage = "semantic"
     else:
         stage = "keyword"
     return Hit(unit=cand.unit, score=score, stage=stage, confidence=conf,
-               stages=list(cand.sources))
+               stages=list(cand.sources), status=cand.status)
 
 
 def low_confidence(hits: list[Hit], threshold: float) -> bool:

@@ -19,7 +19,7 @@ from datetime import datetime
 
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
-from ..store.base import Scope, Store, Vector
+from ..store.base import Scope, Scored, Store, Vector
 from .query import EnhancedQuery
 
 Ranked = list[tuple[str, float]]
@@ -32,6 +32,9 @@ class Stage2:
     in_window: set[str] = field(default_factory=set)
     query_vector: Vector | None = None  # the default embedder's (the topic detector uses it)
     space: dict[str, str] = field(default_factory=dict)  # vector hit id -> embedder name
+    keyword_stats: Scored = field(default_factory=lambda: Scored([]))  # BM25 scale
+    turns: Scored = field(default_factory=lambda: Scored([]))  # raw turns (the episodic layer)
+    turns_in_window: set[str] = field(default_factory=set)  # turn keys inside the window
 
 
 def _merge(first: Ranked, extra: Ranked) -> Ranked:
@@ -63,26 +66,33 @@ def as_routing(embedder: Embedder | EmbedderRouting) -> EmbedderRouting:
 
 
 def search(store: Store, embedder: Embedder | EmbedderRouting, q: EnhancedQuery, scope: Scope,
-           as_of: datetime, pool: int, query_vector: Vector | None = None) -> Stage2:
-    """Both searches; with a time window, a second windowed pass marks in-window units and
-    adds them to the pool (the window never removes anything: a wrong window costs nothing).
-    ``query_vector``, when given, is the default embedder's vector of the query."""
+           as_of: datetime, pool: int, query_vector: Vector | None = None,
+           history: bool = False, episodes: int = 0) -> Stage2:
+    """Both searches over units (``history``: expired and superseded units too, see
+    :meth:`~jiyi.store.base.Store.vector_search`) and, with ``episodes`` > 0, a vector search
+    over the user's raw turns of every session; with a time window, a second windowed pass
+    marks in-window units and turns and adds them to the pool (the window never removes
+    anything: a wrong window costs nothing). ``query_vector``, when given, is the default
+    embedder's vector of the query."""
     routing = as_routing(embedder)
     default = routing.default
     out = Stage2()
-    out.keyword = store.keyword_search(scope, as_of, q.terms, pool)
+    window = q.window
+    out.keyword_stats = store.keyword_scored(scope, as_of, q.terms, pool, history=history)
+    out.keyword = out.keyword_stats.hits
     out.query_vector = query_vector if query_vector is not None else default.embed_query(
         q.search_text)
-    window = q.window
     kw_w = (store.keyword_search(scope, as_of, q.terms, pool, since=window.since,
-                                 until=window.until) if window is not None else [])
+                                 until=window.until, history=history)
+            if window is not None else [])
     per_space: list[Ranked] = []
     for emb, types in routing.spaces():  # one embedder: one space, no type filter
         qv = out.query_vector if emb is default else emb.embed_query(q.search_text)
-        found = store.vector_search(scope, as_of, emb.name, qv, pool, types=types)
+        found = store.vector_search(scope, as_of, emb.name, qv, pool, types=types,
+                                    history=history)
         if window is not None:
-            vec_w = store.vector_search(scope, as_of, emb.name, qv, pool,
-                                        since=window.since, until=window.until, types=types)
+            vec_w = store.vector_search(scope, as_of, emb.name, qv, pool, since=window.since,
+                                        until=window.until, types=types, history=history)
             out.in_window |= {u for u, _ in vec_w}
             found = _merge(found, vec_w)
         for uid, _ in found:
@@ -92,4 +102,14 @@ def search(store: Store, embedder: Embedder | EmbedderRouting, q: EnhancedQuery,
     if window is not None:
         out.in_window |= {u for u, _ in kw_w}
         out.keyword = _merge(out.keyword, kw_w)
+    if episodes > 0:
+        out.turns = store.turn_vector_search(scope.user_id, as_of, default.name,
+                                             out.query_vector, episodes)
+        if window is not None:
+            turns_w = store.turn_vector_search(scope.user_id, as_of, default.name,
+                                               out.query_vector, episodes,
+                                               since=window.since, until=window.until)
+            out.turns_in_window = {k for k, _ in turns_w.hits}
+            out.turns = Scored(_merge(out.turns.hits, turns_w.hits), out.turns.mean,
+                               out.turns.std, out.turns.n)
     return out

@@ -8,7 +8,7 @@ conversation and none about any benchmark:
 * **replies** (:func:`neighbours`, on by default): when one of the best hits is a question
   ("where did you go hiking?"), the answer is usually the next turn of the same session, which
   need not share a word with the query ("we drove up to Yosemite"). The units of that turn
-  join the candidates with a discounted keyword rank;
+  join the candidates just below their question;
 * **diversity** (:func:`diversify`, on by default): several units cut from one source turn
   carry the same evidence; a unit whose source turns are all covered by a better hit is
   down-weighted, so the ``k`` slots cover more distinct turns;
@@ -26,7 +26,7 @@ store.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from ..config import RecallWeights
 from ..store.base import Scope, Store
@@ -85,6 +85,7 @@ def second_hop(
     first_keyword: Sequence[str],
     weights: RecallWeights,
     pool: int,
+    history: bool = False,
 ) -> dict[str, float]:
     """Search again with the query's terms plus the salient words of the best hits; returns
     discounted keyword ranks of the newly found units (empty when there is nothing to add).
@@ -96,7 +97,8 @@ def second_hop(
     extra = hop_terms(q.terms, seeds, speakers, weights.hop_terms)
     if not extra:
         return {}
-    found = store.keyword_search(scope, as_of, [*q.terms, *extra], weights.hop_pool or pool)
+    found = store.keyword_search(scope, as_of, [*q.terms, *extra], weights.hop_pool or pool,
+                                 history=history)
     return hop_ranks(first_keyword, [uid for uid, _ in found], weights.hop_discount,
                      weights.rrf_k)
 
@@ -106,46 +108,37 @@ def is_question(text: str) -> bool:
     return "?" in text or "？" in text
 
 
-def next_turn(seed: Hit, after: Sequence[tuple[str, datetime, str, Sequence[str]]]
-              ) -> list[str]:
-    """Of ``after`` = (unit id, time, session, source turn ids) found just after ``seed``, the
-    units of the first later turn of the seed's session. Pure."""
-    own = set(seed.unit.source_turn_ids)
-    later = [a for a in after if a[2] == seed.unit.session_id and a[1] > seed.unit.created_at
-             and not set(a[3]) <= own]
-    if not later:
-        return []
-    first = min(a[1] for a in later)
-    return [a[0] for a in later if a[1] == first]
-
-
 def neighbours(
     store: Store,
-    scope: Scope,
-    as_of: datetime,
-    hits: Sequence[Hit],
+    ranked: Sequence[tuple[Hit, float]],
     weights: RecallWeights,
 ) -> dict[str, float]:
     """Units of the turn right after each question among the best hits (the reply that holds
-    the answer), with a discounted keyword rank: ``discount * (k+1)/(k+rank of the seed)``.
-    Only a question scoring at least ``neighbour_seed_ratio`` of the best hit is followed: a
-    weak question that merely resembles the query leads to an unrelated answer. The reply is
-    looked up in the seed's own session (same user), valid at ``as_of``, created within
-    ``neighbour_gap_s`` after the question."""
+    the answer), each with a floor on its match z: its question's z minus
+    ``neighbour_discount``. Only a question scoring at least ``neighbour_seed_ratio`` of the
+    best hit is followed: a weak question that merely resembles the query leads to an unrelated
+    answer. "The next turn" is the next one the session *ingested* (``TurnRecord.seq``), never
+    read from timestamps: many imports give every turn of a session the same time."""
     out: dict[str, float] = {}
-    gap = timedelta(seconds=weights.neighbour_gap_s)
-    floor = weights.neighbour_seed_ratio * hits[0].score if hits else 0.0
-    for rank, seed in enumerate(hits[: weights.neighbour_seeds], start=1):
-        if not is_question(seed.unit.content) or seed.score < floor:
+    if not ranked:
+        return out
+    floor = weights.neighbour_seed_ratio * ranked[0][0].score
+    seeds: dict[str, float] = {}  # the question's last source turn -> its z
+    for hit, z in ranked[: weights.neighbour_seeds]:
+        if not is_question(hit.unit.content) or hit.score < floor or not hit.unit.source_turn_ids:
             continue
-        t = seed.unit.created_at
-        session = Scope(user_id=scope.user_id, session_id=seed.unit.session_id)
-        units = store.find_units(session, as_of=as_of, since=t + timedelta(microseconds=1),
-                                 until=t + gap, limit=50)
-        after = [(u.id, u.created_at, u.session_id, u.source_turn_ids) for u in units]
-        value = weights.neighbour_discount * (weights.rrf_k + 1) / (weights.rrf_k + rank)
-        for uid in next_turn(seed, after):
-            out[uid] = max(out.get(uid, 0.0), value)
+        keys = store.unit_turn_keys(hit.unit.id)
+        if keys:
+            key = max(store.get_turns(keys), key=lambda t: t.seq).key
+            seeds[key] = max(seeds.get(key, float("-inf")), z)
+    if not seeds:
+        return out
+    following = store.next_turns(list(seeds))
+    units = store.turn_units(list(following.values()))
+    for key, nxt in following.items():
+        value = seeds[key] - weights.neighbour_discount
+        for uid in units.get(nxt, []):
+            out[uid] = max(out.get(uid, float("-inf")), value)
     return out
 
 

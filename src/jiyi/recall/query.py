@@ -28,6 +28,20 @@ _VAGUE_RE = re.compile(
 )
 MAX_EXPANSION = 3
 
+#: A question about a value the user had before ("我以前的手机号", "my old address", "what was my
+#: previous number"): only such a question recalls a superseded value (as history).
+_PAST_RE = re.compile(
+    r"以前|从前|從前|原来|原來|原先|之前的|过去|過去|曾经|曾經|旧的|舊的|旧号|舊號|旧地址|舊地址|"
+    r"老号|老號|换之前|換之前|改之前|上一个|上一個|前一个|前一個|"
+    r"\bused to\b|\bprevious(?:ly)?\b|\bformer(?:ly)?\b|\bold (?:number|phone|address|email|"
+    r"name|one)\b|\bbefore (?:i|we|it) (?:changed|moved|switched|updated)\b|\bwhat was my\b",
+    re.I)
+
+
+def asks_about_past(query: str) -> bool:
+    """True when the query asks about an earlier value, not the current one."""
+    return bool(_PAST_RE.search(fold(query)))
+
 
 @dataclass(frozen=True)
 class EnhancedQuery:

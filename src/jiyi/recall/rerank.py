@@ -1,35 +1,47 @@
-"""Stage 3 of the funnel: features of a candidate -> calibrated confidence -> final score.
+"""Stage 3 of the funnel: one comparable score per candidate, and a calibrated confidence.
 
-Every candidate gets a small feature vector (:data:`FEATURES`). A logistic model (fitted on
-labelled candidates: is this unit evidence for the question?) gives a linear score ``z`` that
-orders candidates; Platt scaling of the best hit's ``z`` against "did the recall find the
-evidence" turns it into ``confidence``, calibrated on data (see
-:mod:`jiyi.recall.calibrate` and ``docs/benchmarks/recall-calibration.md``). Because it is a
-probability and not a rank, it means the same thing for every query. The final ``Hit.score``
-multiplies it by the documented freshness and relevance factors::
+**Ranking.** Each search's scores are put on one scale, the number of standard deviations above
+the mean of everything that search looked at (:func:`zscore`): a cosine of 0.86 is nothing in a
+store where every cosine is 0.85, and a strong keyword match is rare. The dense side is the
+floor: a candidate's ``match`` is the z of the best of its raw turns' cosines and its own
+cosine, plus ``keyword_weight`` times the z of its keyword (BM25) score. Evidence then moves it,
+in the same units (standard deviations)::
 
-    score = confidence
-            * (1 + relevance_weight * (relevance_score - 1))        # S2 feedback, 0.775..1.25
-            * (1 + recency_weight * 2 ** (-age_days / half_life))   # newer first on ties
-            * topic factor (frozen topic: 0.5, active topic: 1.2)   # S18
+    z = match
+        + rule_boost * rule + coverage_boost * coverage + speaker_boost * speaker
+        + window_boost * in_window
+        + relevance_boost * (relevance_score - 1)          # S2 feedback
+        + recency_boost * 2 ** (-age_days / half_life)     # newer first on ties
+        - history_penalty        (expired: history, ranked below current of the same match)
+        - superseded_penalty     (replaced value; only recalled for questions about the past)
+        - other_session_penalty  (a session-level unit of another session)
+    score = sigmoid(z) * topic factor (frozen topic: 0.5, active topic: 1.2, S18)
+
+Keyword evidence earns its weight through the z scale: on Chinese chit-chat, where every turn
+shares words, the keyword z of a match is small; an exact rare term stands out.
+
+**Confidence** is the logistic model of :data:`FEATURES` (fitted by
+:mod:`jiyi.recall.calibrate`, hand-set defaults), Platt-scaled so that the best hit's confidence
+estimates P(the recall found what the query asks for); S7's 0.7 threshold applies to it.
 
 All pure functions.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..config import RecallWeights
-from ..units import MemoryUnit
+from ..units import HitStatus, MemoryUnit
 from .fusion import recency, sigmoid
 
 #: The features of a candidate, in the order of ``RecallWeights.model_weights``.
 FEATURES: tuple[str, ...] = (
     "keyword_rr",  # keyword list: (k+1)/(k+rank), 0 when absent
-    "vector_rr",  # vector list: (k+1)/(k+rank), 0 when absent
+    "vector_rr",  # vector list (units and raw turns): (k+1)/(k+rank), 0 when absent
     "cosine",  # cosine similarity to the query (embedder-specific scale), 0 when absent
     "coverage",  # share of query terms found in the unit's content + source turn text
     "speaker",  # 1 when the query names the person who said the unit's source turn
@@ -44,11 +56,19 @@ class Candidate:
 
     unit: MemoryUnit
     features: dict[str, float] = field(default_factory=dict)
-    sources: list[str] = field(default_factory=list)  # "rule", "keyword", "vector"
+    sources: list[str] = field(default_factory=list)  # "rule", "keyword", "vector", "episode"
     topic_factor: float = 1.0
+    status: HitStatus = "current"
+    match: float = 0.0  # dense z (+ keyword z): see the module docstring
+    other_session: bool = False  # a session-level unit of another session
 
     def vector(self) -> list[float]:
         return [float(self.features.get(name, 0.0)) for name in FEATURES]
+
+
+def zscore(value: float, mean: float, std: float) -> float:
+    """``(value - mean) / std``; 0 when the spread is nil (nothing to tell apart)."""
+    return (value - mean) / std if std > 1e-9 else 0.0
 
 
 def coverage(terms: Sequence[str], folded_text: str) -> float:
@@ -59,7 +79,7 @@ def coverage(terms: Sequence[str], folded_text: str) -> float:
 
 
 def linear_score(features: Mapping[str, float], weights: RecallWeights) -> float:
-    """The model's ``z = bias + sum w_i * x_i`` (orders candidates within a query)."""
+    """The confidence model's ``z = bias + sum w_i * x_i``."""
     z = weights.model_bias
     for name, w in zip(FEATURES, weights.model_weights, strict=False):
         z += w * float(features.get(name, 0.0))
@@ -73,15 +93,32 @@ def confidence(features: Mapping[str, float], weights: RecallWeights) -> float:
                    + weights.confidence_shift)
 
 
-def freshness_factor(unit: MemoryUnit, as_of: datetime, weights: RecallWeights) -> float:
-    """The documented relevance x recency multiplier of a unit at ``as_of``."""
-    rel = 1.0 + weights.relevance_weight * (unit.relevance_score - 1.0)
-    age_days = (as_of - unit.created_at).total_seconds() / 86400.0
-    rec = 1.0 + weights.recency_weight * recency(age_days, weights.recency_half_life_days)
-    return rel * rec
+def rank_z(cand: Candidate, as_of: datetime, weights: RecallWeights) -> float:
+    """The candidate's place on the common scale (standard deviations; module docstring)."""
+    f = cand.features
+    z = (cand.match
+         + weights.rule_boost * f.get("rule", 0.0)
+         + weights.coverage_boost * f.get("coverage", 0.0)
+         + weights.speaker_boost * f.get("speaker", 0.0)
+         + weights.window_boost * f.get("in_window", 0.0)
+         + weights.relevance_boost * (cand.unit.relevance_score - 1.0))
+    age_days = (as_of - cand.unit.created_at).total_seconds() / 86400.0
+    z += weights.recency_boost * recency(age_days, weights.recency_half_life_days)
+    if cand.status == "expired":
+        z -= weights.history_penalty
+    elif cand.status == "superseded":
+        z -= weights.superseded_penalty
+    if cand.other_session:
+        z -= weights.other_session_penalty
+    return z
 
 
 def final_score(cand: Candidate, as_of: datetime, weights: RecallWeights) -> tuple[float, float]:
-    """``(score, confidence)`` of a candidate."""
-    conf = confidence(cand.features, weights)
-    return conf * freshness_factor(cand.unit, as_of, weights) * cand.topic_factor, conf
+    """``(score, confidence)`` of a candidate: score = sigmoid(rank z) x topic factor."""
+    z = rank_z(cand, as_of, weights)
+    score = sigmoid(z) * cand.topic_factor
+    return score, confidence(cand.features, weights)
+
+
+def finite(x: float) -> float:
+    return x if math.isfinite(x) else 0.0

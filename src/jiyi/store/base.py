@@ -44,6 +44,9 @@ class TurnRecord:
     text: str
     at: datetime
     speaker: str | None = None
+    #: Order of ingestion (increasing across the store; 0 before the turn is stored). "The next
+    #: turn" of a session is the one with the next ``seq``, never read from ``at``.
+    seq: int = 0
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,8 @@ class IngestBatch:
     events: list[UnitEvent] = field(default_factory=list)
     #: Vectors of other embedders (per-type embedders, S8): embedder name -> unit id -> vector.
     more_vectors: dict[str, dict[str, Vector]] = field(default_factory=dict)
+    #: The raw turn's own vector (the episodic layer) in ``embedder``'s space; None: not embedded.
+    turn_vector: Vector | None = None
 
     def add_vector(self, embedder: str, unit_id: str, vector: Vector) -> None:
         """Add a unit's vector in ``embedder``'s space (any embedder, one batch)."""
@@ -87,6 +92,28 @@ class IngestBatch:
             if vecs:
                 out.setdefault(name, {}).update(vecs)
         return out
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A search's best hits, with the distribution of its scores over everything it searched
+    (``n`` documents; an unmatched document scores 0): scores of different searches are put on
+    one scale as ``(score - mean) / std`` (:func:`jiyi.recall.rerank.zscore`)."""
+
+    hits: list[tuple[str, float]]
+    mean: float = 0.0
+    std: float = 0.0
+    n: int = 0
+
+    @staticmethod
+    def of(hits: list[tuple[str, float]], n: int) -> Scored:
+        """``hits`` with mean and spread over ``n`` documents, the rest scoring 0 (a keyword
+        search: only the listed documents matched)."""
+        total = max(n, len(hits), 1)
+        s1 = sum(s for _, s in hits)
+        s2 = sum(s * s for _, s in hits)
+        mean = s1 / total
+        return Scored(hits, mean, max(0.0, s2 / total - mean * mean) ** 0.5, total)
 
 
 @dataclass(frozen=True)
@@ -155,28 +182,59 @@ class Store(Protocol):
         until: datetime | None = None,
         limit: int = 1000,
     ) -> list[MemoryUnit]: ...
+    # The unit searches return units *current* at ``as_of`` by default; with ``history=True``
+    # every unit *known* at ``as_of`` (learned by then, validity begun, not forgotten on
+    # request): expired and superseded ones too, whose status recall decides
+    # (:func:`jiyi.units.unit_status`). Either way the filter is inside the SQL.
     def entity_search(
-        self, scope: Scope, as_of: datetime, entities: Sequence[Entity], limit: int
+        self, scope: Scope, as_of: datetime, entities: Sequence[Entity], limit: int,
+        history: bool = False,
     ) -> list[tuple[str, float]]: ...
     def keyword_search(
         self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
-        since: datetime | None = None, until: datetime | None = None,
+        since: datetime | None = None, until: datetime | None = None, history: bool = False,
     ) -> list[tuple[str, float]]: ...
     def vector_search(
         self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
         since: datetime | None = None, until: datetime | None = None,
-        types: Sequence[MemoryType] | None = None,
+        types: Sequence[MemoryType] | None = None, history: bool = False,
     ) -> list[tuple[str, float]]:
         """Cosine search in ``embedder``'s space; ``types`` restricts it to the unit types
         routed to that embedder (per-type embedders, S8) inside the SQL (None: every type;
         empty: nothing). The same ``types`` rule holds for the two missing-vector queries."""
         ...
+    # -- the episodic layer (issue 13): every raw turn of a user, from any session
+    def keyword_scored(
+        self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
+        since: datetime | None = None, until: datetime | None = None, history: bool = False,
+    ) -> Scored:
+        """:meth:`keyword_search` with the number of documents searched (for the score scale)."""
+        ...
+    def turn_vector_search(
+        self, user_id: str, as_of: datetime, embedder: str, query: Vector, limit: int,
+        since: datetime | None = None, until: datetime | None = None,
+    ) -> Scored:
+        """``(turn key, cosine)`` of the user's turns said by ``as_of`` (any session), best
+        first, in ``embedder``'s space, with the cosines' mean and spread over all those turns;
+        ``since``/``until`` bound the turn's ``at``."""
+        ...
+    def turn_units(self, turn_keys: Sequence[str]) -> dict[str, list[str]]:
+        """The ids of the units cut from each turn (whatever their status)."""
+        ...
+    def next_turns(self, turn_keys: Sequence[str]) -> dict[str, str]:
+        """For each turn key, the key of the next turn of the same session (by ``seq``)."""
+        ...
+    def put_turn_vectors(self, embedder: str, turns: Sequence[TurnRecord],
+                         vectors: Sequence[Vector]) -> None: ...
+    def turns_missing_vectors(self, embedder: str, limit: int) -> list[TurnRecord]: ...
+    def count_turns_missing_vectors(self, embedder: str) -> int: ...
     def units_missing_vectors(
         self, embedder: str, limit: int, types: Sequence[MemoryType] | None = None
     ) -> list[MemoryUnit]: ...
     # -- added for the read path (issue 4)
     def entity_kind_search(
-        self, scope: Scope, as_of: datetime, kinds: Sequence[str], limit: int
+        self, scope: Scope, as_of: datetime, kinds: Sequence[str], limit: int,
+        history: bool = False,
     ) -> list[tuple[str, float]]:
         """Units valid at ``as_of`` in ``scope`` holding an entity of one of ``kinds``, newest
         first, as ``(unit_id, 1.0)``."""

@@ -16,7 +16,7 @@ from ..units import MemoryUnit
 from .base import TurnRecord, UnitEvent
 
 #: Columns of ``turns`` in the order both backends' row converters read.
-TURN_COLUMNS = "key, turn_id, session_id, user_id, role, text, at, speaker"
+TURN_COLUMNS = "key, turn_id, session_id, user_id, role, text, at, speaker, seq"
 
 #: Row shape of the recall log as fetched for an export:
 #: ``(recall_id, at_micros, session_id, unit_id, stage, rank, used)``.

@@ -15,9 +15,10 @@ from psycopg import sql
 
 from ..clock import to_micros, utc_now
 from ..units import Entity, MemoryType
-from .base import Scope, StoreStats, Vector
+from .base import Scope, Scored, StoreStats, TurnRecord, Vector
 from .export import export_user_rows
 from .pg_sql import (
+    TURN_COLUMNS,
     UNIT_COLUMNS,
     VALID_AT_SQL,
     like_patterns,
@@ -26,6 +27,7 @@ from .pg_sql import (
     turn_from_row,
     types_sql,
     unit_from_row,
+    visible_sql,
     window_sql,
 )
 
@@ -49,7 +51,8 @@ class PgSearch(_PgBase):
     exact_scan_max = 20_000
 
     def entity_search(
-        self, scope: Scope, as_of: datetime, entities: Sequence[Entity], limit: int
+        self, scope: Scope, as_of: datetime, entities: Sequence[Entity], limit: int,
+        history: bool = False,
     ) -> list[tuple[str, float]]:
         values = sorted({e.value for e in entities if e.value})
         if not values:
@@ -59,15 +62,26 @@ class PgSearch(_PgBase):
             "SELECT e.unit_id, COUNT(DISTINCT e.value) AS n FROM unit_entities e"
             " JOIN units u ON u.id = e.unit_id"
             f" WHERE e.user_id = %(scope_user)s AND e.value = ANY(%(values)s)"
-            f" AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
+            f" AND {scope_sql(scope, params)} AND {visible_sql(history)}"
             " GROUP BY e.unit_id ORDER BY n DESC, MAX(u.created_at) DESC, e.unit_id"
             " LIMIT %(limit)s"
         )
         return [(r[0], float(r[1])) for r in self._read(query, params)]
 
+    def keyword_scored(
+        self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
+        since: datetime | None = None, until: datetime | None = None, history: bool = False,
+    ) -> Scored:
+        hits = self.keyword_search(scope, as_of, terms, limit, since, until, history)
+        if not hits:
+            return Scored([])
+        n = self._search_read("SELECT count(*) FROM units_fts WHERE user_id = %(u)s",
+                              {"u": scope.user_id})[0][0]
+        return Scored.of(hits, int(n))
+
     def keyword_search(
         self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
-        since: datetime | None = None, until: datetime | None = None,
+        since: datetime | None = None, until: datetime | None = None, history: bool = False,
     ) -> list[tuple[str, float]]:
         """Full-text search (``simple`` tsvector over the jieba-segmented text, ranked by
         ``ts_rank_cd``); only when it finds nothing, ``pg_trgm``-indexed substring matches of
@@ -76,7 +90,8 @@ class PgSearch(_PgBase):
         if tsq is None:
             return []
         params: dict[str, Any] = {"tsq": tsq, "as_of": to_micros(as_of), "limit": limit}
-        filters = f"{scope_sql(scope, params)} AND {VALID_AT_SQL}{window_sql(params, since, until)}"
+        filters = (f"{scope_sql(scope, params)} AND {visible_sql(history)}"
+                   f"{window_sql(params, since, until)}")
         # f.user_id first: the (user_id, tsv) GIN index walks only this user's postings (m005)
         out = [(r[0], float(r[1])) for r in self._search_read(
             "SELECT f.unit_id, ts_rank_cd(f.tsv, q.q) AS rank"
@@ -110,7 +125,7 @@ class PgSearch(_PgBase):
     def vector_search(
         self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
         since: datetime | None = None, until: datetime | None = None,
-        types: Sequence[MemoryType] | None = None,
+        types: Sequence[MemoryType] | None = None, history: bool = False,
     ) -> list[tuple[str, float]]:
         if types is not None and not types:
             return []
@@ -119,7 +134,7 @@ class PgSearch(_PgBase):
         params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(as_of), "q": q,
                                   "limit": limit, "dim": dim, "cap": self.exact_scan_max + 1}
         # types: per-type embedders (S8), only the types routed to `embedder`
-        filters = (f"{scope_sql(scope, params)} AND {VALID_AT_SQL}"
+        filters = (f"{scope_sql(scope, params)} AND {visible_sql(history)}"
                    f"{window_sql(params, since, until)}{types_sql(types, params)}")
         with self._search_connection() as conn:
             n = conn.execute("SELECT count(*) FROM (SELECT 1 FROM units u"
@@ -155,7 +170,8 @@ class PgSearch(_PgBase):
         return conn.execute(query, params).fetchall()
 
     def entity_kind_search(
-        self, scope: Scope, as_of: datetime, kinds: Sequence[str], limit: int
+        self, scope: Scope, as_of: datetime, kinds: Sequence[str], limit: int,
+        history: bool = False,
     ) -> list[tuple[str, float]]:
         wanted = sorted({k for k in kinds if k})
         if not wanted:
@@ -164,10 +180,71 @@ class PgSearch(_PgBase):
         query = (
             "SELECT e.unit_id FROM unit_entities e JOIN units u ON u.id = e.unit_id"
             " WHERE e.user_id = %(scope_user)s AND e.kind = ANY(%(kinds)s)"
-            f" AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
+            f" AND {scope_sql(scope, params)} AND {visible_sql(history)}"
             " GROUP BY e.unit_id ORDER BY MAX(u.created_at) DESC, e.unit_id LIMIT %(limit)s"
         )
         return [(r[0], 1.0) for r in self._read(query, params)]
+
+    # -- the episodic layer (issue 13)
+    def turn_vector_search(
+        self, user_id: str, as_of: datetime, embedder: str, query: Vector, limit: int,
+        since: datetime | None = None, until: datetime | None = None,
+    ) -> Scored:
+        """An exact scan of the user's turn vectors (through ``turn_vectors_by_user``), with
+        the cosines' mean and spread over all of them (one more aggregate over the same rows)."""
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        params: dict[str, Any] = {"user": user_id, "emb": embedder, "as_of": to_micros(as_of),
+                                  "q": q, "dim": int(q.shape[0]), "limit": limit}
+        window = ""
+        if since is not None:
+            params["since"] = to_micros(since)
+            window += " AND at >= %(since)s"
+        if until is not None:
+            params["until"] = to_micros(until)
+            window += " AND at < %(until)s"
+        where = (" WHERE user_id = %(user)s AND embedder = %(emb)s AND dim = %(dim)s"
+                 f" AND at <= %(as_of)s{window}")
+        with self._search_connection() as conn:
+            rows = conn.execute(
+                f"SELECT turn_key, 1 - (vec <=> %(q)s) FROM turn_vectors{where}"
+                " ORDER BY vec <=> %(q)s, turn_key LIMIT %(limit)s", params).fetchall()
+            if not rows:
+                return Scored([])
+            agg = conn.execute(
+                "SELECT avg(c), stddev_pop(c), count(*) FROM (SELECT 1 - (vec <=> %(q)s) AS c"
+                f" FROM turn_vectors{where}) s", params).fetchone()
+        mean, std, n = (float(agg[0] or 0), float(agg[1] or 0), int(agg[2])) if agg else (0, 0, 0)
+        return Scored([(r[0], float(r[1])) for r in rows], mean, std, n)
+
+    def turn_units(self, turn_keys: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        if turn_keys:
+            for r in self._read("SELECT turn_key, unit_id FROM unit_turns WHERE turn_key = ANY(%s)",
+                                (list(dict.fromkeys(turn_keys)),)):
+                out.setdefault(r[0], []).append(r[1])
+        return out
+
+    def next_turns(self, turn_keys: Sequence[str]) -> dict[str, str]:
+        if not turn_keys:
+            return {}
+        rows = self._read(
+            "SELECT t.key, (SELECT n.key FROM turns n WHERE n.user_id = t.user_id"
+            " AND n.session_id = t.session_id AND n.seq > t.seq ORDER BY n.seq LIMIT 1)"
+            " FROM turns t WHERE t.key = ANY(%s)", (list(dict.fromkeys(turn_keys)),))
+        return {r[0]: r[1] for r in rows if r[1] is not None}
+
+    def turns_missing_vectors(self, embedder: str, limit: int) -> list[TurnRecord]:
+        rows = self._read(
+            f"SELECT {TURN_COLUMNS} FROM turns t WHERE NOT EXISTS (SELECT 1 FROM turn_vectors v"
+            " WHERE v.turn_key = t.key AND v.embedder = %s) ORDER BY seq LIMIT %s",
+            (embedder, limit))
+        return [turn_from_row(r) for r in rows]
+
+    def count_turns_missing_vectors(self, embedder: str) -> int:
+        row = self._read(
+            "SELECT COUNT(*) FROM turns t WHERE NOT EXISTS (SELECT 1 FROM turn_vectors v"
+            " WHERE v.turn_key = t.key AND v.embedder = %s)", (embedder,))
+        return int(row[0][0])
 
 
 class PgReports(_PgBase):
@@ -217,6 +294,6 @@ class PgReports(_PgBase):
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             return export_user_rows(
                 user_id, lambda query: conn.execute(query, {"user": user_id}).fetchall(),
-                user_param="%(user)s", unit_columns=UNIT_COLUMNS, turn_order="at, seq",
+                user_param="%(user)s", unit_columns=UNIT_COLUMNS, turn_order="seq",
                 unit_from_row=unit_from_row, turn_from_row=turn_from_row)
 

@@ -24,6 +24,21 @@ VALID_AT_SQL = (
     " AND (u.invalidated_at IS NULL OR u.invalidated_at > %(as_of)s)"
 )
 
+#: The same rule as :data:`jiyi.store.sqlite_sql.KNOWN_AT_SQL` and :func:`jiyi.units.unit_status`
+#: (not None): learned by then, validity begun, not forgotten on request.
+KNOWN_AT_SQL = (
+    "u.created_at <= %(as_of)s"
+    " AND (u.valid_at IS NULL OR u.valid_at <= %(as_of)s)"
+    " AND (u.invalidated_at IS NULL OR u.invalidated_at > %(as_of)s"
+    " OR u.superseded_by IS NOT NULL)"
+)
+
+
+def visible_sql(history: bool) -> str:
+    """The unit filter of a search: current units only, or every known unit (history too)."""
+    return KNOWN_AT_SQL if history else VALID_AT_SQL
+
+
 UNIT_COLUMNS = (
     "u.id, u.user_id, u.session_id, u.type, u.content, u.content_hash, u.slot, u.topic,"
     " u.created_at, u.expires_in, u.relevance_score, u.valid_at, u.valid_until,"
@@ -142,7 +157,7 @@ def unit_params(unit: MemoryUnit, now: int) -> dict[str, Any]:
 
 def turn_from_row(r: Sequence[Any]) -> TurnRecord:
     return TurnRecord(key=r[0], turn_id=r[1], session_id=r[2], user_id=r[3], role=r[4],
-                      text=r[5], at=from_micros(r[6]), speaker=r[7])
+                      text=r[5], at=from_micros(r[6]), speaker=r[7], seq=int(r[8] or 0))
 
 
 def types_sql(types: Sequence[MemoryType] | None, params: dict[str, Any]) -> str:

@@ -32,7 +32,9 @@ SKIP_TABLES = frozenset({"jiyi_migrations", "unit_fts_rows"})
 #: Columns one backend has and the other does not (PostgreSQL's insertion counter for turns).
 SKIP_COLUMNS = frozenset({"seq"})
 #: Tables whose rows must be inserted in their original order, and that order per backend.
-ORDER_BY = {"turns": {"sqlite": "at, rowid", "postgresql": "at, seq"}}
+ORDER_BY = {"turns": {"sqlite": "seq, at", "postgresql": "seq"}}
+#: Tables holding vectors in a ``vec`` column (BLOB in SQLite, pgvector in PostgreSQL).
+VECTOR_TABLES = frozenset({"unit_vectors", "turn_vectors"})
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def shared_tables(source: Store, target: Store) -> dict[str, list[str]]:
 
 # ---------------------------------------------------------------- reading
 def _to_canonical(table: str, column: str, value: Any) -> Any:
-    if table == "unit_vectors" and column == "vec" and value is not None:
+    if table in VECTOR_TABLES and column == "vec" and value is not None:
         if isinstance(value, bytes | bytearray | memoryview):
             return np.frombuffer(bytes(value), dtype=np.float32)
         return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value,
@@ -93,7 +95,7 @@ def _to_canonical(table: str, column: str, value: Any) -> Any:
 def read_rows(store: Store, table: str, columns: Sequence[str]) -> Iterator[tuple[Any, ...]]:
     """Every row of ``table`` (vectors as float32 numpy arrays), streamed in batches."""
     order = ORDER_BY.get(table, {}).get(store.backend)
-    vec_idx = [i for i, c in enumerate(columns) if table == "unit_vectors" and c == "vec"]
+    vec_idx = [i for i, c in enumerate(columns) if table in VECTOR_TABLES and c == "vec"]
     if store.backend == "sqlite":
         query = f'SELECT {", ".join(columns)} FROM "{table}"' + (f" ORDER BY {order}" if order else "")
         with store.locked() as conn:  # type: ignore[attr-defined]

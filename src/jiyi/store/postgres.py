@@ -152,11 +152,14 @@ class PostgresStore(PgSearch, PgReports):
                 self._ensure_index(name, dim)
         with self._write() as conn:
             conn.execute(
-                f"INSERT INTO turns ({TURN_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+                "INSERT INTO turns (key, turn_id, session_id, user_id, role, text, at, speaker)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (key) DO NOTHING",
                 (turn.key, turn.turn_id, turn.session_id, turn.user_id, turn.role, turn.text,
                  to_micros(turn.at), turn.speaker),
             )
+            if batch.turn_vector is not None:
+                self._put_turn_vector(conn, turn, batch.embedder, batch.turn_vector)
             for unit in batch.upserts:
                 self._upsert_unit(conn, unit, now, turn)
             for name, vectors in spaces.items():
@@ -183,7 +186,7 @@ class PostgresStore(PgSearch, PgReports):
                 )
         sources = [r[0] for r in conn.execute(
             "SELECT t.text FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
-            " WHERE ut.unit_id = %s ORDER BY t.at, t.seq LIMIT 8", (unit.id,))]
+            " WHERE ut.unit_id = %s ORDER BY t.seq LIMIT 8", (unit.id,))]
         conn.execute(
             "INSERT INTO units_fts (unit_id, body) VALUES (%s, %s)"
             " ON CONFLICT (unit_id) DO UPDATE SET body = excluded.body",
@@ -197,6 +200,21 @@ class PostgresStore(PgSearch, PgReports):
             " ON CONFLICT (unit_id, embedder) DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
             (unit_id, embedder, int(vec.shape[0]), vec),
         )
+
+    @staticmethod
+    def _put_turn_vector(conn: Conn, turn: TurnRecord, embedder: str, vec: Vector) -> None:
+        arr = np.asarray(vec, dtype=np.float32).reshape(-1)
+        conn.execute(
+            "INSERT INTO turn_vectors (turn_key, embedder, user_id, at, dim, vec)"
+            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (turn_key, embedder)"
+            " DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
+            (turn.key, embedder, turn.user_id, to_micros(turn.at), int(arr.shape[0]), arr))
+
+    def put_turn_vectors(self, embedder: str, turns: Sequence[TurnRecord],
+                         vectors: Sequence[Vector]) -> None:
+        with self._write() as conn:
+            for turn, vec in zip(turns, vectors, strict=True):
+                self._put_turn_vector(conn, turn, embedder, vec)
 
     @staticmethod
     def _invalidate(conn: Conn, unit_id: str, at: datetime, reason: str, by: str | None) -> None:
@@ -323,7 +341,7 @@ class PostgresStore(PgSearch, PgReports):
     def get_turns(self, keys: Sequence[str]) -> list[TurnRecord]:
         if not keys:
             return []
-        rows = self._read(f"SELECT {TURN_COLUMNS} FROM turns WHERE key = ANY(%s) ORDER BY at, seq",
+        rows = self._read(f"SELECT {TURN_COLUMNS} FROM turns WHERE key = ANY(%s) ORDER BY seq",
                           (list(keys),))
         return [turn_from_row(r) for r in rows]
 
@@ -344,7 +362,7 @@ class PostgresStore(PgSearch, PgReports):
             where += " AND session_id = %(session)s"
             params["session"] = scope.session_id
         rows = self._read(f"SELECT {TURN_COLUMNS} FROM turns WHERE {where}"
-                          " ORDER BY at DESC, seq DESC LIMIT %(limit)s", params)
+                          " ORDER BY seq DESC LIMIT %(limit)s", params)
         return [turn_from_row(r) for r in reversed(rows)]
 
     def find_units(
@@ -390,8 +408,8 @@ class PostgresStore(PgSearch, PgReports):
             return out
         rows = self._read(
             "SELECT ut.unit_id, t.key, t.turn_id, t.session_id, t.user_id, t.role, t.text,"
-            " t.at, t.speaker FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
-            " WHERE ut.unit_id = ANY(%s) ORDER BY t.at, t.seq", (list(dict.fromkeys(unit_ids)),))
+            " t.at, t.speaker, t.seq FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
+            " WHERE ut.unit_id = ANY(%s) ORDER BY t.seq", (list(dict.fromkeys(unit_ids)),))
         for r in rows:
             out.setdefault(r[0], []).append(turn_from_row(r[1:]))
         return out

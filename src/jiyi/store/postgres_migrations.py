@@ -183,6 +183,23 @@ DROP INDEX units_fts_tsv;
 DROP INDEX units_fts_trgm
 """
 
+#: The episodic layer (issue 13): one vector per raw turn and embedder, the owner and the
+#: instant denormalised so a search reads one user's rows through one index. ``turns.seq``
+#: (a BIGSERIAL since m001) already records the order of ingestion.
+M006_EPISODIC = """
+CREATE TABLE turn_vectors (
+    turn_key TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    user_id  TEXT NOT NULL,
+    at       BIGINT NOT NULL,
+    dim      INTEGER NOT NULL,
+    vec      vector NOT NULL,
+    PRIMARY KEY (turn_key, embedder)
+);
+CREATE INDEX turn_vectors_by_user ON turn_vectors (user_id, embedder, at);
+CREATE INDEX turns_by_session_seq ON turns (user_id, session_id, seq)
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
@@ -193,6 +210,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     # units_fts is a plain table searched through its indexes. Same name, same story.
     ("m004_fts_owner", ""),
     ("m005_fts_by_user", M005_FTS_BY_USER),
+    ("m006_episodic", M006_EPISODIC),
 ]
 
 

@@ -162,11 +162,14 @@ class SQLiteStore(SqliteReports):
         turn = batch.turn
         with self._write() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO turns (key, turn_id, session_id, user_id, role, speaker, text, at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO turns"
+                " (key, turn_id, session_id, user_id, role, speaker, text, at, seq)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM turns))",
                 (turn.key, turn.turn_id, turn.session_id, turn.user_id, turn.role, turn.speaker,
                  turn.text, to_micros(turn.at)),
             )
+            if batch.turn_vector is not None:
+                self._put_turn_vector(conn, turn, batch.embedder, batch.turn_vector)
             for unit in batch.upserts:
                 self._upsert_unit(conn, unit, now, turn)
             for embedder, vectors in batch.vectors_by_embedder().items():
@@ -242,6 +245,24 @@ class SQLiteStore(SqliteReports):
             " ON CONFLICT (unit_id, embedder) DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
             (unit_id, embedder, int(arr.shape[0]), arr.tobytes()),
         )
+
+    @staticmethod
+    def _put_turn_vector(conn: sqlite3.Connection, turn: TurnRecord, embedder: str,
+                         vec: Vector) -> None:
+        arr = np.asarray(vec, dtype=np.float32).reshape(-1)
+        conn.execute(
+            "INSERT INTO turn_vectors (turn_key, embedder, user_id, at, dim, vec)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (turn_key, embedder)"
+            " DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
+            (turn.key, embedder, turn.user_id, to_micros(turn.at), int(arr.shape[0]),
+             arr.tobytes()),
+        )
+
+    def put_turn_vectors(self, embedder: str, turns: Sequence[TurnRecord],
+                         vectors: Sequence[Vector]) -> None:
+        with self._write() as conn:
+            for turn, vec in zip(turns, vectors, strict=True):
+                self._put_turn_vector(conn, turn, embedder, vec)
 
     @staticmethod
     def _invalidate(
@@ -401,7 +422,8 @@ class SQLiteStore(SqliteReports):
         with self._write() as conn:
             for table, (columns, rows) in sorted(tables.items(), key=lambda t: t[0] == "units_fts"):
                 query = self._bulk_insert_sql(conn, table, columns)
-                vec = list(columns).index("vec") if table == "unit_vectors" else -1
+                vec = (list(columns).index("vec")
+                       if table in ("unit_vectors", "turn_vectors") else -1)
                 batch: list[Sequence[Any]] = []
                 for row in rows:
                     if vec >= 0 and not isinstance(row[vec], bytes):
@@ -416,6 +438,13 @@ class SQLiteStore(SqliteReports):
                     total += len(batch)
             conn.execute("INSERT OR REPLACE INTO unit_fts_rows (unit_id, fts_rowid)"
                          " SELECT unit_id, rowid FROM units_fts")
+            # turns copied without their order number get it after every stored turn, in the
+            # order they were inserted (the copy inserts in the source's order of ingestion)
+            base = int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM turns").fetchone()[0])
+            conn.execute(
+                "UPDATE turns SET seq = r.n + ? FROM (SELECT key, ROW_NUMBER() OVER"
+                " (ORDER BY rowid) AS n FROM turns WHERE seq = 0) AS r WHERE turns.key = r.key",
+                (base,))
         return total
 
     @staticmethod

@@ -161,6 +161,31 @@ DROP TABLE units_fts;
 ALTER TABLE units_fts_m004 RENAME TO units_fts;
 """
 
+#: The episodic layer (issue 13): every raw (redacted) turn stays searchable across the user's
+#: sessions. ``turns.seq`` is the order of ingestion (global and increasing, like PostgreSQL's
+#: ``turns.seq``; ``rowid`` is not stable across VACUUM): many imports give a whole session one
+#: timestamp, so "the next turn" must never be read from ``at``. ``turn_vectors`` holds one
+#: vector per turn and embedder, with the owner and the instant denormalised so a search reads
+#: one user's rows through one index.
+M006_EPISODIC = """
+ALTER TABLE turns ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+UPDATE turns SET seq = r.n FROM (
+    SELECT key, ROW_NUMBER() OVER (ORDER BY at, rowid) AS n FROM turns) AS r
+WHERE turns.key = r.key;
+CREATE INDEX turns_by_seq ON turns (seq);
+CREATE INDEX turns_by_session_seq ON turns (user_id, session_id, seq);
+CREATE TABLE turn_vectors (
+    turn_key TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    user_id  TEXT NOT NULL,
+    at       INTEGER NOT NULL,
+    dim      INTEGER NOT NULL,
+    vec      BLOB NOT NULL,
+    PRIMARY KEY (turn_key, embedder)
+) WITHOUT ROWID;
+CREATE INDEX turn_vectors_by_user ON turn_vectors (user_id, embedder, at);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
@@ -169,6 +194,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     # PostgreSQL-only (its keyword indexes lead with user_id); SQLite's FTS5 table already
     # carries the owner token since m004. Recorded under the same name on both stores.
     ("m005_fts_by_user", ""),
+    ("m006_episodic", M006_EPISODIC),
 ]
 
 

@@ -18,11 +18,19 @@ import numpy as np
 from ..clock import from_micros, to_micros, utc_now
 from ..errors import StoreError
 from ..units import Entity, Lifespan, MemoryType, MemoryUnit
-from .base import Scope, StoreStats, TurnRecord, UnitEvent, Vector
-from .export import export_user_rows
+from .base import Scope, Scored, StoreStats, TurnRecord, UnitEvent, Vector
+from .export import TURN_COLUMNS, export_user_rows
 from .fts_rank import bm25_rank
 from .sqlite_migrations import owner_token
-from .sqlite_sql import UNIT_COLUMNS, VALID_AT_SQL, fts_query, opt_time, scope_sql, types_sql
+from .sqlite_sql import (
+    UNIT_COLUMNS,
+    VALID_AT_SQL,
+    fts_query,
+    opt_time,
+    scope_sql,
+    types_sql,
+    visible_sql,
+)
 
 
 class _SqliteBase:
@@ -59,7 +67,7 @@ class _SqliteBase:
     @staticmethod
     def _turn(r: Sequence[Any]) -> TurnRecord:
         return TurnRecord(key=r[0], turn_id=r[1], session_id=r[2], user_id=r[3], role=r[4],
-                          text=r[5], at=from_micros(r[6]), speaker=r[7])
+                          text=r[5], at=from_micros(r[6]), speaker=r[7], seq=int(r[8] or 0))
 
 
 class SqliteSearch(_SqliteBase):
@@ -83,8 +91,8 @@ class SqliteSearch(_SqliteBase):
         if not keys:
             return []
         rows = self._read(
-            "SELECT key, turn_id, session_id, user_id, role, text, at, speaker FROM turns"
-            f" WHERE key IN ({', '.join('?' * len(keys))}) ORDER BY at",
+            f"SELECT {TURN_COLUMNS} FROM turns"
+            f" WHERE key IN ({', '.join('?' * len(keys))}) ORDER BY seq, at",
             list(keys),
         )
         return [self._turn(r) for r in rows]
@@ -106,8 +114,8 @@ class SqliteSearch(_SqliteBase):
             where += " AND session_id = :session"
             params["session"] = scope.session_id
         rows = self._read(
-            "SELECT key, turn_id, session_id, user_id, role, text, at, speaker FROM turns"
-            f" WHERE {where} ORDER BY at DESC, rowid DESC LIMIT :limit", params)
+            f"SELECT {TURN_COLUMNS} FROM turns"
+            f" WHERE {where} ORDER BY seq DESC LIMIT :limit", params)
         return [self._turn(r) for r in reversed(rows)]
 
     def find_units(
@@ -151,7 +159,8 @@ class SqliteSearch(_SqliteBase):
         return [self._unit_from_row(r) for r in rows]
 
     def entity_search(
-        self, scope: Scope, as_of: datetime, entities: Sequence[Entity], limit: int
+        self, scope: Scope, as_of: datetime, entities: Sequence[Entity], limit: int,
+        history: bool = False,
     ) -> list[tuple[str, float]]:
         values = sorted({e.value for e in entities if e.value})
         if not values:
@@ -165,7 +174,7 @@ class SqliteSearch(_SqliteBase):
             "SELECT e.unit_id, COUNT(DISTINCT e.value) AS n FROM unit_entities e"
             " JOIN units u ON u.id = e.unit_id"
             f" WHERE e.user_id = :scope_user AND e.value IN ({', '.join(marks)})"
-            f" AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
+            f" AND {scope_sql(scope, params)} AND {visible_sql(history)}"
             " GROUP BY e.unit_id ORDER BY n DESC, MAX(u.created_at) DESC LIMIT :limit"
         )
         return [(r[0], float(r[1])) for r in self._read(sql, params)]
@@ -184,11 +193,17 @@ class SqliteSearch(_SqliteBase):
 
     def keyword_search(
         self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
-        since: datetime | None = None, until: datetime | None = None,
+        since: datetime | None = None, until: datetime | None = None, history: bool = False,
     ) -> list[tuple[str, float]]:
+        return self.keyword_scored(scope, as_of, terms, limit, since, until, history).hits
+
+    def keyword_scored(
+        self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
+        since: datetime | None = None, until: datetime | None = None, history: bool = False,
+    ) -> Scored:
         body = fts_query(terms)
         if body is None:
-            return []
+            return Scored([])
         # The owner filter makes FTS5 walk only this user's postings (not the whole index);
         # scope_sql below still decides who may see a row. Ranked by BM25 on the body with the
         # user's statistics (fts_rank): FTS5's bm25() would scan every matching doclist in full.
@@ -197,48 +212,42 @@ class SqliteSearch(_SqliteBase):
                                   "as_of": to_micros(as_of)}
         sql = (
             "SELECT f.unit_id, f.body FROM units_fts f JOIN units u ON u.id = f.unit_id"
-            f" WHERE units_fts MATCH :match AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
+            f" WHERE units_fts MATCH :match AND {scope_sql(scope, params)}"
+            f" AND {visible_sql(history)}"
             f"{self._window_sql(params, since, until)}"
         )
         try:
             rows = self._read(sql, params)
             if not rows:
-                return []
-            n_docs = self._read("SELECT COUNT(*) FROM units_fts WHERE units_fts MATCH ?",
-                                (owner,))[0][0]
+                return Scored([])
+            n_docs = int(self._read("SELECT COUNT(*) FROM units_fts WHERE units_fts MATCH ?",
+                                    (owner,))[0][0])
         except sqlite3.OperationalError as exc:  # a malformed MATCH can only come from a bug
             raise StoreError(f"keyword search failed: {exc}") from exc
-        return bm25_rank([(r[0], r[1]) for r in rows], terms, int(n_docs))[:limit]
+        ranked = bm25_rank([(r[0], r[1]) for r in rows], terms, n_docs)
+        full = Scored.of(ranked, n_docs)
+        return Scored(ranked[:limit], full.mean, full.std, full.n)
 
     def vector_search(
         self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
         since: datetime | None = None, until: datetime | None = None,
-        types: Sequence[MemoryType] | None = None,
+        types: Sequence[MemoryType] | None = None, history: bool = False,
     ) -> list[tuple[str, float]]:
         if types is not None and not types:
             return []
         params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(as_of)}
         rows = self._read(
             "SELECT v.unit_id, v.vec FROM unit_vectors v JOIN units u ON u.id = v.unit_id"
-            f" WHERE v.embedder = :emb AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
+            f" WHERE v.embedder = :emb AND {scope_sql(scope, params)} AND {visible_sql(history)}"
             f"{self._window_sql(params, since, until)}{types_sql(types, params)}",
             params,
         )
-        if not rows:
-            return []
-        q = np.asarray(query, dtype=np.float32).reshape(-1)
-        mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-        if mat.size != len(rows) * q.shape[0]:
-            raise StoreError(
-                f"vectors of embedder {embedder!r} do not all have dimension {q.shape[0]}"
-            )
-        sims = mat.reshape(len(rows), q.shape[0]) @ q
-        top = np.argsort(-sims)[:limit]
-        return [(rows[i][0], float(sims[i])) for i in top]
+        return _top_cosines(rows, query, embedder, limit)
 
     # -- added for the read path (issue 4)
     def entity_kind_search(
-        self, scope: Scope, as_of: datetime, kinds: Sequence[str], limit: int
+        self, scope: Scope, as_of: datetime, kinds: Sequence[str], limit: int,
+        history: bool = False,
     ) -> list[tuple[str, float]]:
         wanted = sorted({k for k in kinds if k})
         if not wanted:
@@ -251,7 +260,7 @@ class SqliteSearch(_SqliteBase):
         sql = (
             "SELECT e.unit_id FROM unit_entities e JOIN units u ON u.id = e.unit_id"
             f" WHERE e.user_id = :scope_user AND e.kind IN ({', '.join(marks)})"
-            f" AND {scope_sql(scope, params)} AND {VALID_AT_SQL}"
+            f" AND {scope_sql(scope, params)} AND {visible_sql(history)}"
             " GROUP BY e.unit_id ORDER BY MAX(u.created_at) DESC LIMIT :limit"
         )
         return [(r[0], 1.0) for r in self._read(sql, params)]
@@ -263,13 +272,71 @@ class SqliteSearch(_SqliteBase):
             chunk = ids[start:start + 500]
             rows = self._read(
                 "SELECT ut.unit_id, t.key, t.turn_id, t.session_id, t.user_id, t.role, t.text,"
-                " t.at, t.speaker FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
-                f" WHERE ut.unit_id IN ({', '.join('?' * len(chunk))}) ORDER BY t.at, t.rowid",
+                " t.at, t.speaker, t.seq FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
+                f" WHERE ut.unit_id IN ({', '.join('?' * len(chunk))}) ORDER BY t.seq, t.at",
                 chunk,
             )
             for r in rows:
                 out.setdefault(r[0], []).append(self._turn(r[1:]))
         return out
+
+    # -- the episodic layer (issue 13): raw turns, searchable across the user's sessions
+    def turn_vector_search(
+        self, user_id: str, as_of: datetime, embedder: str, query: Vector, limit: int,
+        since: datetime | None = None, until: datetime | None = None,
+    ) -> Scored:
+        params: dict[str, Any] = {"user": user_id, "emb": embedder, "as_of": to_micros(as_of)}
+        window = ""
+        if since is not None:
+            params["since"] = to_micros(since)
+            window += " AND at >= :since"
+        if until is not None:
+            params["until"] = to_micros(until)
+            window += " AND at < :until"
+        rows = self._read(
+            "SELECT turn_key, vec FROM turn_vectors WHERE user_id = :user AND embedder = :emb"
+            f" AND at <= :as_of{window}", params)
+        sims = _cosines(rows, query, embedder)
+        if sims.size == 0:
+            return Scored([])
+        top = np.argsort(-sims)[:limit]
+        return Scored([(str(rows[i][0]), float(sims[i])) for i in top], float(sims.mean()),
+                      float(sims.std()), int(sims.size))
+
+    def turn_units(self, turn_keys: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        keys = list(dict.fromkeys(turn_keys))
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            for r in self._read(
+                    "SELECT turn_key, unit_id FROM unit_turns"
+                    f" WHERE turn_key IN ({', '.join('?' * len(chunk))})", chunk):
+                out.setdefault(r[0], []).append(r[1])
+        return out
+
+    def next_turns(self, turn_keys: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for key in dict.fromkeys(turn_keys):
+            rows = self._read(
+                "SELECT n.key FROM turns t JOIN turns n ON n.user_id = t.user_id"
+                " AND n.session_id = t.session_id AND n.seq > t.seq"
+                " WHERE t.key = ? ORDER BY n.seq LIMIT 1", (key,))
+            if rows:
+                out[key] = rows[0][0]
+        return out
+
+    def turns_missing_vectors(self, embedder: str, limit: int) -> list[TurnRecord]:
+        rows = self._read(
+            f"SELECT {TURN_COLUMNS} FROM turns t WHERE NOT EXISTS (SELECT 1 FROM turn_vectors v"
+            " WHERE v.turn_key = t.key AND v.embedder = :emb) ORDER BY seq LIMIT :limit",
+            {"emb": embedder, "limit": limit})
+        return [self._turn(r) for r in rows]
+
+    def count_turns_missing_vectors(self, embedder: str) -> int:
+        row = self._read(
+            "SELECT COUNT(*) FROM turns t WHERE NOT EXISTS (SELECT 1 FROM turn_vectors v"
+            " WHERE v.turn_key = t.key AND v.embedder = ?)", (embedder,))
+        return int(row[0][0])
 
     def count_units_missing_vectors(
         self, embedder: str, types: Sequence[MemoryType] | None = None
@@ -293,6 +360,26 @@ class SqliteSearch(_SqliteBase):
             f" WHERE v.unit_id = u.id AND v.embedder = :emb){types_sql(types, params)}"
             " LIMIT :limit", params)
         return [self._unit_from_row(r) for r in rows]
+
+
+def _cosines(rows: Sequence[Sequence[Any]], query: Vector, embedder: str) -> np.ndarray:
+    """Cosines of ``(id, float32 blob)`` rows against ``query`` (vectors are normalised)."""
+    if not rows:
+        return np.zeros(0, dtype=np.float32)
+    q = np.asarray(query, dtype=np.float32).reshape(-1)
+    mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+    if mat.size != len(rows) * q.shape[0]:
+        raise StoreError(f"vectors of embedder {embedder!r} do not all have dimension {q.shape[0]}")
+    sims: np.ndarray = mat.reshape(len(rows), q.shape[0]) @ q
+    return sims
+
+
+def _top_cosines(rows: Sequence[Sequence[Any]], query: Vector, embedder: str,
+                 limit: int) -> list[tuple[str, float]]:
+    """The ``limit`` best ``(id, cosine)`` of ``(id, float32 blob)`` rows against ``query``."""
+    sims = _cosines(rows, query, embedder)
+    top = np.argsort(-sims)[:limit]
+    return [(str(rows[i][0]), float(sims[i])) for i in top]
 
 
 class SqliteReports(SqliteSearch):
@@ -370,7 +457,7 @@ class SqliteReports(SqliteSearch):
             try:
                 return export_user_rows(
                     user_id, lambda query: self._read(query, {"user": user_id}),
-                    user_param=":user", unit_columns=UNIT_COLUMNS, turn_order="at, rowid",
+                    user_param=":user", unit_columns=UNIT_COLUMNS, turn_order="seq, at",
                     unit_from_row=self._unit_from_row, turn_from_row=self._turn)
             finally:
                 if own:

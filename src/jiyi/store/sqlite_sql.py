@@ -23,6 +23,21 @@ VALID_AT_SQL = (
     " AND (u.invalidated_at IS NULL OR u.invalidated_at > :as_of)"
 )
 
+#: A unit is *known* at :as_of (recall may show it, current or as history) when it was learned
+#: by then, its world validity has begun, and it was not forgotten on request by then. Expired
+#: and superseded units are known; :func:`jiyi.units.unit_status` says which they are.
+KNOWN_AT_SQL = (
+    "u.created_at <= :as_of"
+    " AND (u.valid_at IS NULL OR u.valid_at <= :as_of)"
+    " AND (u.invalidated_at IS NULL OR u.invalidated_at > :as_of OR u.superseded_by IS NOT NULL)"
+)
+
+
+def visible_sql(history: bool) -> str:
+    """The unit filter of a search: current units only, or every known unit (history too)."""
+    return KNOWN_AT_SQL if history else VALID_AT_SQL
+
+
 UNIT_COLUMNS = (
     "u.id, u.user_id, u.session_id, u.type, u.content, u.content_hash, u.slot, u.topic,"
     " u.created_at, u.expires_in, u.relevance_score, u.valid_at, u.valid_until,"

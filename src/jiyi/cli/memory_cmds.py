@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -14,6 +15,9 @@ from rich.table import Table
 from ..clock import iso
 from ..errors import ValidationError
 from .common import state
+
+STATS_ORDER = ("units_total", "units_valid", "units_expired", "units_superseded",
+               "units_forgotten", "units_invalidated")
 
 
 def _console() -> Console:
@@ -149,11 +153,15 @@ def stats(
     user: Annotated[str | None, typer.Option("--user")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Counts of units (valid, expired, invalidated, by type), turns, users and store size."""
+    """Counts of units (valid + expired + superseded + forgotten = total; invalidated =
+    superseded + forgotten; by type), turns, users and store size."""
     with state(ctx).open() as mem:
         s = mem.store.stats(user_id=user)
         location = mem.store.location
-    data = {"store": location, **s.__dict__}
+    data: dict[str, Any] = {"store": location}
+    for key in STATS_ORDER:  # the four states that add up to the total come first
+        data[key] = getattr(s, key)
+    data.update({k: v for k, v in dataclasses.asdict(s).items() if k not in data})
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return

@@ -152,36 +152,41 @@ def test_configurable_thresholds_and_phrases(mem: Memory) -> None:
     assert mem.observe_reply("No idea, sorry", session_id="s", recall_empty=True).raised
 
 
-def test_low_freshness_triggers_a_counted_cleanup(tmp_path: Path) -> None:
+def test_low_freshness_is_measured_never_purged(tmp_path: Path) -> None:
+    """Reading health is a pure read (issue 13): a stale store is reported, not cleaned."""
     clock = FakeClock(T0)
     with Memory.open(str(tmp_path / "m.db"), embedder="fake", clock=clock) as mem:
         for i, (text, _) in enumerate(TURNS):
             mem.ingest(text, session_id=f"s{i}", user_id="u1", at=T0)
         n = mem.health().units_total
-        assert n >= 3 and mem.health().cleanup is None
+        assert n >= 3
         clock.now = T0 + timedelta(days=800)  # every unit expired more than 30 days ago
-        h = mem.health()
-        assert h.cleanup is not None and h.cleanup.purged_units == n
-        assert h.cleanup.freshness_before == 0.0
-        assert h.units_total == 0 and h.freshness_ratio == 1.0
-        assert h.cleanup_runs_total == 1 and h.cleanup_purged_units_total == n
+        for flag in (False, True, False):
+            h = mem.health(cleanup=flag)
+            assert h.freshness_ratio == 0.0 and not h.freshness_healthy
+            assert h.units_total == n and h.cleanup is None
+            assert h.cleanup_runs_total == 0 and h.cleanup_purged_units_total == 0
+        assert mem.gc() == n  # only an explicit gc deletes (and auto_gc, tested below)
+        assert mem.health().units_total == 0
 
 
-def test_cleanup_runs_at_most_once_per_interval(tmp_path: Path) -> None:
+def test_auto_gc_runs_at_most_once_per_interval(tmp_path: Path) -> None:
     clock = FakeClock(T0)
-    config = JiyiConfig(retention_days=10_000)  # nothing old enough to purge
+    config = JiyiConfig(retention_days=10_000, auto_gc=True)  # nothing old enough to purge
     with Memory.open(str(tmp_path / "m.db"), embedder="fake", clock=clock,
                      config=config) as mem:
         mem.ingest(TURNS[2][0], session_id="s", at=T0)
-        clock.now = T0 + timedelta(days=800)
-        first = mem.health()
-        assert first.freshness_ratio == 0.0 and not first.freshness_healthy
-        assert first.cleanup is not None and first.cleanup.purged_units == 0
-        assert mem.health().cleanup is None
-        assert mem.health(cleanup=False).cleanup_runs_total == 1
+        assert mem.health().cleanup_runs_total == 1  # the first ingest claims the first run
+        clock.now = T0 + timedelta(minutes=30)
+        mem.ingest(TURNS[0][0], session_id="s")
+        assert mem.health().cleanup_runs_total == 1
         clock.now += timedelta(hours=2)
-        assert mem.health().cleanup is not None
-        assert mem.health().cleanup_runs_total == 2
+        mem.ingest(TURNS[1][0], session_id="s")
+        h = mem.health()
+        assert h.cleanup_runs_total == 2 and h.cleanup_purged_units_total == 0
+        mem.health_config = HealthConfig(cleanup_interval_seconds=0)
+        mem.ingest("Another turn", session_id="s")
+        assert mem.health().cleanup_runs_total == 3
 
 
 def test_bad_input_is_a_clear_error(mem: Memory) -> None:

@@ -79,6 +79,10 @@ class JiyiConfig(BaseModel):
     max_query_chars: int = 2_000
     max_k: int = 100
     retention_days: float = 30.0
+    # Opt-in retention policy: after an ingest commit, purge units expired or invalidated more
+    # than ``retention_days`` ago, at most once per ``HealthConfig.cleanup_interval_seconds``
+    # across processes (jiyi.health.retention). Off: only ``jiyi gc`` / ``Memory.gc()`` delete.
+    auto_gc: bool = False
     warm_hours: float = 24.0
     recall: RecallWeights = Field(default_factory=RecallWeights)
     candidate_pool: int = 50

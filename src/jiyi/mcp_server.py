@@ -98,7 +98,8 @@ def create_mcp_server(memory: Memory) -> MCPServer:
         return {"unit": forgotten.to_public_dict()}
 
     @server.tool(description="Memory health (S9): freshness ratio, hit rate, amnesia alerts and "
-                             "unit counts, for the whole store or one session.")
+                             "unit counts (valid + expired + superseded + forgotten = total), "
+                             "for the whole store or one session. Read-only: it never deletes.")
     def memory_health(
         session_id: Annotated[str | None, Field(
             default=None, description="Only this session's amnesia status.")] = None,

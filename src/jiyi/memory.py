@@ -17,6 +17,7 @@ from .embed import Embedder
 from .embed.routing import EmbedderRouting, TypeEmbedders
 from .errors import NotFoundError, ValidationError
 from .health.hooks import instrumented
+from .health.retention import auto_gc_after_ingest
 from .recall import RecallRequest, RecallTrace, TopicState, TopicTracker, run_recall
 from .recall.episodes import episode_text
 from .store import IngestBatch, RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
@@ -169,6 +170,7 @@ class Memory:
             self.store.commit_ingest(batch)
         if extraction.is_confirmation:
             written.extend(self._confirm_previous(turn))
+        auto_gc_after_ingest(self)  # opt-in retention (JiyiConfig.auto_gc); a no-op by default
         return written
 
     def _embed_turn(self, drafts: list[UnitDraft], text: str
@@ -436,12 +438,14 @@ class Memory:
     health_config: HealthConfig | None = None
 
     def health(self, session_id: Any = None, *, user_id: Any = None,
-               cleanup: bool = True) -> Health:
-        """Freshness, hit rate, amnesia alert, unit counts, store size (S9). When freshness is
-        below its threshold a cleanup (:meth:`gc`) runs, at most once per interval."""
+               cleanup: bool = False) -> Health:
+        """Freshness, hit rate, amnesia alert, unit counts, store size (S9). A pure read: it
+        never deletes anything. ``cleanup`` is accepted for old callers and ignored; purging is
+        :meth:`gc` or the opt-in ``JiyiConfig.auto_gc`` (after an ingest)."""
         from .health import compute_health
 
-        return compute_health(self, session_id=session_id, user_id=user_id, cleanup=cleanup)
+        del cleanup  # deprecated: reading health is never a reason to delete
+        return compute_health(self, session_id=session_id, user_id=user_id)
 
     def observe_reply(self, reply: Any, *, session_id: Any, user_id: Any = None,
                       recall_empty: bool | None = None) -> AmnesiaStatus:

@@ -9,6 +9,7 @@ Two kinds:
   ``PROMETHEUS_MULTIPROC_DIR`` before the workers start and every scrape sums all workers' files.
 * **memory state** computed from the store at scrape time (``jiyi_memory_*``, ``jiyi_amnesia_*``,
   ``jiyi_cleanup_*``): every worker reads the same database, so any worker answers the same.
+  A scrape is a pure read (``Memory.health()``): it never purges anything, however stale.
 
 Each :class:`JiyiMetrics` owns its own ``CollectorRegistry`` (never the global default).
 """
@@ -96,7 +97,7 @@ class HealthCollector:
         yield CounterMetricFamily("jiyi_amnesia_alerts", "Amnesia alerts raised",
                                   value=h.amnesia_alerts_total)
         yield CounterMetricFamily("jiyi_cleanup_runs",
-                                  "Cleanups run because freshness fell below its threshold",
+                                  "Retention cleanups run after ingest (JiyiConfig.auto_gc)",
                                   value=h.cleanup_runs_total)
         yield CounterMetricFamily("jiyi_cleanup_purged_units", "Units purged by those cleanups",
                                   value=h.cleanup_purged_units_total)

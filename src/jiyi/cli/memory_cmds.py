@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -13,7 +14,12 @@ from rich.table import Table
 
 from ..clock import iso
 from ..errors import ValidationError
+from ..validation import check_time, check_user_id
 from .common import state
+from .recall_view import explain_recall, recall_table
+
+STATS_ORDER = ("units_total", "units_valid", "units_expired", "units_superseded",
+               "units_forgotten", "units_invalidated")
 
 
 def _console() -> Console:
@@ -70,20 +76,21 @@ def recall(
     as_of: Annotated[str | None, typer.Option("--as-of", help="ISO-8601 instant.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON array.")] = False,
 ) -> None:
-    """Recall the best memories for a query."""
+    """Recall the best memories for a query. When none is current, one line says why."""
     with state(ctx).open() as mem:
         hits = mem.recall(query, session_id=session, user_id=user, k=k, as_of=as_of)
-    if as_json:
-        typer.echo(json.dumps([h.to_public_dict() for h in hits], ensure_ascii=False, indent=2))
-        return
-    if not hits:
-        typer.echo("no memories found")
-        return
-    table = Table("score", "stage", "conf", "type", "content", "turns")
-    for h in hits:
-        table.add_row(f"{h.score:.3f}", h.stage, f"{h.confidence:.2f}", h.unit.type.value,
-                      h.unit.content, ",".join(h.unit.source_turn_ids[:3]))
-    _console().print(table)
+        if as_json:
+            typer.echo(json.dumps([h.to_public_dict() for h in hits], ensure_ascii=False,
+                                  indent=2))
+            return
+        uid = check_user_id(user, session)
+        instant = check_time(as_of, "as_of")
+        stats = None if hits else mem.store.stats(user_id=uid, as_of=instant or mem.clock())
+    reason = explain_recall(hits, uid, stats, instant)
+    if reason is not None:
+        typer.echo(reason)
+    if hits:
+        _console().print(recall_table(hits))
 
 
 def show(
@@ -141,7 +148,8 @@ def gc(
     """Purge units expired or invalidated longer ago than the retention period."""
     with state(ctx).open() as mem:
         n = mem.gc(retention_days)
-    typer.echo(f"purged {n} units")
+        days = mem.config.retention_days if retention_days is None else retention_days
+    typer.echo(f"purged {n} units expired or invalidated more than {days:g} days ago")
 
 
 def stats(
@@ -149,11 +157,15 @@ def stats(
     user: Annotated[str | None, typer.Option("--user")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Counts of units (valid, expired, invalidated, by type), turns, users and store size."""
+    """Counts of units (valid + expired + superseded + forgotten = total; invalidated =
+    superseded + forgotten; by type), turns, users and store size."""
     with state(ctx).open() as mem:
         s = mem.store.stats(user_id=user)
         location = mem.store.location
-    data = {"store": location, **s.__dict__}
+    data: dict[str, Any] = {"store": location}
+    for key in STATS_ORDER:  # the four states that add up to the total come first
+        data[key] = getattr(s, key)
+    data.update({k: v for k, v in dataclasses.asdict(s).items() if k not in data})
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return

@@ -1,9 +1,11 @@
-"""Memory health (S9): freshness, hit rate, the amnesia alert, cleanup when stale."""
+"""Memory health (S9): freshness, hit rate, the amnesia alert. Pure reads: nothing here deletes on
+read; the opt-in retention policy ``JiyiConfig.auto_gc`` runs from the write path (``retention``)."""
 
 from .compute import compute_health, observe_reply
 from .hooks import MemoryObserver, instrumented, recall_stage
 from .model import AmnesiaStatus, CleanupReport, Health, HealthConfig, UserHealth
 from .phrases import DEFAULT_FORGETTING_PHRASES, find_forgetting_phrase
+from .retention import auto_gc_after_ingest
 
 __all__ = [
     "DEFAULT_FORGETTING_PHRASES",
@@ -13,6 +15,7 @@ __all__ = [
     "HealthConfig",
     "MemoryObserver",
     "UserHealth",
+    "auto_gc_after_ingest",
     "compute_health",
     "find_forgetting_phrase",
     "instrumented",

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
 from ..validation import check_identifier, check_text, check_user_id, require_session_id
-from .model import AmnesiaStatus, CleanupReport, Health, HealthConfig, Thresholds, UserHealth
+from .model import AmnesiaStatus, Health, HealthConfig, Thresholds, UserHealth
 from .phrases import find_forgetting_phrase
-from .state import HealthState, health_state_for
+from .state import health_state_for
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -28,26 +28,9 @@ def config_of(mem: Memory) -> HealthConfig:
     return cfg if isinstance(cfg, HealthConfig) else HealthConfig()
 
 
-def _maybe_cleanup(mem: Memory, state: HealthState, freshness: float,
-                   cfg: HealthConfig) -> CleanupReport | None:
-    """Below the freshness threshold: purge units expired longer ago than the retention, at most
-    once per ``cleanup_interval_seconds`` across all processes. Logged and counted."""
-    now = mem.clock()
-    if not state.claim_cleanup(now, cfg.cleanup_interval_seconds):
-        return None
-    purged = mem.gc()
-    state.bump("cleanup_runs", 1)
-    if purged:
-        state.bump("cleanup_purged_units", purged)
-    log.warning("memory freshness %.3f below %.2f: cleanup purged %d units expired more than "
-                "%s days ago", freshness, cfg.freshness_threshold, purged,
-                mem.config.retention_days)
-    return CleanupReport(at=now, freshness_before=freshness, purged_units=purged,
-                         retention_days=mem.config.retention_days)
-
-
-def compute_health(mem: Memory, *, session_id: Any = None, user_id: Any = None,
-                   cleanup: bool = True) -> Health:
+def compute_health(mem: Memory, *, session_id: Any = None, user_id: Any = None) -> Health:
+    """A pure read of the store and the health state: it measures (freshness, hit rate, amnesia,
+    counts) and never acts. Purging is ``Memory.gc()`` or the opt-in ``JiyiConfig.auto_gc``."""
     cfg = config_of(mem)
     sid = check_identifier(session_id, "session_id") if session_id is not None else None
     uid = check_identifier(user_id, "user_id") if user_id is not None else None
@@ -55,13 +38,6 @@ def compute_health(mem: Memory, *, session_id: Any = None, user_id: Any = None,
     now = mem.clock()
     stats = mem.store.stats(as_of=now)
     freshness = ratio(stats.units_valid, stats.units_total)
-    report: CleanupReport | None = None
-    if (cleanup and cfg.cleanup_below_freshness and freshness < cfg.freshness_threshold
-            and stats.units_total >= cfg.cleanup_min_units):
-        report = _maybe_cleanup(mem, state, freshness, cfg)
-        if report is not None and report.purged_units:
-            stats = mem.store.stats(as_of=now)
-            freshness = ratio(stats.units_valid, stats.units_total)
     used, judged = mem.store.recall_hit_rate(now - timedelta(hours=cfg.hit_rate_window_hours))
     hit_rate = used / judged if judged else None
     sessions, alerting_count = state.alerting_sessions(sid, cfg.max_listed_sessions)
@@ -87,9 +63,10 @@ def compute_health(mem: Memory, *, session_id: Any = None, user_id: Any = None,
         amnesia_alerts_total=counters["amnesia_alerts"],
         units_total=stats.units_total, units_valid=stats.units_valid,
         units_expired=stats.units_expired, units_invalidated=stats.units_invalidated,
+        units_superseded=stats.units_superseded, units_forgotten=stats.units_forgotten,
         units_by_type=dict(stats.by_type), units_by_type_state=state.unit_counts(now),
         store_size_bytes=stats.size_bytes, turns=stats.turns, users=stats.users,
-        sessions=stats.sessions, cleanup=report,
+        sessions=stats.sessions,
         cleanup_runs_total=counters["cleanup_runs"],
         cleanup_purged_units_total=counters["cleanup_purged_units"],
         thresholds=Thresholds(freshness=cfg.freshness_threshold,

@@ -1,4 +1,4 @@
-"""Typed health objects (S9): configuration, the health report, amnesia status, cleanup report."""
+"""Typed health objects (S9): configuration, the health report, amnesia status, auto_gc report."""
 
 from __future__ import annotations
 
@@ -20,17 +20,16 @@ class HealthConfig(BaseModel):
     amnesia_turns: int = Field(default=3, ge=1, le=1000)
     forgetting_phrases: dict[str, tuple[str, ...]] = Field(
         default_factory=lambda: dict(DEFAULT_FORGETTING_PHRASES))
-    cleanup_below_freshness: bool = True
+    #: At most one ``JiyiConfig.auto_gc`` run per this many seconds, across all processes.
+    #: (Health itself never purges: reading is never a reason to delete.)
     cleanup_interval_seconds: float = Field(default=3600.0, ge=0.0)
-    cleanup_min_units: int = Field(default=1, ge=0)
     max_listed_sessions: int = Field(default=100, ge=0)
 
 
 class CleanupReport(BaseModel):
-    """What a freshness-triggered cleanup did."""
+    """What one ``auto_gc`` run after an ingest did (see :mod:`jiyi.health.retention`)."""
 
     at: datetime
-    freshness_before: float
     purged_units: int
     retention_days: float
 
@@ -67,19 +66,25 @@ class Health(BaseModel):
     amnesia_sessions: list[str]
     amnesia_sessions_count: int
     amnesia_alerts_total: int
-    units_total: int
-    units_valid: int
-    units_expired: int
-    units_invalidated: int
+    units_total: int = Field(description="valid + expired + superseded + forgotten")
+    units_valid: int = Field(description="neither expired nor invalidated now (includes units "
+                                         "whose validity window has not begun)")
+    units_expired: int = Field(description="past their lifespan or valid_until, not invalidated")
+    units_invalidated: int = Field(description="superseded + forgotten")
+    units_superseded: int = Field(description="replaced by a newer unit (kept as history)")
+    units_forgotten: int = Field(description="invalidated on request (kept for audit)")
     units_by_type: dict[str, int]
     units_by_type_state: dict[str, dict[str, int]]
     store_size_bytes: int
     turns: int
     users: int
     sessions: int
-    cleanup: CleanupReport | None = None
-    cleanup_runs_total: int
-    cleanup_purged_units_total: int
+    cleanup: CleanupReport | None = Field(
+        default=None, description="always null: reading health never deletes anything (kept so "
+                                  "older clients still parse the answer); purges are counted in "
+                                  "cleanup_runs_total / cleanup_purged_units_total")
+    cleanup_runs_total: int = Field(description="auto_gc runs after ingest (JiyiConfig.auto_gc)")
+    cleanup_purged_units_total: int = Field(description="units purged by those runs")
     thresholds: Thresholds
     user: UserHealth | None = None
 

@@ -118,6 +118,11 @@ class Scored:
 
 @dataclass(frozen=True)
 class StoreStats:
+    """Counts at one instant. The four unit states are disjoint and add up:
+    ``units_valid + units_expired + units_superseded + units_forgotten == units_total``
+    (definitions in :mod:`jiyi.store.stats_sql`; a unit not yet in its validity window counts as
+    valid). ``units_invalidated`` is ``units_superseded + units_forgotten``."""
+
     units_total: int
     units_valid: int
     units_expired: int
@@ -127,6 +132,18 @@ class StoreStats:
     users: int
     sessions: int
     size_bytes: int
+    units_superseded: int
+    units_forgotten: int
+
+    @classmethod
+    def from_counts(cls, *, total: int, expired: int, superseded: int, forgotten: int,
+                    by_type: dict[str, int], turns: int, users: int, sessions: int,
+                    size_bytes: int) -> StoreStats:
+        """Valid is what is left of the total once the other three states are counted."""
+        return cls(units_total=total, units_valid=total - expired - superseded - forgotten,
+                   units_expired=expired, units_invalidated=superseded + forgotten,
+                   by_type=by_type, turns=turns, users=users, sessions=sessions,
+                   size_bytes=size_bytes, units_superseded=superseded, units_forgotten=forgotten)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from .pg_sql import (
     visible_sql,
     window_sql,
 )
+from .stats_sql import status_counts_sql
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -257,9 +258,7 @@ class PgReports(_PgBase):
             params["user"] = user_id
             where = "u.user_id = %(user)s"
         row = self._read(
-            f"SELECT COUNT(*), COUNT(*) FILTER (WHERE {VALID_AT_SQL}),"
-            " COUNT(*) FILTER (WHERE u.expires_at <= %(as_of)s),"
-            " COUNT(*) FILTER (WHERE u.invalidated_at IS NOT NULL),"
+            f"SELECT COUNT(*), {status_counts_sql('%(as_of)s')},"
             " COUNT(DISTINCT u.user_id), COUNT(DISTINCT u.session_id)"
             f" FROM units u WHERE {where}", params)[0]
         by_type = {r[0]: int(r[1]) for r in self._read(
@@ -267,11 +266,10 @@ class PgReports(_PgBase):
         turn_where = "user_id = %(user)s" if user_id is not None else "TRUE"
         turns = self._read(f"SELECT COUNT(*) FROM turns WHERE {turn_where}", params)[0][0]
         size = self._read("SELECT pg_database_size(current_database())")[0][0]
-        return StoreStats(
-            units_total=int(row[0]), units_valid=int(row[1]), units_expired=int(row[2]),
-            units_invalidated=int(row[3]), by_type=by_type, turns=int(turns),
-            users=int(row[4]), sessions=int(row[5]), size_bytes=int(size),
-        )
+        return StoreStats.from_counts(
+            total=int(row[0]), expired=int(row[1]), superseded=int(row[2]),
+            forgotten=int(row[3]), by_type=by_type, turns=int(turns), users=int(row[4]),
+            sessions=int(row[5]), size_bytes=int(size))
 
     def recall_hit_rate(self, since: datetime | None) -> tuple[int, int]:
         row = self._read(

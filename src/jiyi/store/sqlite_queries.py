@@ -31,6 +31,7 @@ from .sqlite_sql import (
     types_sql,
     visible_sql,
 )
+from .stats_sql import status_counts_sql
 
 
 class _SqliteBase:
@@ -393,9 +394,7 @@ class SqliteReports(SqliteSearch):
             params["user"] = user_id
             where = "u.user_id = :user"
         row = self._read(
-            f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN {VALID_AT_SQL} THEN 1 ELSE 0 END), 0),"
-            " COALESCE(SUM(CASE WHEN u.expires_at <= :as_of THEN 1 ELSE 0 END), 0),"
-            " COALESCE(SUM(CASE WHEN u.invalidated_at IS NOT NULL THEN 1 ELSE 0 END), 0),"
+            f"SELECT COUNT(*), {status_counts_sql(':as_of')},"
             " COUNT(DISTINCT u.user_id), COUNT(DISTINCT u.session_id)"
             f" FROM units u WHERE {where}", params)[0]
         by_type = {
@@ -411,11 +410,10 @@ class SqliteReports(SqliteSearch):
                 p = self.location + suffix
                 if os.path.exists(p):
                     size += os.path.getsize(p)
-        return StoreStats(
-            units_total=int(row[0]), units_valid=int(row[1]), units_expired=int(row[2]),
-            units_invalidated=int(row[3]), by_type=by_type, turns=int(turns),
-            users=int(row[4]), sessions=int(row[5]), size_bytes=size,
-        )
+        return StoreStats.from_counts(
+            total=int(row[0]), expired=int(row[1]), superseded=int(row[2]),
+            forgotten=int(row[3]), by_type=by_type, turns=int(turns), users=int(row[4]),
+            sessions=int(row[5]), size_bytes=size)
 
     def recall_hit_rate(self, since: datetime | None) -> tuple[int, int]:
         params: dict[str, Any] = {"since": to_micros(since) if since else 0}

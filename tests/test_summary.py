@@ -197,3 +197,24 @@ def test_nothing_to_say() -> None:
     assert summarize_turns([]) is None
     assert summarize_turns([("user", "谢谢"), ("assistant", "好的")]) is None
     assert summarize_turns([("tool", '{"status":"ok"}')]) is None
+
+
+@pytest.mark.parametrize(("turns", "old", "label"), [
+    ([("user", "我的手机号是13800000000，快递打这个"), ("assistant", "好的"),
+      ("user", "不对，我换号了，新号是13911112222")], "13800000000", "（已更换）"),
+    ([("user", "我的手機號是13800000000，快遞打這個"), ("assistant", "好的"),
+      ("user", "不對，我換號了，新號是13911112222")], "13800000000", "（已更換）"),
+    ([("user", "My phone is 555-111-2222, the courier can call it."), ("assistant", "OK"),
+      ("user", "Sorry, my new number is 555-333-4444.")], "555-111-2222", " (replaced)"),
+])
+def test_a_replaced_value_keeps_its_label_in_the_summary(
+        turns: list[tuple[str, str]], old: str, label: str) -> None:
+    """The builder labels replaced values before summarising: clause splitting never separates
+    a value from its label, so the summary never states the old value bare."""
+    from jiyi.context.stale import StaleValues, annotate_stale
+
+    stale = StaleValues(old=(old,))
+    locale = {"（已更换）": "zh-Hans", "（已更換）": "zh-Hant"}.get(label, "en")
+    summary = summarize_turns([(r, annotate_stale(t, stale, locale)) for r, t in turns])
+    assert summary is not None and old in summary
+    assert summary.count(old) == summary.count(old + label)

@@ -37,10 +37,16 @@ def demo(
         for at, role, text, turn_id in turns:
             units = mem.ingest(text, session_id=session, user_id=user, role=role, at=at,
                                turn_id=turn_id)
-            n_units += len(units)
-            if units:
-                con.print(f"  [dim]{turn_id:>4} {role:<9}[/dim] -> "
-                          + " | ".join(f"[cyan]{u.type.value}[/cyan] {u.content}" for u in units),
+            # a bare confirmation ("嗯嗯", "对，就是这个号") returns the earlier units it confirmed:
+            # show them as confirmed, not as if this turn had said them
+            made = [u for u in units if turn_id in u.source_turn_ids]
+            confirmed = [u for u in units if turn_id not in u.source_turn_ids]
+            n_units += len(made)
+            shown = [f"[cyan]{u.type.value}[/cyan] {u.content}" for u in made]
+            shown += [f"[dim]confirms[/dim] {u.content} ({','.join(u.source_turn_ids)})"
+                      for u in confirmed]
+            if shown:
+                con.print(f"  [dim]{turn_id:>4} {role:<9}[/dim] -> " + " | ".join(shown),
                           highlight=False)
         took = time.perf_counter() - started
         con.print(f"\n{len(turns)} turns -> {n_units} units in {took:.1f}s\n")
@@ -48,11 +54,13 @@ def demo(
         for q in demo_script.QUESTIONS:
             hits = mem.recall(q, session_id=session, user_id=user, k=k, as_of=ask_at)
             table = Table(title=f"Q: {q}", title_justify="left", show_lines=False)
-            for col in ("score", "conf", "stage", "type", "content", "from"):
+            for col in ("score", "conf", "stage", "type", "status", "content", "from"):
                 table.add_column(col)
             for h in hits:
+                status = "current" if h.current else f"{h.status} {h.date:%Y-%m-%d}"
                 table.add_row(f"{h.score:.3f}", f"{h.confidence:.2f}", h.stage,
-                              h.unit.type.value, h.unit.content, ",".join(h.unit.source_turn_ids))
+                              h.unit.type.value, status, h.unit.content,
+                              ",".join(h.unit.source_turn_ids))
             if not hits:
                 table.add_row("-", "-", "-", "-", "(nothing valid now: ask the user)", "-")
             con.print(table)

@@ -18,6 +18,7 @@ from ..units import Hit, MemoryType
 from ..validation import check_text, check_time, check_user_id, require_session_id
 from .execution import ExecutionContext
 from .prompt import Prompt, assemble_prompt
+from .stale import StaleValues, annotate_stale, detect_locale, stale_values
 from .summary import summarize_turns
 from .tokens import TokenCounter, get_counter
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 RAW_TURNS = 6
 SUMMARY_TURNS = 10
 RECALL_K = 8
+#: How many of the user's profile units (newest first) are read to find replaced slot values.
+STALE_SCAN = 1000
 
 
 @lru_cache(maxsize=1)
@@ -37,11 +40,13 @@ def shared_counter() -> TokenCounter:
 
 def choose_anchor(hits: list[Hit], threshold: float) -> Hit | None:
     """The single most important fact for this turn: the best exact (rule-stage) hit, else the
-    best-ranked confident hit, else the best user-profile hit (who the user is)."""
+    best-ranked confident hit, else the best user-profile hit (who the user is). Only a current
+    hit can be the anchor: history (expired, superseded) is never presented as today's fact."""
+    current = [h for h in hits if h.current]
     for pick in (
-        [h for h in hits if h.stage == "rule" and h.confidence >= threshold],
-        [h for h in hits if h.confidence >= threshold],
-        [h for h in hits if h.unit.type == MemoryType.USER_PROFILE],
+        [h for h in current if h.stage == "rule" and h.confidence >= threshold],
+        [h for h in current if h.confidence >= threshold],
+        [h for h in current if h.unit.type == MemoryType.USER_PROFILE],
     ):
         if pick:
             return pick[0]
@@ -56,6 +61,14 @@ def recall_for_prompt(
     input itself is never cut). Logged to ``recall_log`` like any recall."""
     query = text[: mem.config.max_query_chars]
     return mem.recall(query, session_id=session_id, user_id=user_id, k=k, as_of=as_of)
+
+
+def replaced_values(mem: Memory, user_id: str, as_of: datetime, hits: Sequence[Hit]) -> StaleValues:
+    """The user's slot values replaced before ``as_of``: read from the profile units of every
+    session (newest ``STALE_SCAN``) and the recalled units, then :func:`stale_values`."""
+    units = mem.store.find_units(Scope(user_id=user_id, session_id=None), as_of=None,
+                                 types=[MemoryType.USER_PROFILE], limit=STALE_SCAN)
+    return stale_values([*units, *(h.unit for h in hits)], as_of)
 
 
 def build_prompt(
@@ -94,8 +107,11 @@ def build_prompt(
         found = [h for h in found
                  if not (h.unit.type == MemoryType.SESSION_STATE and state.topic_of(h.unit) == left)]
     turns = mem.store.recent_turns(Scope(user_id=uid, session_id=sid), SUMMARY_TURNS)
-    pairs = [(t.role, t.text) for t in turns]
     language = detect_language(user_input)
+    locale = detect_locale(user_input)
+    stale = replaced_values(mem, uid, when, found)
+    # labelled before summarising, so the summary picks from what the model will read
+    pairs = [(t.role, annotate_stale(t.text, stale, locale)) for t in turns]
     summary = summarize_turns(pairs, language=language)
     return assemble_prompt(
         user_input=user_input,
@@ -110,5 +126,7 @@ def build_prompt(
         language=language,
         reserve_for_reply=reserve_for_reply,
         now=when,
+        stale=stale,
+        locale=locale,
     )
 

@@ -1,0 +1,22 @@
+"""``jiyi demo`` presents what memory holds honestly: a bare confirmation is shown as confirming
+earlier units (not as having said them), and every hit says whether it is current or history."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from jiyi.cli.app import app
+
+
+def test_demo_labels_confirmations_and_hit_status(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["--embedder", "fake", "demo", "--demo-db",
+                                      str(tmp_path / "demo.db")], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    out = result.output
+    # T27 "嗯嗯" and T31 "对，就是这个号" say nothing themselves; they confirm the turns before
+    t27 = next(line for line in out.splitlines() if re.match(r"\s*T27 ", line))
+    assert "confirms" in t27 and "RT778899" in t27 and "session_state" not in t27
+    assert "status" in out and "current" in out

@@ -20,7 +20,6 @@ from .export import export_user_rows
 from .pg_sql import (
     TURN_COLUMNS,
     UNIT_COLUMNS,
-    VALID_AT_SQL,
     like_patterns,
     scope_sql,
     tsquery_text,

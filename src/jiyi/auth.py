@@ -131,6 +131,7 @@ def _digest(token: str) -> bytes:
 class _Entry:
     digest: bytes
     grant: Grant
+    from_file: bool = True
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ class Auth:
         """For startup lines: how many tokens, never their values."""
         if not self.entries:
             return "no token (loopback clients only)"
-        scoped = sum(1 for e in self.entries if e.grant.name != "JIYI_TOKEN")
+        scoped = sum(1 for e in self.entries if e.from_file)
         admin = len(self.entries) - scoped
         parts = (["JIYI_TOKEN"] if admin else []) + ([f"{scoped} scoped"] if scoped else [])
         return "token required: " + " + ".join(parts)
@@ -176,7 +177,8 @@ class Auth:
                 raise ConfigError("JIYI_TOKEN is set but blank")
             _check_token_chars(value, "JIYI_TOKEN")
             entries.append(_Entry(_digest(value),
-                                  Grant("JIYI_TOKEN", ("*",), frozenset(OPERATIONS))))
+                                  Grant("JIYI_TOKEN", ("*",), frozenset(OPERATIONS)),
+                                  from_file=False))
         if tokens_file is not None:
             scoped = load_tokens_file(tokens_file)
             if entries and any(e.digest == entries[0].digest for e in scoped):

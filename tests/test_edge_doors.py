@@ -445,6 +445,22 @@ def test_proxy_scoped_token_is_403_for_another_tenant(proxy_door: ProxyDoor) -> 
     assert proxy_door.turns_of("acme-1") == 2
 
 
+def test_proxy_sends_its_own_upstream_key_never_the_clients_token(mem: Memory) -> None:
+    fake = FakeOllama()
+    with ThreadServer(fake.app) as upstream:
+        keyed = ProxySettings.for_upstream(upstream.url, upstream_key="sk-upstream-key")
+        assert "sk-upstream-key" not in repr(keyed)
+        with ThreadServer(create_proxy_app(mem, keyed, Auth.build(ADMIN))) as proxy, \
+                http(ADMIN) as c:
+            assert c.post(proxy.url + "/api/chat", json=chat("hi")).status_code == 200
+            assert fake.authorizations[-1] == "Bearer sk-upstream-key"
+        plain = ProxySettings.for_upstream(upstream.url)
+        with ThreadServer(create_proxy_app(mem, plain)) as proxy, http() as c:
+            # no jiyi token (loopback): the client's own Authorization goes upstream as before
+            r = c.post(proxy.url + "/api/chat", json=chat("hi"), headers=bearer("sk-client"))
+            assert r.status_code == 200 and fake.authorizations[-1] == "Bearer sk-client"
+
+
 # ----------------------------------------------------------------------------- MCP over HTTP
 
 

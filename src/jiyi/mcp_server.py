@@ -66,7 +66,8 @@ def _need(ctx: Context | None) -> Context:
 def _allow(ctx: Context, operation: Operation, session_id: str | None = None,
            user_id: str | None = None) -> None:
     """Check the grant for ``operation`` on the user the memory will use (as it derives it)."""
-    user = check_user_id(user_id, require_session_id(session_id)) if session_id else None
+    user = (check_user_id(user_id, require_session_id(session_id))
+            if session_id is not None else None)
     authorize(_grant(ctx), operation, user)
 
 

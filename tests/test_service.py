@@ -204,12 +204,13 @@ def test_health_story_feedback_and_amnesia(tmp_path: Path) -> None:
         assert c.get("/memory/health").json()["amnesia_alert"] is False
 
 
-def test_token_guards_every_route_but_metrics_and_healthz(tmp_path: Path) -> None:
+def test_token_guards_every_route_but_healthz(tmp_path: Path) -> None:
     with running_server(str(tmp_path / "m.db"), env={**FAKE, "JIYI_TOKEN": TOKEN}) as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as c:
         assert c.get("/healthz").status_code == 200
-        assert c.get("/metrics").status_code == 200
-        for path in ("/v1/recall?q=x&session_id=s", "/memory/health", "/openapi.json"):
+        assert c.get("/metrics", headers={"authorization": f"bearer {TOKEN}"}).status_code == 200
+        for path in ("/v1/recall?q=x&session_id=s", "/memory/health", "/openapi.json",
+                     "/metrics"):
             assert_error(c.get(path), 401, "unauthorized")
             assert_error(c.get(path, headers={"authorization": "Bearer wrong"}), 401)
             assert_error(c.get(path, headers={"authorization": TOKEN}), 401)

@@ -4,6 +4,12 @@ Four tools, each scoped by explicit ``session_id`` / ``user_id`` arguments (neve
 session): ``remember`` (store a turn), ``recall`` (best memories for a query), ``forget``
 (invalidate a unit of that user; kept for audit) and ``memory_health`` (S9 figures). A jiyi
 error (bad input, unknown unit) comes back as a tool error result, never a crash.
+
+Over streamable HTTP (:func:`mcp_http_app`) the app sits behind :class:`jiyi.auth.RequireToken`
+like ``serve`` and ``proxy``: a missing or wrong token is an HTTP 401, and each tool checks the
+token's grant for the user it touches (``remember``/``forget``: write; ``recall``: read;
+``memory_health``: metrics), answering a ``forbidden: ...`` tool error outside it. Over stdio the
+client launched the process and may do everything.
 """
 
 from __future__ import annotations
@@ -11,9 +17,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from mcp.server import MCPServer  # optional extra: pip install 'jiyi[mcp]'
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
+from .auth import LOCAL, Auth, Grant, Operation, RequireToken, authorize, grant_of
 from .errors import JiyiError, NotFoundError
 from .memory import Memory
 from .validation import check_user_id, require_session_id
@@ -38,6 +49,28 @@ def _fail(exc: JiyiError) -> ToolError:
     return ToolError(f"{exc.code}: {exc}")
 
 
+def _grant(ctx: Context) -> Grant:
+    """The token's grant of an HTTP request (set by :class:`RequireToken`); stdio: everything."""
+    request = ctx.request_context.request
+    if request is None:
+        return LOCAL
+    return grant_of(request.scope)
+
+
+def _need(ctx: Context | None) -> Context:
+    if ctx is None:  # the SDK always injects it; a direct call without one gets nothing
+        raise JiyiError("no request context")
+    return ctx
+
+
+def _allow(ctx: Context, operation: Operation, session_id: str | None = None,
+           user_id: str | None = None) -> None:
+    """Check the grant for ``operation`` on the user the memory will use (as it derives it)."""
+    user = (check_user_id(user_id, require_session_id(session_id))
+            if session_id is not None else None)
+    authorize(_grant(ctx), operation, user)
+
+
 def create_mcp_server(memory: Memory) -> MCPServer:
     """An MCP server whose tools read and write ``memory`` (the caller owns and closes it)."""
     server = MCPServer("jiyi", instructions=INSTRUCTIONS, title="jiyi memory")
@@ -54,8 +87,10 @@ def create_mcp_server(memory: Memory) -> MCPServer:
         at: Instant = None,
         turn_id: Annotated[str | None, Field(
             default=None, description="Your id of the turn, kept as provenance.")] = None,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         try:
+            _allow(_need(ctx), "write", session_id, user_id)
             units = memory.ingest(text, session_id=session_id, user_id=user_id, role=role, at=at,
                                   turn_id=turn_id)
         except JiyiError as exc:
@@ -70,8 +105,10 @@ def create_mcp_server(memory: Memory) -> MCPServer:
         user_id: User = None,
         k: Annotated[int, Field(description="At most k hits.", ge=1, le=100)] = 5,
         as_of: Instant = None,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         try:
+            _allow(_need(ctx), "read", session_id, user_id)
             hits = memory.recall(query, session_id=session_id, user_id=user_id, k=k, as_of=as_of)
         except JiyiError as exc:
             raise _fail(exc) from exc
@@ -85,10 +122,12 @@ def create_mcp_server(memory: Memory) -> MCPServer:
         user_id: User = None,
         reason: Annotated[str, Field(description="Why (kept for audit).",
                                      min_length=1)] = "forgotten on request",
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         try:
             sid = require_session_id(session_id)
             uid = check_user_id(user_id, sid)
+            authorize(_grant(_need(ctx)), "write", uid)
             unit = memory.get(unit_id)
             if unit.user_id != uid:  # another user's unit: as if it did not exist
                 raise NotFoundError(f"no memory unit {unit_id!r} for user {uid!r}")
@@ -104,8 +143,10 @@ def create_mcp_server(memory: Memory) -> MCPServer:
         session_id: Annotated[str | None, Field(
             default=None, description="Only this session's amnesia status.")] = None,
         user_id: User = None,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         try:
+            authorize(_grant(_need(ctx)), "metrics")  # store-wide figures
             health = memory.health(session_id, user_id=user_id)
         except JiyiError as exc:
             raise _fail(exc) from exc
@@ -113,3 +154,15 @@ def create_mcp_server(memory: Memory) -> MCPServer:
         return data
 
     return server
+
+
+def mcp_http_app(server: MCPServer, auth: Auth, *, host: str = "127.0.0.1") -> Any:
+    """The streamable-HTTP ASGI app of ``server`` (MCP at ``/mcp``, liveness at ``/healthz``)
+    behind jiyi's token check."""
+    app = server.streamable_http_app(host=host)
+    app.router.routes.append(Route("/healthz", _healthz, methods=["GET"]))
+    return RequireToken(app, auth, open_paths=("/healthz",))
+
+
+async def _healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})

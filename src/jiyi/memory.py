@@ -95,9 +95,12 @@ class Memory:
         config: JiyiConfig | None = None,
         clock: Clock = utc_now,
         type_embedders: TypeEmbedders | None = None,
+        create: bool = True,
     ) -> Memory:
-        """Open a store by URL: a file path (SQLite, the default) or ``postgresql://...``."""
-        return cls(open_store(url), embedder=embedder, config=config, clock=clock,
+        """Open a store by URL: a file path (SQLite, the default) or ``postgresql://...``.
+        ``create=False``: fail with a :class:`StoreError` naming the store when it does not
+        exist, instead of creating it."""
+        return cls(open_store(url, create=create), embedder=embedder, config=config, clock=clock,
                    type_embedders=type_embedders)
 
     @property

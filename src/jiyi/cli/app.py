@@ -7,6 +7,11 @@ import sys
 from typing import Annotated, Any, NoReturn
 
 import typer
+
+# typer (pinned in pyproject) vendors click as ``typer._click``: its usage errors are these
+# classes, not the ``click`` package's.
+from typer._click.core import Context as ClickContext
+from typer._click.exceptions import ClickException, NoArgsIsHelpError
 from typer.core import TyperGroup
 
 from ..errors import JiyiError
@@ -14,11 +19,25 @@ from .common import CliState
 
 
 class JiyiGroup(TyperGroup):
-    """Turns every error into one clear line and a non-zero exit; never a traceback."""
+    """Turns every error into one clear line and a non-zero exit; never a traceback. Usage
+    errors too: one line naming the problem and the help to read, not click's boxed block."""
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: ClickContext | None = None, **extra: Any) -> ClickContext:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except NoArgsIsHelpError:
+            raise  # `jiyi` alone prints the help
+        except ClickException as exc:
+            usage_fail(exc)
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except NoArgsIsHelpError:
+            raise
+        except ClickException as exc:
+            usage_fail(exc)
         except JiyiError as exc:
             fail(str(exc))
         except sqlite3.DatabaseError as exc:
@@ -31,6 +50,14 @@ class JiyiGroup(TyperGroup):
             raise
         except Exception as exc:  # the boundary: report, never dump a stack
             fail(f"unexpected {type(exc).__name__}: {exc}")
+
+
+def usage_fail(exc: ClickException) -> NoReturn:
+    """A usage error as one line: ``Error: <what> (see 'jiyi CMD --help')``, exit 2."""
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if isinstance(ctx, ClickContext) else "jiyi"
+    message = " ".join(exc.format_message().split())
+    fail(f"{message} (see '{where} --help')", exc.exit_code)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

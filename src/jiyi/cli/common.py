@@ -23,9 +23,13 @@ class CliState:
     def db_location(self) -> str:
         return self.db or str(default_db_path())
 
-    def open(self) -> Memory:
+    def open(self, *, create: bool = False) -> Memory:
+        """Open the store. Only the commands that write a new store (ingest, serve, proxy, mcp,
+        chat) pass ``create=True``; for the others a missing store is a one-line error naming
+        the path (a typo'd ``--db`` must not leave an empty store behind)."""
         routing = parse_type_embedders(self.type_embedders) if self.type_embedders else None
-        return Memory.open(self.db_location, embedder=self.embedder, type_embedders=routing)
+        return Memory.open(self.db_location, embedder=self.embedder, type_embedders=routing,
+                           create=create)
 
 
 def state(ctx: typer.Context) -> CliState:

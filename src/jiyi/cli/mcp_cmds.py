@@ -18,7 +18,8 @@ def mcp(
     host: Annotated[str, typer.Option("--host", help="HTTP address.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="HTTP port.")] = 8766,
 ) -> None:
-    """Serve the tools remember, recall, forget and memory_health over MCP."""
+    """Serve the tools remember, recall, forget and memory_health over MCP (over HTTP: tokens
+    from JIYI_TOKEN / JIYI_TOKENS_FILE, required to listen beyond loopback)."""
     try:
         from ..mcp_server import create_mcp_server
     except ImportError as exc:
@@ -26,14 +27,25 @@ def mcp(
             from None
     if not 0 < port < 65536:
         raise ConfigError(f"--port must be between 1 and 65535, got {port}")
-    with state(ctx).open() as mem:
+    auth = None
+    if transport == "http":
+        from ..auth import Auth, check_bind
+
+        auth = Auth.from_env()
+        check_bind(host, auth)
+    with state(ctx).open(create=True) as mem:
         server = create_mcp_server(mem)
-        if transport == "stdio":
+        if auth is None:
             server.run("stdio")
-        else:
-            typer.echo(f"jiyi MCP on http://{host}:{port}/mcp; store {mem.store.location}",
-                       err=True)
-            server.run("streamable-http", host=host, port=port)
+            return
+        from ..mcp_server import mcp_http_app
+        from ..service.listen import bind_socket, serve_on, server_config
+
+        app = mcp_http_app(server, auth, host=host)
+        sock = bind_socket(host, port)
+        typer.echo(f"jiyi MCP on http://{host}:{port}/mcp ({auth.describe()}); "
+                   f"store {mem.store.location}", err=True)
+        serve_on(sock, server_config(app))
 
 
 def register(app: typer.Typer) -> None:

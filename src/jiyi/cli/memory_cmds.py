@@ -57,7 +57,7 @@ def ingest(
             raise ValidationError(f'line {n}: expected an object with "text"')
         records.append(rec)
     units = 0
-    with state(ctx).open() as mem:
+    with state(ctx).open(create=True) as mem:
         for rec in records:
             written = mem.ingest(
                 rec["text"], session_id=session, user_id=user, role=rec.get("role", "user"),

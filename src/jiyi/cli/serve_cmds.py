@@ -2,37 +2,19 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import shutil
 import tempfile
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ..auth import Auth, check_bind, is_loopback
 from ..errors import ConfigError
 from .common import state
 
-LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
-
-
-def is_loopback(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 and localhost; False for 0.0.0.0, :: and anything else."""
-    name = host.strip().strip("[]").lower()
-    if name in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
-def check_bind(host: str, token: str | None) -> None:
-    """Refuse to listen beyond loopback without a bearer token."""
-    if not is_loopback(host) and token is None:
-        raise ConfigError(
-            f"refusing to listen on {host} without a token: set JIYI_TOKEN "
-            "(every route but /metrics and /healthz will require it) or bind 127.0.0.1")
+__all__ = ["check_bind", "is_loopback", "register", "serve"]
 
 
 def serve(
@@ -46,18 +28,16 @@ def serve(
                         ] = 1_000_000,
     log_level: Annotated[str, typer.Option("--log-level", help="uvicorn log level.")] = "warning",
 ) -> None:
-    """Serve the memory over HTTP (token from JIYI_TOKEN; /metrics for Prometheus)."""
-    raw_token = os.environ.get("JIYI_TOKEN")
-    if raw_token is not None and not raw_token.strip():
-        raise ConfigError("JIYI_TOKEN is set but blank")
-    token = raw_token.strip() if raw_token else None
-    check_bind(host, token)
+    """Serve the memory over HTTP (tokens from JIYI_TOKEN / JIYI_TOKENS_FILE; /metrics for
+    Prometheus)."""
+    auth = Auth.from_env()  # a bad JIYI_TOKEN or JIYI_TOKENS_FILE fails here, in one line
+    check_bind(host, auth)
     if log_level not in ("critical", "error", "warning", "info", "debug", "trace"):
         raise ConfigError(f"unknown log level {log_level!r}")
     st = state(ctx)
     # Open once before the workers start: a bad path fails here with a clear message, and the
     # migrations are applied by one process.
-    with st.open():
+    with st.open(create=True):
         pass
     os.environ["JIYI_DB"] = st.db_location
     if st.embedder:
@@ -65,21 +45,22 @@ def serve(
     if st.type_embedders:
         os.environ["JIYI_TYPE_EMBEDDERS"] = ",".join(st.type_embedders)
     os.environ["JIYI_MAX_BODY"] = str(max_body)
-    if token is not None:
-        os.environ["JIYI_TOKEN"] = token
+    if os.environ.get("JIYI_TOKENS_FILE"):  # the workers may run elsewhere than the cwd
+        os.environ["JIYI_TOKENS_FILE"] = str(Path(os.environ["JIYI_TOKENS_FILE"]).resolve())
+    from ..service.listen import bind_socket, serve_on, server_config
+
+    sock = bind_socket(host, port)  # a busy port is a one-line error, before "serving"
     mp_dir = None
     if workers > 1:
         mp_dir = tempfile.mkdtemp(prefix="jiyi-prom-")
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = mp_dir
-    import uvicorn
-
-    typer.echo(f"jiyi serving {st.db_location} on http://{host}:{port} "
-               f"({workers} worker{'s' if workers > 1 else ''}"
-               f"{', token required' if token else ''})", err=True)
+    bound = sock.getsockname()[1]
+    typer.echo(f"jiyi serving {st.db_location} on http://{host}:{bound} "
+               f"({workers} worker{'s' if workers > 1 else ''}; {auth.describe()})", err=True)
     try:
-        uvicorn.run("jiyi.service.app:app_from_env", factory=True, host=host, port=port,
-                    workers=workers, log_level=log_level, access_log=False,
-                    timeout_graceful_shutdown=5)
+        serve_on(sock, server_config("jiyi.service.app:app_from_env", factory=True,
+                                     workers=workers, log_level=log_level, access_log=False,
+                                     timeout_graceful_shutdown=5))
     finally:
         if mp_dir is not None:
             shutil.rmtree(mp_dir, ignore_errors=True)

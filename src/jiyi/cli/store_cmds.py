@@ -28,7 +28,7 @@ def migrate(
 
     if source == target:
         raise StoreError("--from and --to name the same store")
-    src = open_store(source)
+    src = open_store(source, create=False)  # a typo in --from must not create a store
     try:
         dst = open_store(target)
         try:

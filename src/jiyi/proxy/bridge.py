@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, unquote
 
+from ..auth import Grant, authorize
 from ..context.tokens import get_counter
 from ..errors import ValidationError
 from ..memory import Memory
@@ -75,6 +76,13 @@ def chat_scope(headers: Mapping[str, str], body: Mapping[str, Any]) -> ChatScope
     sid = require_session_id(session)
     uid = check_user_id(user, sid)
     return ChatScope(session_id=sid, user_id=uid)
+
+
+def check_access(grant: Grant, scope: ChatScope) -> None:
+    """A chat with memory reads (recall) and writes (ingest) the scope's user: the token must
+    allow both on that user (:class:`~jiyi.auth.ForbiddenError` otherwise)."""
+    authorize(grant, "read", scope.user_id)
+    authorize(grant, "write", scope.user_id)
 
 
 def _text_of(content: Any) -> str | None:

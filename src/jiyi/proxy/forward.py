@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from ..auth import ForbiddenError
 from ..errors import BudgetError, JiyiError, ValidationError
 from ..memory import Memory
 from .bridge import Rewrite, ingest_turns, memory_headers
@@ -76,7 +77,8 @@ class ChatFormat:
 
 
 def jiyi_error_response(exc: JiyiError, headers: dict[str, str] | None = None) -> Response:
-    status = 400 if isinstance(exc, ValidationError | BudgetError) else 503
+    status = (403 if isinstance(exc, ForbiddenError)
+              else 400 if isinstance(exc, ValidationError | BudgetError) else 503)
     return error_response(status, exc.code, str(exc), headers)
 
 
@@ -85,7 +87,9 @@ async def _send(ctx: ProxyContext, request: Request, path: str,
     """The upstream's streamed response, or a 502 answer when it cannot be had."""
     url = ctx.settings.url_for(path)
     upstream_req = ctx.client.build_request(
-        request.method, url, content=content, headers=forward_headers(request.headers),
+        request.method, url, content=content,
+        headers=forward_headers(request.headers,
+                                keep_authorization=ctx.settings.upstream_key is None),
         params=str(request.query_params) or None,
     )
     try:

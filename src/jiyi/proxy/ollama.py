@@ -15,8 +15,9 @@ from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..auth import grant_of
 from ..errors import JiyiError
-from .bridge import chat_scope, last_user_text, rewrite_messages
+from .bridge import chat_scope, check_access, last_user_text, rewrite_messages
 from .forward import (
     ChatFormat,
     ProxyContext,
@@ -91,6 +92,8 @@ def ollama_router(ctx: ProxyContext) -> APIRouter:
         stream = body.get("stream", True) is not False
         try:
             scope = chat_scope(request.headers, body)
+            if scope is not None:
+                check_access(grant_of(request.scope), scope)
         except JiyiError as exc:
             return jiyi_error_response(exc)
         user_text = last_user_text(body.get("messages"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -37,6 +37,9 @@ class ProxySettings:
     connect_timeout: float = 5.0
     read_timeout: float = 300.0
     write_timeout: float = 30.0
+    #: Sent upstream as ``Authorization: Bearer`` instead of the client's header (a proxy that
+    #: requires jiyi tokens never relays them: the client's Authorization is jiyi's).
+    upstream_key: str | None = field(default=None, repr=False)
 
     @classmethod
     def for_upstream(cls, url: str, **kwargs: Any) -> ProxySettings:
@@ -68,14 +71,19 @@ class ProxySettings:
 
 
 def new_client(settings: ProxySettings) -> httpx.AsyncClient:
-    """The one upstream client of a proxy app (connection pool, timeouts, no env proxies)."""
-    return httpx.AsyncClient(timeout=settings.timeout(), trust_env=False,
+    """The one upstream client of a proxy app (connection pool, timeouts, no env proxies,
+    the upstream key when there is one)."""
+    headers = ({"authorization": f"Bearer {settings.upstream_key}"}
+               if settings.upstream_key else None)
+    return httpx.AsyncClient(timeout=settings.timeout(), trust_env=False, headers=headers,
                              limits=httpx.Limits(max_connections=64, max_keepalive_connections=16))
 
 
-def forward_headers(headers: Any) -> dict[str, str]:
-    """The client's request headers to send upstream (``Authorization`` included)."""
-    out = {k: v for k, v in headers.items() if k.lower() not in _DROP_REQUEST}
+def forward_headers(headers: Any, *, keep_authorization: bool = True) -> dict[str, str]:
+    """The client's request headers to send upstream (``Authorization`` only when
+    ``keep_authorization``: not when the proxy has its own upstream key)."""
+    drop = _DROP_REQUEST if keep_authorization else _DROP_REQUEST | {"authorization"}
+    out = {k: v for k, v in headers.items() if k.lower() not in drop}
     out["accept-encoding"] = "identity"  # relay the upstream's bytes exactly as sent
     return out
 

@@ -9,16 +9,23 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from .. import __version__
+from ..auth import Auth, RequireToken
 from ..errors import ConfigError
 from ..health import Health, HealthConfig
 from ..memory import Memory
 from ..metrics import JiyiMetrics
 from .errors import install_error_handlers
 from .inspector import inspector_router
-from .middleware import BearerAuth, BodyLimit, HttpMetrics
+from .middleware import BodyLimit, HttpMetrics
 from .routes import router
 
 DEFAULT_MAX_BODY = 1_000_000
+
+#: Answered without a token: liveness, and the inspector's page and static files, which hold no
+#: data (a browser cannot send a bearer token when it opens a page; the page's data calls to
+#: /inspector/api/* carry it).
+OPEN_PATHS = frozenset({"/healthz", "/"})
+OPEN_PREFIXES = ("/inspector/static/",)
 
 
 def create_app(
@@ -26,17 +33,22 @@ def create_app(
     *,
     db: str | None = None,
     token: str | None = None,
+    auth: Auth | None = None,
     max_body: int = DEFAULT_MAX_BODY,
     embedder: str | None = None,
     health_config: HealthConfig | None = None,
 ) -> FastAPI:
     """Build the app. ``memory_factory`` (or ``db``, a path or URL) opens the memory when the
-    app starts; ``token``: when set, every route but /metrics and /healthz needs it as a bearer
-    token; bodies over ``max_body`` bytes get 413."""
+    app starts; ``auth``: the tokens (see :mod:`jiyi.auth`), or ``token``, an admin token
+    (``JIYI_TOKEN``); with neither, only loopback clients are answered. With a token every route
+    but /healthz and the inspector's static page needs it as a bearer token. Bodies over
+    ``max_body`` bytes get 413."""
     if max_body < 1:
         raise ConfigError("max_body must be at least 1 byte")
-    if token is not None and not token.strip():
-        raise ConfigError("the token must not be blank")
+    if auth is None:
+        auth = Auth.build(token)
+    elif token is not None:
+        raise ConfigError("give either auth or token, not both")
 
     def open_memory() -> Memory:
         if memory_factory is not None:
@@ -66,8 +78,8 @@ def create_app(
     app.include_router(router)
     app.include_router(inspector_router)
     app.add_middleware(BodyLimit, max_body=max_body)
-    if token is not None:
-        app.add_middleware(BearerAuth, token=token)
+    app.add_middleware(RequireToken, auth=auth, open_paths=OPEN_PATHS,
+                       open_prefixes=OPEN_PREFIXES)
     app.add_middleware(HttpMetrics, observe=_observe_http(app))
     return app
 
@@ -87,12 +99,12 @@ def _observe_http(app: FastAPI) -> Callable[[str, str, int, float], None]:
 
 def app_from_env() -> FastAPI:
     """The uvicorn factory of ``jiyi serve``: settings from ``JIYI_DB``, ``JIYI_EMBEDDER``,
-    ``JIYI_TOKEN`` and ``JIYI_MAX_BODY`` (each worker process calls it)."""
+    ``JIYI_TOKEN``, ``JIYI_TOKENS_FILE`` and ``JIYI_MAX_BODY`` (each worker process calls it)."""
     raw_max = os.environ.get("JIYI_MAX_BODY") or str(DEFAULT_MAX_BODY)
     try:
         max_body = int(raw_max)
     except ValueError as exc:
         raise ConfigError(f"JIYI_MAX_BODY must be an integer, got {raw_max!r}") from exc
     return create_app(db=os.environ.get("JIYI_DB") or None,
-                      token=os.environ.get("JIYI_TOKEN") or None, max_body=max_body,
+                      auth=Auth.from_env(), max_body=max_body,
                       embedder=os.environ.get("JIYI_EMBEDDER") or None)

@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..auth import ForbiddenError
 from ..errors import (
     BudgetError,
     ConfigError,
@@ -25,6 +26,7 @@ log = logging.getLogger("jiyi.service")
 
 _STATUS_CODES: dict[int, str] = {
     400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+    414: "uri_too_long", 431: "headers_too_large",
     405: "method_not_allowed", 406: "not_acceptable", 413: "payload_too_large",
     415: "unsupported_media_type", 422: "invalid_input", 429: "too_many_requests",
     501: "not_implemented", 503: "unavailable",
@@ -48,6 +50,8 @@ def status_of(exc: JiyiError) -> int:
     """The HTTP status of a jiyi error."""
     if isinstance(exc, NotFoundError):
         return 404
+    if isinstance(exc, ForbiddenError):
+        return 403
     if isinstance(exc, (ValidationError, BudgetError, ConfigError)):
         return 422
     if isinstance(exc, StoreError):

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from ..auth import authorize, grant_of
 from ..clock import iso
 from ..errors import NotFoundError, ValidationError
 from ..memory import Memory
@@ -73,12 +74,16 @@ def static(name: str) -> Response:
 
 @inspector_router.get("/inspector/api/users")
 def users(request: Request) -> dict[str, Any]:
-    return {"users": _memory(request).store.users()}
+    """The users the token covers."""
+    grant = grant_of(request.scope)
+    authorize(grant, "read")
+    return {"users": [u for u in _memory(request).store.users() if grant.covers(u)]}
 
 
 @inspector_router.get("/inspector/api/sessions")
 def sessions(request: Request, user_id: Annotated[str, Query()]) -> dict[str, Any]:
     uid = check_identifier(user_id, "user_id")
+    authorize(grant_of(request.scope), "read", uid)
     return {"user_id": uid, "sessions": _memory(request).store.sessions(uid)}
 
 
@@ -93,6 +98,7 @@ def units(
     given), newest first, valid or not."""
     mem = _memory(request)
     uid = check_identifier(user_id, "user_id")
+    authorize(grant_of(request.scope), "read", uid)
     sid = check_identifier(session_id, "session_id") if session_id else None
     found = mem.store.find_units(Scope(user_id=uid, session_id=sid), as_of=None, limit=limit)
     by_id = {u.id: u for u in found}
@@ -107,6 +113,7 @@ def units(
 def unit_detail(request: Request, unit_id: str) -> dict[str, Any]:
     """A unit with its provenance turns, events and the chain of versions around it."""
     mem = _memory(request)
+    authorize(grant_of(request.scope), "read", mem.get(unit_id).user_id)
     h = mem.history(unit_id)
     now = mem.clock()
     chain = {u.id: u for u in [*h.superseded, *h.superseded_by]}
@@ -140,6 +147,7 @@ def recall_stages(
     query = check_text(q, what="query", max_bytes=8000)
     sid = require_session_id(session_id)
     uid = check_user_id(user_id, sid)
+    authorize(grant_of(request.scope), "read", uid)
     now = mem.clock()
     scope = Scope(user_id=uid, session_id=sid)
     entities = query_entities(query)
@@ -165,7 +173,9 @@ def recall_stages(
 
 @inspector_router.get("/inspector/api/health")
 def health(request: Request, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
-    """The health figures (S9) and unit counts by type for the chart."""
+    """The health figures (S9) and unit counts by type for the chart (store-wide figures: the
+    ``metrics`` operation)."""
+    authorize(grant_of(request.scope), "metrics")
     mem = _memory(request)
     uid = check_identifier(user_id, "user_id") if user_id else None
     report: dict[str, Any] = mem.health(cleanup=False).model_dump(mode="json")

@@ -1,8 +1,8 @@
-"""Plain ASGI middleware: bearer-token auth, request-size limit, per-route HTTP metrics."""
+"""Plain ASGI middleware: request-size limit, per-route HTTP metrics (the token check lives in
+:mod:`jiyi.auth`, shared with the proxy and MCP)."""
 
 from __future__ import annotations
 
-import hmac
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -14,12 +14,6 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-#: Routes that answer without the token (scrapers, liveness probes, and the inspector's static
-#: page, which holds no data: its data calls go to /inspector/api/* and need the token).
-OPEN_PATHS = frozenset({"/metrics", "/healthz", "/"})
-OPEN_PREFIXES = ("/inspector/static/",)
-
 
 async def send_error(send: Send, status: int, code: str, message: str,
                      headers: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -36,26 +30,6 @@ def _header(scope: Scope, name: bytes) -> bytes | None:
         if key.lower() == name:
             return bytes(value)
     return None
-
-
-class BearerAuth:
-    """Every route but :data:`OPEN_PATHS` needs ``Authorization: Bearer <token>``."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self._expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = str(scope.get("path", ""))
-        if scope["type"] != "http" or path in OPEN_PATHS or path.startswith(OPEN_PREFIXES):
-            await self.app(scope, receive, send)
-            return
-        given = _header(scope, b"authorization") or b""
-        if not hmac.compare_digest(given, self._expected):
-            await send_error(send, 401, "unauthorized", "a valid bearer token is required",
-                             [(b"www-authenticate", b'Bearer realm="jiyi"')])
-            return
-        await self.app(scope, receive, send)
 
 
 class BodyLimit:

@@ -10,12 +10,13 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError as PydanticValidationError
 
+from ..auth import Operation, authorize, grant_of
 from ..clock import iso
 from ..errors import ValidationError
 from ..health import Health
 from ..memory import Memory
 from ..units import Hit
-from ..validation import check_time
+from ..validation import check_time, check_user_id, require_session_id
 from .errors import error_response
 from .schemas import (
     AmnesiaOut,
@@ -33,7 +34,7 @@ from .schemas import (
 )
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (400, 401, 404, 413, 422, 501, 503)
+    code: {"model": ErrorOut} for code in (400, 401, 403, 404, 413, 422, 501, 503)
 }
 
 router = APIRouter(responses=ERRORS)
@@ -45,6 +46,20 @@ def memory_of(request: Request) -> Memory:
     mem = request.app.state.memory
     assert isinstance(mem, Memory)
     return mem
+
+
+def allow(request: Request, operation: Operation, session_id: str | None = None,
+          user_id: str | None = None) -> None:
+    """Check the request's token for ``operation`` on the user the memory will use (``user_id``,
+    else the session id); with no session, on the whole store."""
+    user = (check_user_id(user_id, require_session_id(session_id))
+            if session_id is not None else None)
+    authorize(grant_of(request.scope), operation, user)
+
+
+def allow_unit(request: Request, mem: Memory, operation: Operation, unit_id: str) -> None:
+    """Check the request's token for ``operation`` on the owner of a unit."""
+    authorize(grant_of(request.scope), operation, mem.get(unit_id).user_id)
 
 
 def service_time(value: str | None, name: str) -> datetime | None:
@@ -64,6 +79,7 @@ def _hit(h: Hit) -> HitOut:
 @router.post("/v1/turns", response_model=TurnOut, tags=["memory"])
 def post_turn(body: TurnIn, request: Request) -> TurnOut:
     """Store one conversation turn; an assistant turn also feeds the amnesia detector."""
+    allow(request, "write", body.session_id, body.user_id)
     mem = memory_of(request)
     if body.recall_empty is not None and body.role != "assistant":
         raise ValidationError("recall_empty applies to assistant turns only")
@@ -87,6 +103,7 @@ def get_recall(
     as_of: Annotated[str | None, Query(description="ISO-8601 instant")] = None,
 ) -> RecallOut:
     """The best ``k`` memories valid at ``as_of`` for the session (and its user)."""
+    allow(request, "read", session_id, user_id)
     hits = memory_of(request).recall(q, session_id=session_id, user_id=user_id, k=k,
                                      as_of=service_time(as_of, "as_of"))
     return RecallOut(hits=[_hit(h) for h in hits])
@@ -95,13 +112,16 @@ def get_recall(
 @router.post("/v1/feedback", response_model=FeedbackOut, tags=["memory"])
 def post_feedback(body: FeedbackIn, request: Request) -> FeedbackOut:
     """A recalled unit was used, ignored, wrong, or confirmed by the user (S2)."""
-    unit = memory_of(request).feedback(body.unit_id, body.event)
+    mem = memory_of(request)
+    allow_unit(request, mem, "write", body.unit_id)
+    unit = mem.feedback(body.unit_id, body.event)
     return FeedbackOut(unit=UnitOut(**unit.to_public_dict()))
 
 
 @router.post("/v1/prompt", response_model=PromptOut, tags=["memory"])
 def post_prompt(body: PromptIn, request: Request) -> PromptOut | JSONResponse:
     """Assemble the prompt for a new user input (anchor, memories, execution context, summary)."""
+    allow(request, "read", body.session_id, body.user_id)
     mem = memory_of(request)
     build = getattr(mem, "build_prompt", None)
     if build is None:
@@ -130,14 +150,17 @@ def get_health(
     session_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
     user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
 ) -> Health:
-    """Freshness, hit rate, amnesia alert, unit counts (S9)."""
+    """Freshness, hit rate, amnesia alert, unit counts (S9): store-wide figures, so the token
+    needs the ``metrics`` operation."""
+    allow(request, "metrics")
     return memory_of(request).health(session_id, user_id=user_id)
 
 
 @router.get("/metrics", tags=["health"], response_class=Response,
             responses={200: {"content": {"text/plain": {}}}})
 def get_metrics(request: Request) -> Response:
-    """Prometheus text exposition; names prefixed ``jiyi_``. No token needed."""
+    """Prometheus text exposition; names prefixed ``jiyi_`` (the ``metrics`` operation)."""
+    allow(request, "metrics")
     body, content_type = request.app.state.metrics.render()
     return Response(content=body, media_type=content_type)
 

@@ -19,9 +19,9 @@ from ..errors import JiyiError
 _MAIN = "from jiyi.cli.app import main; main()"
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host, 0))
         return int(s.getsockname()[1])
 
 
@@ -48,20 +48,22 @@ def running_server(
     workers: int = 1,
     env: Mapping[str, str] | None = None,
     extra: tuple[str, ...] = (),
-    unset: tuple[str, ...] = ("JIYI_TOKEN", "JIYI_DB", "PROMETHEUS_MULTIPROC_DIR"),
+    unset: tuple[str, ...] = ("JIYI_TOKEN", "JIYI_TOKENS_FILE", "JIYI_DB",
+                              "PROMETHEUS_MULTIPROC_DIR"),
     log_path: Path | None = None,
     ready_timeout: float = 60.0,
+    host: str = "127.0.0.1",
 ) -> Iterator[ServerProcess]:
-    """Run ``jiyi --db DB serve`` until the block ends; ready when ``/healthz`` answers 200.
-    The child inherits the environment minus ``unset``, plus ``env``."""
-    port = free_port()
+    """Run ``jiyi --db DB serve`` on ``host`` until the block ends; ready when ``/healthz``
+    answers 200. The child inherits the environment minus ``unset``, plus ``env``."""
+    port = free_port(host)
     child_env = {k: v for k, v in os.environ.items() if k not in unset}
     child_env.update(env or {})
     log_file = log_path or Path(db).with_suffix(f".serve-{port}.log")
     with open(log_file, "wb") as out:
-        proc = subprocess.Popen(serve_command(db, port, workers=workers, extra=extra),
+        proc = subprocess.Popen(serve_command(db, port, workers=workers, host=host, extra=extra),
                                 stdout=out, stderr=subprocess.STDOUT, env=child_env)
-    server = ServerProcess(f"http://127.0.0.1:{port}", proc, log_file)
+    server = ServerProcess(f"http://{host}:{port}", proc, log_file)
     try:
         _wait_ready(server, ready_timeout)
         yield server
@@ -76,7 +78,8 @@ def _wait_ready(server: ServerProcess, timeout: float) -> None:
             raise JiyiError(f"jiyi serve exited with {server.process.returncode}:\n"
                             f"{server.log()[-2000:]}")
         try:
-            if httpx.get(server.url + "/healthz", timeout=1.0).status_code == 200:
+            if httpx.get(server.url + "/healthz", timeout=1.0,
+                         trust_env=False).status_code == 200:
                 return
         except httpx.HTTPError:
             pass

@@ -21,6 +21,15 @@ from ..units import USER_LEVEL_TYPES, Entity, MemoryType, MemoryUnit
 
 Vector = NDArray[np.float32]
 
+#: The commands that create a missing store; every other command only opens an existing one.
+CREATING_COMMANDS = ("ingest", "serve", "proxy", "mcp", "chat", "restore", "migrate")
+
+
+def missing_store_message(location: str) -> str:
+    """The one-line error of opening a store that does not exist without ``create``."""
+    return (f"no jiyi store at {location}: check --db / JIYI_DB (only "
+            f"{', '.join(CREATING_COMMANDS)} create one)")
+
 
 @dataclass(frozen=True)
 class Scope:

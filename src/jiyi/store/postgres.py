@@ -30,7 +30,15 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..clock import from_micros, to_micros, utc_now
 from ..errors import NotFoundError, StoreError
 from ..units import MemoryType, MemoryUnit
-from .base import IngestBatch, RecallLogEntry, Scope, TurnRecord, UnitEvent, Vector
+from .base import (
+    IngestBatch,
+    RecallLogEntry,
+    Scope,
+    TurnRecord,
+    UnitEvent,
+    Vector,
+    missing_store_message,
+)
 from .pg_health import PgHealthState
 from .pg_queries import PgReports, PgSearch
 from .pg_sql import (
@@ -66,12 +74,17 @@ class PostgresStore(PgSearch, PgReports):
     """PostgreSQL backend. ``url`` is a libpq URL (``postgresql://user:pw@host/db``)."""
 
     backend = "postgresql"
-    def __init__(self, url: str, *, pool_size: int | None = None) -> None:
+    def __init__(self, url: str, *, pool_size: int | None = None, create: bool = True) -> None:
+        """``create=False``: a database without jiyi's tables is a :class:`StoreError` (read
+        commands never create a store)."""
         self.url = url
         self.location = redact_url(url)
         size = pool_size or int(os.environ.get("JIYI_PG_POOL_SIZE", "8"))
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=15) as conn:
+                if not create and conn.execute(
+                        "SELECT to_regclass('jiyi_migrations')").fetchone() in (None, (None,)):
+                    raise StoreError(missing_store_message(self.location))
                 self.applied_migrations = apply_migrations(conn)
         except psycopg.Error as exc:
             raise StoreError(f"cannot open PostgreSQL store {self.location}: {exc}") from exc

@@ -18,8 +18,10 @@ def default_db_path() -> Path:
     return Path(base) / "jiyi" / "memory.db"
 
 
-def open_store(url: str | os.PathLike[str] | None) -> Store:
-    """``postgresql://...`` -> PostgreSQL; ``sqlite:///path``, a path or ``:memory:`` -> SQLite."""
+def open_store(url: str | os.PathLike[str] | None, *, create: bool = True) -> Store:
+    """``postgresql://...`` -> PostgreSQL; ``sqlite:///path``, a path or ``:memory:`` -> SQLite.
+    ``create=False``: a store that does not exist yet is a :class:`~jiyi.errors.StoreError`
+    naming it, instead of a new empty one (what read commands want)."""
     target = str(url) if url is not None else str(default_db_path())
     if target.startswith(("postgresql://", "postgres://")):
         try:
@@ -28,11 +30,11 @@ def open_store(url: str | os.PathLike[str] | None) -> Store:
             raise ConfigError(
                 "PostgreSQL needs the extra: pip install 'jiyi[postgres]'"
             ) from exc
-        return PostgresStore(target)
+        return PostgresStore(target, create=create)
     if target.startswith("sqlite:///"):
         target = target[len("sqlite:///"):]
     elif "://" in target:
         raise ConfigError(f"unknown store URL {target!r}; use a file path or postgresql://")
     from .sqlite import SQLiteStore
 
-    return SQLiteStore(target)
+    return SQLiteStore(target, create=create)

@@ -22,6 +22,7 @@ from .base import (
     TurnRecord,
     UnitEvent,
     Vector,
+    missing_store_message,
 )
 from .sqlite_migrations import (
     OWNER_FUNCTION,
@@ -50,10 +51,14 @@ class SQLiteStore(SqliteReports):
 
     backend = "sqlite"
 
-    def __init__(self, path: str, *, synchronous: str = "NORMAL") -> None:
+    def __init__(self, path: str, *, synchronous: str = "NORMAL", create: bool = True) -> None:
+        """``create=False``: a missing file is a :class:`StoreError` naming it (read commands
+        must never leave an empty store behind a typo'd path)."""
         self.location = path
         self._lock = threading.RLock()
         if path != ":memory:":
+            if not create and not Path(path).is_file():
+                raise StoreError(missing_store_message(path))
             Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(

@@ -39,7 +39,8 @@ _INTL = re.compile(r"(?<![0-9A-Za-z+])\+\d{1,3}[ \-]?\(?\d{1,4}\)?(?:[ \-]?\d{2,
 _US = re.compile(_NB + r"\(?[2-9]\d{2}\)?[ \-.]\d{3}[ \-.]\d{4}" + _NA)
 #: Taiwan mobiles (09xx-xxx-xxx) and landlines written with separators (02-2345-6789).
 _TW_MOBILE = re.compile(_NB + r"09\d{2}[ \-]?\d{3}[ \-]?\d{3}" + _NA)
-_DASHED_LANDLINE = re.compile(_NB + r"(?:\(0\d{1,3}\)\s?|0\d{1,3}[ \-])\d{3,4}[ \-]\d{4}" + _NA)
+_DASHED_LANDLINE = re.compile(
+    _NB + r"(?:(?:\(0\d{1,3}\)\s?|0\d{1,3}[ \-])\d{3,4}[ \-]\d{4}|0\d{4}[ \-]\d{6})" + _NA)
 #: A bare 8-digit local number (Hong Kong, Macau, Singapore...) is a phone only when a phone
 #: word comes shortly before it: "手机号变了，现在是62340143"; otherwise it may be an order id.
 _LOCAL8 = re.compile(_NB + r"[2-9]\d{3}[ \-]?\d{4}" + _NA)
@@ -233,8 +234,10 @@ def _trim_zh_name(name: str) -> str:
     multi = next((s for s in SURNAMES_MULTI if name.startswith(s)), None)
     head = len(multi) if multi else 1
     given = ""
-    for ch in name[head:]:
-        if ch in NAME_STOP:
+    rest = name[head:]
+    for i, ch in enumerate(rest):
+        # 家 ends a name only when nothing follows it ("张伟家住…"), not in "張家豪"
+        if ch in NAME_STOP and not (ch == "家" and i + 1 < len(rest)):
             break
         given += ch
     return name[:head] + given
@@ -274,6 +277,9 @@ def _places(text: str) -> list[Entity]:
         raw = m.group(0)
         lead = _ADDR_LEAD_WORDS.match(raw)
         skip = lead.end() if lead else 0
+        first = _REGION.search(raw)
+        if first and first.start() < skip < first.end():
+            skip = first.start()  # "新北市…": 新 is the region's, not a lead word
         region = _REGION.search(raw, skip)
         if region and region.start() > skip and _ADDR_ZH.fullmatch(raw, region.start()) is not None:
             skip = region.start()  # "公司在上海市…" -> the address starts at the region

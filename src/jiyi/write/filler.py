@@ -58,14 +58,18 @@ _ZH_STOP_WORDS = (
     "行吧|好吧|算了吧|算了|没了|沒了|回头再说|回頭再說|下次再说|下次再說|先不聊了|改天聊|改天再聊|先这么着|"
     "先這麼著|好的|好滴|好嘞|好哒|嗯嗯|明白了|明白|了解了|了解|知道了|收到|没问题|沒問題|可以的|可以|行|好|"
     "谢谢|謝謝|多谢|多謝|感谢|感謝|辛苦了|辛苦|不客气|不客氣|再见|再見|拜拜|你好|您好|哈喽|哈囉|嗨|在吗|在嗎|"
-    "早上好|晚上好|晚安|早安|午安")
+    "早上好|晚上好|晚安|早安|午安|谢啦|謝啦|掰掰|拜啦|再会|再會|回见|回見|"
+    # anaphora to the talk itself: "上次也是这样"
+    "也是这样|也是這樣|又是这样|又是這樣|每次都这样|每次都這樣|老是这样|老是這樣")
 _ZH_EMOTION_WORDS = (
     "来气|來氣|生气|生氣|气死我了|氣死我了|气死了|氣死了|气人|氣人|烦死了|煩死了|好烦|好煩|真烦|真煩|"
     "无语|無語|崩溃|崩潰|郁闷|鬱悶|头疼|頭疼|头大|頭大|心累|服了|醉了|绝了|絕了|唉|哎呀|哎哟|哎喲|哎|天哪|"
     "天啊|我的天|离谱|離譜|受不了|真是的|搞什么|搞什麼|什么鬼|什麼鬼|坑爹|太坑|无奈|無奈|伤心|傷心|难过|難過|"
-    "开心|開心|高兴|高興|激动|激動|委屈|失望|着急|著急|急死了|火大|上火|抓狂|哈哈|呵呵|嘿嘿|呜呜|嗚嗚")
+    "开心|開心|高兴|高興|激动|激動|委屈|失望|着急|著急|急死了|火大|上火|抓狂|哈哈|呵呵|嘿嘿|呜呜|嗚嗚|"
+    "压力好大|壓力好大|压力大|壓力大|好累|累死了|累死|好困|好睏|一肚子火|憋屈|心烦|心煩|不爽")
 _ZH_GLUE = (
-    "我们|我們|咱们|咱們|你们|你們|一下|一点|一點|有点|有點|这个|這個|那个|那個|"
+    "我们|我們|咱们|咱們|你们|你們|一下|一点|一點|有点|有點|这个|這個|那个|那個|这边|這邊|那边|那邊|"
+    "今天|今晚|现在|現在|"
     "[我你您咱他她它得要想就真太很好都也还還了啊呀吧呢嘛哈啦的地个個这這那事一点點再又先是在会會能可把被给給让讓"
     "说說讲講看吗嗎么麼呗唄哦噢喔嗯呃诶欸哇呐哟喲咯]")
 _EN_STOP_WORDS = (
@@ -77,7 +81,8 @@ _EN_STOP_WORDS = (
     "that's all|that's it|for now|nothing else|never mind|nevermind|forget it|no worries|all good|fine|"
     "then|talk later|later|bye|goodbye|for now|i'm done|we're done|leave it there|leave it at that|"
     "thanks|thank you|thx|hi|hello|hey|good morning|good evening|good night|sure|got it|sounds good|"
-    "cool|great|nice|yes|yeah|yep|no|nope")
+    "cool|great|nice|yes|yeah|yep|no|nope|whatever|perfect|excellent|awesome|wonderful|fantastic|"
+    "brilliant|oh well|fair enough|today|tonight|right now")
 _EN_EMOTION_WORDS = (
     "ugh|argh|seriously|unbelievable|annoying|annoyed|frustrating|frustrated|ridiculous|infuriating|"
     "mad|angry|upset|fed up|drives me crazy|drives me nuts|crazy|nuts|what a mess|what a joke|a mess|"

@@ -43,7 +43,8 @@ _CLAUSE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("coupon", re.compile(r"券|优惠|優惠|折扣|兑换|兌換|coupon|voucher|promo|discount|gift card", re.I)),
     ("return", re.compile(r"退货|退貨|退换|退換|\breturn", re.I)),
     ("refund", re.compile(r"退款|\brefund", re.I)),
-    ("ticket", re.compile(r"工单|工單|投诉|投訴|报修|報修|\bticket|\bcomplaint|\bcase\b", re.I)),
+    ("ticket", re.compile(r"工单|工單|投诉|投訴|报修|報修|案件|客诉|客訴|维修|維修|售后|售後|\bticket|"
+                          r"\bcomplaint|\bcase\b|\brepair", re.I)),
     ("booking", re.compile(r"预订|預訂|预约|預約|订位|訂位|订房|訂房|机票|機票|航班|酒店|\bbooking|"
                            r"\breservation|\bflight|\bhotel", re.I)),
     ("tracking", re.compile(r"快递|快遞|物流|包裹|\bparcel|\bpackage|\bshipment", re.I)),
@@ -52,6 +53,16 @@ _CLAUSE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
                            re.I)),
 )
 _CLAUSE_SPLIT = re.compile(r"[，,;；。！？!?]")
+#: Words of a status: a mention carrying one updates the id's fact (supersedes); a mention
+#: without one ("已补充到工单 TS…") adds a unit and replaces nothing.
+STATUS_WORDS = re.compile(
+    r"已?发货|已?發貨|出库|出庫|运输中|運輸中|派送|配送中|签收|簽收|送达|送達|取消|退款成功|已退款|已退货|已退貨|"
+    r"处理中|處理中|已处理|已處理|已?解决|已?解決|已完成|已关闭|已關閉|受理|待付款|待处理|待處理|已?支付|已付款|"
+    r"已确认|已確認|过期|過期|已使用|失效|生效|出貨|审核|審核|驳回|駁回|延迟|延遲|结案|結案|"
+    r"登记|登記|已提交|提交了|已创建|已創建|建立|开立|開立|已受理|"
+    r"\b(?:shipped|in transit|out for delivery|delivered|cancell?ed|refunded|returned|processing|"
+    r"pending|resolved|closed|completed|confirmed|paid|approved|rejected|expired|redeemed|on hold|"
+    r"delayed|received|open(?:ed)?|registered|created|submitted|filed|logged)\b", re.I)
 
 
 @dataclass(frozen=True)

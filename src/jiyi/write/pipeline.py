@@ -136,13 +136,14 @@ def _pieces_for_sentence(
     spans = _clause_spans(sent_text, local)
     pieces = _id_pieces(sent_text, local, ids, spans, entities, times, start, lang)
     covered = {m.entity.value for m in ids}
+    asked = _TAG_QUESTION.search(sent_text) is not None  # "I'm a Silver member, right?"
     plans: list[MemoryType | None] = []
     slot_seen: set[str] = set()
     any_split = False
     for a, b in spans:
         clause = sent_text[a:b]
         c_local = [_shift(e, a) for e in local if a <= e.start and e.end <= b]
-        kind = filler_kind(clause) if not c_local else None
+        kind = filler_kind(clause) if all(e.kind in ("date", "time") for e in c_local) else None
         if kind == "filler":
             plans.append(None)
             any_split = True
@@ -151,8 +152,9 @@ def _pieces_for_sentence(
             plans.append(MemoryType.SESSION_STATE)
             any_split = True
             continue
-        facts = [f for f in find_slots(clause, c_local, turn.role, lang, turn.speaker,
-                                       before=sent_text[:a]) if f.slot not in slot_seen]
+        facts = [] if asked else [
+            f for f in find_slots(clause, c_local, turn.role, lang, turn.speaker,
+                                  before=sent_text[:a]) if f.slot not in slot_seen]
         for fact in facts:
             slot_seen.add(fact.slot)
             ent = next((entities[i] for i, e in enumerate(local)
@@ -164,8 +166,16 @@ def _pieces_for_sentence(
             plans.append(None)  # the slot fact holds all the clause said
             any_split = True
             continue
-        unit_type: MemoryType | None = classify(clause, turn.role, c_local, None)
-        if unit_type is MemoryType.FACT_REFERENCE and not c_local \
+        unit_type: MemoryType | None = classify(clause.strip(), turn.role, c_local, None)
+        if asked and unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE):
+            unit_type = MemoryType.SESSION_STATE
+        prev = next((p for p in reversed(plans) if p is not None), None)
+        if unit_type is MemoryType.FACT_REFERENCE and prev is MemoryType.USER_PROFILE \
+                and not c_local \
+                and not _SUBJECT.search(clause) and (
+                    _FRAGMENT.search(clause) or len(content_left(clause)) <= 5):
+            unit_type = prev  # ", Mia and Zoe": a fragment belongs to the clause before it
+        elif unit_type is MemoryType.FACT_REFERENCE and not c_local \
                 and len(content_left(clause)) < 3:
             unit_type = MemoryType.SESSION_STATE  # too little to be a durable fact
         if unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE) and any(
@@ -188,7 +198,7 @@ def _pieces_for_sentence(
         return [_whole_sentence(sent_text, start, entities, times, turn, lang)]
     runs: list[tuple[list[tuple[int, int]], MemoryType]] = []
     for span, t in kept:
-        if runs and runs[-1][1] is t and t is not MemoryType.USER_PROFILE:
+        if runs and runs[-1][1] is t:
             runs[-1][0].append(span)
         else:
             runs.append(([span], t))
@@ -288,12 +298,14 @@ def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention]
     if not ids:
         return []
     script = script_of(sent_text, lang == "zh")
-    id_texts = [m.entity.text for m in ids]
+    key_ids = idfacts.keys(ids)
+    key_texts = [m.entity.text for m in key_ids]
     context: list[str] = []
     for a, b in spans:
         clause = sent_text[a:b]
-        if any(a <= m.entity.start and m.entity.end <= b for m in ids):
-            keep = _says_more(clause, id_texts)  # "工单号 TK…" alone adds nothing to the head
+        inside = [m for m in ids if a <= m.entity.start and m.entity.end <= b]
+        if inside and all(m in key_ids for m in inside):
+            keep = _says_more(clause, key_texts)  # "工单号 TK…" alone adds nothing to the head
         elif any(a <= e.start and e.end <= b for e in local):
             keep = True
         else:
@@ -304,15 +316,19 @@ def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention]
     ctx, _ = _rewrite_times(ctx, start, [], lang)
     valid_until = validity_end(sent_text, times, start)
     out: list[_Piece] = []
-    for mention in idfacts.keys(ids):
+    status = idfacts.STATUS_WORDS.search(ctx) is not None
+    for mention in key_ids:
         value = mention.entity.value
         rest = ctx
-        for m in ids:
+        for m in key_ids:
             rest = rest.replace(m.entity.text, " ")
-        says = len(content_left(_CUE_WORDS.sub(" ", _ID_LABEL_WORDS.sub(" ", rest)))) >= 2
-        content = idfacts.word_fact(mention.category, value, ctx if says else "", script)
+        says = any(m not in key_ids for m in ids) or len(
+            content_left(_CUE_WORDS.sub(" ", _ID_LABEL_WORDS.sub(" ", rest)))) >= 2
+        content = idfacts.word_fact(mention.category, mention.entity.text, ctx if says else "",
+                                    script)
         out.append(_Piece(content, MemoryType.FACT_REFERENCE, list(entities),
-                          slot=f"id:{value}" if says else None, valid_until=valid_until,
+                          slot=f"id:{value}" if says and status else None,
+                          valid_until=valid_until,
                           keep=[e.text for e in entities], standalone=True, about_id=value))
     return out
 
@@ -330,6 +346,14 @@ _CUE_WORDS = re.compile(
     r"\b(?:phone|number|cell|mobile|e-?mail|address|name|member(?:ship)?|tier|level|status|birthday|"
     r"is|my|new|call|reach|text|at|me|on|speaking|here|this)\b", re.I)
 _ID_LABEL_WORDS = re.compile("|".join(ID_LABELS.values()) + r"|号|號|编号|編號|\bid\b|#", re.I)
+_TAG_QUESTION = re.compile(
+    r"[，,]\s*(?:right|correct|isn't it|aren't I|don't I|is that right|yes|no|ok|okay|yeah|"
+    r"对吧|對吧|是吧|是不是|对不对|對不對|没错吧|沒錯吧|对吗|對嗎|是吗|是嗎|吧)\s*[？?]\s*$", re.I)
+#: A clause that is a bare list or apposition ("Mia and Zoe", "一个叫麻糬") and has no subject of
+#: its own: it continues the clause before it.
+_FRAGMENT = re.compile(r"^\s*(?:[A-Z][a-z]+(?:\s+(?:and|&)\s+[A-Z][a-z]+)?|一[个個隻只位][叫是].{1,6}|"
+                       r"[\u4e00-\u9fff]{1,4}和[\u4e00-\u9fff]{1,4})\s*[.!。！]?\s*$")
+_SUBJECT = re.compile(r"\b(?:I|we|he|she|they|it|my|our)\b|我|他|她|它", re.I)
 _REQUEST = re.compile(
     r"帮我|幫我|麻烦|麻煩|请|請|查一下|看一下|记着|記著|记一下|記一下|\b(?:please|can you|could you|"
     r"would you|help me|check|look up|keep|remember|note)\b", re.I)

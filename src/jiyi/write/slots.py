@@ -30,10 +30,12 @@ _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|�
 #: speaker's own ("剛升金卡會員", "搬到深圳了", "new number: ...").
 CHANGE_WORDS = re.compile(
     r"变了|變了|换了|換了|改了|更新|改成|改为|改為|换成|換成|变成|變成|现在是|現在是|目前是|新号|新號|新的|"
-    r"新手机|新手機|新电话|新電話|新地址|新邮箱|新郵箱|旧的|舊的|停机|停機|不用了|升级|升級|升到|升为|升為|"
+    r"新手机|新手機|新电话|新電話|新地址|新邮箱|新郵箱|旧的|舊的|停机|停機|不用了|之前的|之前那个|之前那個|"
+    r"原来的|原來的|以前的|作废|作廢|注销|註銷|升级|升級|升到|升为|升為|"
     r"升成|剛升|刚升|降级|降級|降到|降为|降為|成为|成為|搬到|搬去|搬家|搬来|搬來|以后|以後|往后|往後|今后|今後|"
     r"\b(?:changed|change|new|now|updated?|switched|moved|moving|relocated|upgraded|downgraded|"
-    r"promoted|became|no longer|anymore|old one|from now on|going forward)\b", re.I)
+    r"promoted|became|no longer|anymore|old one|old number|from now on|going forward|dead|"
+    r"disconnected|out of service|inactive|stopped working|deactivated|cancell?ed)\b", re.I)
 _PHONE_WORDS = re.compile(
     r"手机|手機|电话|電話|号码|號碼|联系方式|聯繫方式|聯絡方式|联络|聯絡|换号|換號|新号|新號|打这个|打這個|"
     r"打我|打给我|打給我|\b(?:phone|number|cell|mobile|call me|reach me|text me|whatsapp|contact)\b", re.I)
@@ -59,7 +61,8 @@ _MEMBERSHIP = re.compile(
     r"(?:到|成|为|為|to)?\s*(" + _LEVEL + r")(?![A-Za-z])"
     r"|(?<![A-Za-z])(" + _LEVEL + r")\s?(?:会员|會員|卡|用户|用戶|member|tier|status|level|card)"
     r"|(?:升级|升級|升到|升为|升為|升成|升了|刚升|剛升|降到|降为|降為|成为|成為|变成|變成|"
-    r"upgraded to|downgraded to|moved up to|promoted to|bumped up to|now)\s*(" + _LEVEL + r")(?![A-Za-z])",
+    r"(?:upgraded|downgraded|moved|promoted|bumped)(?:\s+(?:me|us))?(?:\s+(?:up|down))?\s+to|now)"
+    r"\s*(" + _LEVEL + r")(?![A-Za-z])",
     re.I)
 _LEVEL_HINT = re.compile(r"会员|會員|卡|级|級|VIP|PLUS|member|tier|status|level|gold|silver|"
                          r"platinum|diamond|premium|basic|bronze|elite", re.I)
@@ -151,7 +154,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         elif e.kind == "city" and (own or changed) and _CITY_WORDS.search(clause) \
                 and not _CITY_PAST.search(clause):
             add("city", e.text, e)
-        elif e.kind == "date" and _BIRTHDAY.search(clause) and own:
+        elif e.kind == "date" and _BIRTHDAY.search(clause):
             add("birthday", e.text, e)
     m = _MEMBERSHIP.search(clause)
     if m and not _THIRD_PARTY.search(clause[:m.start()]) and (

@@ -81,6 +81,7 @@ ID_KIND: dict[str, str] = {"tracking": "tracking_no", "return": "order_id", "ref
                            "coupon": "code", "account": "code"}
 _CODE_BODY = r"([A-Za-z0-9][A-Za-z0-9\-_]{2,39})"
 _SEP = r"\s*(?:(?:是|为|為|:|：|#|＃|is|was|no\.?|No\.?)\s*)*"
+_ID_BODY = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-_]*\d[A-Za-z0-9\-_]*|\d[A-Za-z0-9\-_]*")
 _ID_CONTEXT = re.compile(
     r"(?P<kind>" + "|".join(f"(?P<{cat}>{rx})" for cat, rx in ID_LABELS.items()) + r")"
     + _SEP + _CODE_BODY, re.I)
@@ -198,12 +199,21 @@ _HAS_ALPHA = re.compile(r"[A-Za-z]")
 
 def _ids(text: str) -> list[Entity]:
     out: list[Entity] = []
-    for m in _ID_CONTEXT.finditer(text):
+    # A label is looked for only in the few characters before a code that holds a digit: the
+    # label alternation is long, and scanning the whole text with it is the slow part.
+    for body in _ID_BODY.finditer(text):
+        lo = max(0, body.start() - 40)
+        m = _ID_CONTEXT.search(text[lo:body.end()])
+        while m is not None and m.end() != body.end() - lo:
+            m = _ID_CONTEXT.search(text[lo:body.end()], m.start() + 1)
+        if m is None:
+            continue
         code = m.group(m.lastindex or 0)
         if not any(ch.isdigit() for ch in code):
             continue
         kind = next(ID_KIND[cat] for cat in ID_LABELS if m.group(cat))
-        out.append(_ent(kind, m, code.upper(), m.lastindex or 0))
+        s, e = m.span(m.lastindex or 0)
+        out.append(Entity(kind=kind, text=code, value=code.upper(), start=lo + s, end=lo + e))
     out += [_ent("tracking_no", m, m.group(0).upper()) for m in _TRACKING_PREFIX.finditer(text)]
     for m in _ERROR_CONTEXT.finditer(text):
         out.append(_ent("error_code", m, m.group(1).upper(), 1))
@@ -259,7 +269,7 @@ def _people(text: str) -> list[Entity]:
         if first in NOT_NAMES_EN or first in CITIES_EN:
             continue
         out.append(_ent("person", m, m.group(1), 1))
-    for m in _EN_SPEAKING.finditer(text):
+    for m in _EN_SPEAKING.finditer(text) if ("speaking" in text or "here" in text) else ():
         if m.group(1).split()[0] not in NOT_NAMES_EN:
             out.append(_ent("person", m, m.group(1), 1))
     for m in _EN_TITLE.finditer(text):

@@ -130,11 +130,11 @@ def content_left(clause: str) -> str:
     return _NOT_WORD.sub("", _ASCII.sub("", lowered)) + "".join(kept)
 
 
-def filler_kind(clause: str) -> FillerKind | None:
+def filler_kind(clause: str, *, known_not_filler: bool = False) -> FillerKind | None:
     """``"filler"`` (keep nothing), ``"aside"`` (an emotion only: session state at most) or None
-    (the clause carries content)."""
+    (the clause carries content). ``known_not_filler``: :func:`is_filler` already said no."""
     s = clause.strip()
-    if is_filler(s):
+    if not known_not_filler and is_filler(s):
         return "filler"
     if _CONTENT.search(content_left(s)):
         return None

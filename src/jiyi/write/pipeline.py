@@ -143,7 +143,8 @@ def _pieces_for_sentence(
     for a, b in spans:
         clause = sent_text[a:b]
         c_local = [_shift(e, a) for e in local if a <= e.start and e.end <= b]
-        kind = filler_kind(clause) if all(e.kind in ("date", "time") for e in c_local) else None
+        kind = filler_kind(clause, known_not_filler=len(spans) == 1 and not entities) \
+            if all(e.kind in ("date", "time") for e in c_local) else None
         if kind == "filler":
             plans.append(None)
             any_split = True
@@ -195,7 +196,8 @@ def _pieces_for_sentence(
     if not kept:
         return pieces
     if not any_split and len({t for _, t in kept}) == 1 and not pieces:
-        return [_whole_sentence(sent_text, start, entities, times, turn, lang)]
+        return [_whole_sentence(sent_text, start, entities, times, turn, lang,
+                                kept[0][1] if len(spans) == 1 else None)]
     runs: list[tuple[list[tuple[int, int]], MemoryType]] = []
     for span, t in kept:
         if runs and runs[-1][1] is t:
@@ -208,15 +210,16 @@ def _pieces_for_sentence(
 
 
 def _whole_sentence(sent_text: str, start: int, entities: list[Entity],
-                    times: list[TimeMatch], turn: TurnInput, lang: str) -> _Piece:
+                    times: list[TimeMatch], turn: TurnInput, lang: str,
+                    typed: MemoryType | None = None) -> _Piece:
     rewritten, shown = _rewrite_times(sent_text, start, times, lang)
     keep = [e.text for e in entities if not (e.kind == "date" and any(
         t.relative and t.start == e.start for t in times))] + shown
     content = compress_sentence(rewritten, keep)
     if turn.speaker:
         content = attribute(content, turn.speaker, lang)
-    unit_type = classify(sent_text, turn.role, entities, None)
-    if unit_type is MemoryType.FACT_REFERENCE and not entities \
+    unit_type = typed or classify(sent_text, turn.role, entities, None)
+    if typed is None and unit_type is MemoryType.FACT_REFERENCE and not entities \
             and len(content_left(sent_text)) < 3:
         unit_type = MemoryType.SESSION_STATE
     slot = None

@@ -267,6 +267,9 @@ def render_md(result: dict[str, Any]) -> str:
                           f"{result['languages'][x]['changes']}, "
                           f"{result['languages'][x]['filler_turns']}, "
                           f"{result['languages'][x]['agent_ids']}" for x in langs), ""]
+    lines += ["Caveat: the corpus was written by the same hand that tuned the rules (fresh "
+              "sentences, not the demo's or the issue's, but seen while tuning), so these numbers "
+              "are an upper bound; the recall measures also depend on the read path.", ""]
     if "extract" in result:
         e = result["extract"]
         lines += [f"`extract_turn` speed on the generated conversation: {e['turns_per_s']} turns/s "

@@ -198,7 +198,7 @@ def _check_slots(row: dict[str, Any], drafts: list[Any], t: Tally, conv: str, i:
     for slot, value in expected.items():
         t.slots += 1
         d = user_slots.get(slot)
-        wanted = {_template(slot, value, "zh", None), _template(slot, value, "en", None)}
+        wanted = {_template(slot, value, s, None) for s in ("zh", "hant", "en")}
         if d is not None and d.content in wanted:
             t.slots_exact += 1
         else:

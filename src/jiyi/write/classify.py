@@ -43,12 +43,15 @@ _PROFILE_EN = re.compile(
 _SESSION_ZH = re.compile(
     r"帮我|幫我|请帮|請幫|帮忙|幫忙|查一下|查询|查詢|查查|看一下|看看|我要|我想要?|我需要|能不能|能否|可不可以|可以帮|"
     r"可以幫|怎么|怎麼|如何|为什么|為什麼|多少|什么时候|什麼時候|哪里|哪裡|吗[？?。]?$|嗎[？?。]?$|[？?]$|"
-    r"正在|稍等|马上|馬上|我来|我來|为您|為您|现在|現在|当前|當前")
+    r"正在|稍等|马上|馬上|我来|我來|为您|為您|现在|現在|当前|當前|刚才|剛才|刚刚那|剛剛那|"
+    r"注意一下|留意一下|记一下|記一下|记着|記著|记住|記住|别忘了|別忘了|下单|下單")
 _SESSION_EN = re.compile(
     r"^(?:can|could|would|will) you\b|\bplease\b|\bhelp me\b|\bI(?:'d| would) like to\b|"
     r"\bI want to (?:buy|order|return|cancel|change|check|book|know|find|get|track|pay)\b|"
     r"\bhow (?:do|can|should) I\b|\?$|\bright now\b|\bcurrently\b|\bI'm (?:looking for|trying to)\b|"
-    r"\blet me (?:check|look)\b", re.I)
+    r"\blet me (?:check|look)\b|"
+    r"^(?:keep|remember|note|save|remind|send|book|cancel|check|find|show|tell|give|add|update|"
+    r"change|track|look up)\b", re.I)
 
 
 _QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$")

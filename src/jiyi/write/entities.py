@@ -21,6 +21,7 @@ from .lexicon import (
     NAME_STOP,
     NOT_NAMES_EN,
     PRODUCT_BRANDS,
+    PROVINCES_ZH,
     SURNAMES,
     SURNAMES_MULTI,
 )
@@ -36,19 +37,54 @@ _MASKED = re.compile(_NB + r"(1[3-9]\d)(\*{4}|\*{2,5}|x{4}|X{4})(\d{4})" + _NA)
 _LANDLINE = re.compile(_NB + r"(?:\(0\d{2,3}\)|0\d{2,3})[ \-]?\d{7,8}" + _NA)
 _INTL = re.compile(r"(?<![0-9A-Za-z+])\+\d{1,3}[ \-]?\(?\d{1,4}\)?(?:[ \-]?\d{2,4}){2,4}" + _NA)
 _US = re.compile(_NB + r"\(?[2-9]\d{2}\)?[ \-.]\d{3}[ \-.]\d{4}" + _NA)
+#: Taiwan mobiles (09xx-xxx-xxx) and landlines written with separators (02-2345-6789).
+_TW_MOBILE = re.compile(_NB + r"09\d{2}[ \-]?\d{3}[ \-]?\d{3}" + _NA)
+_DASHED_LANDLINE = re.compile(
+    _NB + r"(?:(?:\(0\d{1,3}\)\s?|0\d{1,3}[ \-])\d{3,4}[ \-]\d{4}|0\d{4}[ \-]\d{6})" + _NA)
+#: A bare 8-digit local number (Hong Kong, Macau, Singapore...) is a phone only when a phone
+#: word comes shortly before it: "手机号变了，现在是62340143"; otherwise it may be an order id.
+_LOCAL8 = re.compile(_NB + r"[2-9]\d{3}[ \-]?\d{4}" + _NA)
+_PHONE_CUE = re.compile(
+    r"(?:手机|手機|电话|電話|号码|號碼|新号|新號|换号|換號|联系方式|聯繫方式|聯絡方式|联络|聯絡|致电|致電|"
+    r"打给我|打給我|打我|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact)",
+    re.I)
+_NOT_PHONE_CUE = re.compile(
+    r"订单|訂單|单号|單號|运单|運單|工单|工單|券|order|tracking|ticket|invoice|account|booking", re.I)
 
+#: Labels of identifiers, by category (zh-Hans, zh-Hant, en). The category names what an id
+#: refers to (:mod:`jiyi.write.idfacts` words the durable fact with it); the entity kind stays
+#: one of order_id / tracking_no / ticket_id / code, the kinds recall's rules look up.
+ID_LABELS: dict[str, str] = {
+    "tracking": r"运单号|運單號|运单编号|運單編號|快递单号|快遞單號|物流单号|物流單號|快递号|快遞號|运单|運單|"
+                r"包裹号|包裹號|tracking\s*(?:number|no\.?|#|id|code)?|waybill(?:\s*(?:number|no\.?))?|"
+                r"parcel\s*(?:number|no\.?|id)|shipment\s*(?:number|no\.?|id)",
+    "return": r"退货单号|退貨單號|退货单|退貨單|退货号|退貨號|退换货单号|退換貨單號|退货编号|退貨編號|"
+              r"return\s*(?:id|number|no\.?|#|label|code|request|authorization)|RMA(?:\s*(?:number|no\.?|#))?",
+    "refund": r"退款单号|退款單號|退款单|退款單|退款编号|退款編號|退款流水号|退款流水號|"
+              r"refund\s*(?:id|number|no\.?|#|reference|ref\.?)",
+    "ticket": r"工单号|工單號|工单|工單|投诉单号|投訴單號|投诉编号|投訴編號|服务单号|服務單號|案件编号|案件編號|"
+              r"ticket\s*(?:number|no\.?|#|id)?|case\s*(?:number|no\.?|#|id)|complaint\s*(?:number|no\.?|#|id)",
+    "booking": r"预约号|預約號|预订号|預訂號|预订编号|預訂編號|订位号|訂位號|确认号|確認號|确认码|確認碼|"
+               r"reservation\s*(?:number|no\.?|#|code)?|booking\s*(?:number|no\.?|#|code|reference|ref\.?)?|"
+               r"confirmation\s*(?:number|no\.?|#|code)",
+    "order": r"订单号|訂單號|订单编号|訂單編號|订单|訂單|单号|單號|order\s*(?:number|no\.?|#|id)?|"
+             r"invoice\s*(?:number|no\.?|#)?|发票号|發票號",
+    "coupon": r"优惠券码|優惠券碼|优惠码|優惠碼|券码|券碼|兑换码|兌換碼|礼品卡号|禮品卡號|优惠券|優惠券|"
+              r"coupon\s*(?:code)?|promo\s*code|voucher\s*(?:code)?|discount\s*code|"
+              r"gift\s*card\s*(?:number|no\.?|code)?",
+    "account": r"会员卡号|會員卡號|会员号|會員號|账户号|賬戶號|帳戶號|账号|賬號|帳號|用户ID|用戶ID|"
+               r"account\s*(?:number|no\.?|#|id)?|member(?:ship)?\s*(?:number|no\.?|#|id)|"
+               r"customer\s*(?:number|no\.?|#|id)",
+}
+ID_KIND: dict[str, str] = {"tracking": "tracking_no", "return": "order_id", "refund": "order_id",
+                           "ticket": "ticket_id", "booking": "ticket_id", "order": "order_id",
+                           "coupon": "code", "account": "code"}
 _CODE_BODY = r"([A-Za-z0-9][A-Za-z0-9\-_]{2,39})"
 _SEP = r"\s*(?:(?:是|为|為|:|：|#|＃|is|was|no\.?|No\.?)\s*)*"
+_ID_BODY = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-_]*\d[A-Za-z0-9\-_]*|\d[A-Za-z0-9\-_]*")
 _ID_CONTEXT = re.compile(
-    r"(?P<kind>"
-    r"(?P<tracking>运单号|運單號|运单编号|運單編號|快递单号|快遞單號|物流单号|物流單號|快递号|快遞號|运单|運單|"
-    r"tracking\s*(?:number|no\.?|#|id|code)?|waybill(?:\s*(?:number|no\.?))?)|"
-    r"(?P<ticket>工单号|工單號|工单|工單|ticket\s*(?:number|no\.?|#|id)?|case\s*(?:number|no\.?|#|id)|"
-    r"预约号|預約號|reservation\s*(?:number|no\.?|#|code)?|booking\s*(?:number|no\.?|#|code|reference)?|"
-    r"confirmation\s*(?:number|no\.?|#|code))|"
-    r"(?P<order>订单号|訂單號|订单编号|訂單編號|订单|訂單|单号|單號|order\s*(?:number|no\.?|#|id)?|"
-    r"invoice\s*(?:number|no\.?|#)?|发票号|發票號)"
-    r")" + _SEP + _CODE_BODY, re.I)
+    r"(?P<kind>" + "|".join(f"(?P<{cat}>{rx})" for cat, rx in ID_LABELS.items()) + r")"
+    + _SEP + _CODE_BODY, re.I)
 _TRACKING_PREFIX = re.compile(_NB + r"(?:SF|YT|ZTO|JD|JT|YD|STO|EMS|DPK|1Z)[0-9A-Z]{9,18}" + _NA)
 _ERROR_CONTEXT = re.compile(
     r"(?:错误码|錯誤碼|错误代码|錯誤代碼|错误编号|故障码|故障碼|状态码|狀態碼|error\s*code|error|err|"
@@ -83,6 +119,14 @@ _ZH_INTRO = re.compile(r"(?:我叫|我名叫|我的名字是|我的名字叫|名
 _ZH_HONORIFIC = re.compile("(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
 _EN_NAME = r"([A-Z][a-z]+(?:[ \-][A-Z][a-z]+)?)"
 _EN_INTRO = re.compile(r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:)\s+" + _EN_NAME + r"(?![A-Za-z])")
+#: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting.
+_EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
+                          + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—]))")
+#: Nouns of a level, a role or a title: "我是金卡会员", "我是高级会员" state no name.
+_ROLE_NOUN = re.compile(
+    r"会员|會員|用户|用戶|客户|客戶|顾客|顧客|买家|買家|卖家|賣家|卡|级|級|学生|學生|老师|老師|经理|經理|"
+    r"店长|店長|主管|医生|醫生|护士|護士|工程师|工程師|律师|律師|司机|司機|老板|老闆|员工|員工|会计|會計|"
+    r"VIP|vip|Plus|PLUS")
 _EN_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
 
 _CITY_ZH = re.compile("|".join(sorted(CITIES_ZH, key=len, reverse=True)))
@@ -90,6 +134,15 @@ _CITY_EN = re.compile(r"(?<![A-Za-z])(?:" + "|".join(re.escape(c) for c in sorte
 _CITY_MOVE_EN = re.compile(r"\b(?:moved to|move to|moving to|live in|living in|lives in|relocated to|based in)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
 _ADDR_ZH = re.compile(r"[\u4e00-\u9fff]{2,12}?(?:路|街|道|大道|巷|弄|胡同)(?:[一二三四五六七八九十\d]{1,3}段)?(?:\d{1,4}[巷弄])?\s?[0-9一二三四五六七八九十百]+\s?[号號](?:\s?[0-9]+\s?(?:栋|棟|号楼|號樓|幢|单元|單元|楼|樓|室|层|層))*(?:\s?[0-9]+室)?")
 _ADDR_LEAD = re.compile(r"^.*?(?:地址是|地址为|地址為|地址[:：]?|住在|住址是|寄到|送到|搬到了?|搬去了?|位于|位於|改成|改为|改為|在|是)(?=.{4})")
+#: Words that may stand before an address but are never part of it ("我住", "以后都送",
+#: "收货地址改成"): stripped from the front of a matched address, repeatedly.
+_ADDR_LEAD_WORDS = re.compile(
+    r"^(?:我们|我們|我|咱们|咱們|咱|家里|家裡|家|现在|現在|目前|以后|以後|之后|之後|今后|今後|往后|往後|"
+    r"一律|统一|統一|全部|都|就|也|还是|還是|已经|已經|刚刚|剛剛|刚|剛|新的|新|收货|收貨|收件|送货|送貨|"
+    r"住在|住|搬到|搬去|搬家到|搬来|搬來|搬进|搬進|寄到|寄去|寄给|寄給|寄|送到|送去|送|发到|發到|发往|發往|"
+    r"改到|改成|改为|改為|换成|換成|换到|換到|更新为|更新為|更新成|地址|住址|是|为|為|在|了|请|請|帮我|幫我|"
+    r"[:：，,\s])+")
+_REGION = re.compile("|".join(sorted((*CITIES_ZH, *PROVINCES_ZH), key=len, reverse=True)))
 _ADDR_EN = re.compile(r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Place|Pl\.?)(?![A-Za-z])(?:,?\s*(?:Apt|Suite|Unit)\.?\s*\d+[A-Za-z]?)?")
 _PRODUCT = re.compile(
     r"(?:" + "|".join(re.escape(b) for b in sorted(PRODUCT_BRANDS, key=len, reverse=True)) + r")"
@@ -130,6 +183,12 @@ def _phones(text: str) -> list[Entity]:
             digits = re.sub(r"\D", "", m.group(0))
             if 7 <= len(digits) <= 15:
                 out.append(_ent("phone", m, ("+" if m.group(0).startswith("+") else "") + digits))
+    for rx in (_TW_MOBILE, _DASHED_LANDLINE):
+        out += [_ent("phone", m, re.sub(r"[ ()\-]", "", m.group(0))) for m in rx.finditer(text)]
+    for m in _LOCAL8.finditer(text):
+        window = text[max(0, m.start() - 24):m.start()]
+        if _PHONE_CUE.search(window) and not _NOT_PHONE_CUE.search(window):
+            out.append(_ent("phone", m, re.sub(r"\D", "", m.group(0))))
     return out
 
 
@@ -140,12 +199,21 @@ _HAS_ALPHA = re.compile(r"[A-Za-z]")
 
 def _ids(text: str) -> list[Entity]:
     out: list[Entity] = []
-    for m in _ID_CONTEXT.finditer(text):
+    # A label is looked for only in the few characters before a code that holds a digit: the
+    # label alternation is long, and scanning the whole text with it is the slow part.
+    for body in _ID_BODY.finditer(text):
+        lo = max(0, body.start() - 40)
+        m = _ID_CONTEXT.search(text[lo:body.end()])
+        while m is not None and m.end() != body.end() - lo:
+            m = _ID_CONTEXT.search(text[lo:body.end()], m.start() + 1)
+        if m is None:
+            continue
         code = m.group(m.lastindex or 0)
         if not any(ch.isdigit() for ch in code):
             continue
-        kind = "tracking_no" if m.group("tracking") else "ticket_id" if m.group("ticket") else "order_id"
-        out.append(_ent(kind, m, code.upper(), m.lastindex or 0))
+        kind = next(ID_KIND[cat] for cat in ID_LABELS if m.group(cat))
+        s, e = m.span(m.lastindex or 0)
+        out.append(Entity(kind=kind, text=code, value=code.upper(), start=lo + s, end=lo + e))
     out += [_ent("tracking_no", m, m.group(0).upper()) for m in _TRACKING_PREFIX.finditer(text)]
     for m in _ERROR_CONTEXT.finditer(text):
         out.append(_ent("error_code", m, m.group(1).upper(), 1))
@@ -176,8 +244,10 @@ def _trim_zh_name(name: str) -> str:
     multi = next((s for s in SURNAMES_MULTI if name.startswith(s)), None)
     head = len(multi) if multi else 1
     given = ""
-    for ch in name[head:]:
-        if ch in NAME_STOP:
+    rest = name[head:]
+    for i, ch in enumerate(rest):
+        # 家 ends a name only when nothing follows it ("张伟家住…"), not in "張家豪"
+        if ch in NAME_STOP and not (ch == "家" and i + 1 < len(rest)):
             break
         given += ch
     return name[:head] + given
@@ -187,8 +257,8 @@ def _people(text: str) -> list[Entity]:
     out: list[Entity] = []
     for m in _ZH_INTRO.finditer(text):
         name = _trim_zh_name(m.group(1))
-        if len(name) >= 2:
-            s = m.start(1)
+        s = m.start(1)
+        if len(name) >= 2 and not _ROLE_NOUN.search(text, s + 1, s + len(name) + 2):
             out.append(Entity(kind="person", text=name, value=to_simplified(name), start=s,
                               end=s + len(name)))
     for m in _ZH_HONORIFIC.finditer(text):
@@ -199,6 +269,9 @@ def _people(text: str) -> list[Entity]:
         if first in NOT_NAMES_EN or first in CITIES_EN:
             continue
         out.append(_ent("person", m, m.group(1), 1))
+    for m in _EN_SPEAKING.finditer(text) if ("speaking" in text or "here" in text) else ():
+        if m.group(1).split()[0] not in NOT_NAMES_EN:
+            out.append(_ent("person", m, m.group(1), 1))
     for m in _EN_TITLE.finditer(text):
         out.append(_ent("person", m, m.group(1), 1))
     return out
@@ -212,8 +285,17 @@ def _places(text: str) -> list[Entity]:
             out.append(_ent("city", m, m.group(1), 1))
     for m in _ADDR_ZH.finditer(text):
         raw = m.group(0)
-        cut = _ADDR_LEAD.match(raw)
-        skip = cut.end() if cut else 0
+        lead = _ADDR_LEAD_WORDS.match(raw)
+        skip = lead.end() if lead else 0
+        first = _REGION.search(raw)
+        if first and first.start() < skip < first.end():
+            skip = first.start()  # "新北市…": 新 is the region's, not a lead word
+        region = _REGION.search(raw, skip)
+        if region and region.start() > skip and _ADDR_ZH.fullmatch(raw, region.start()) is not None:
+            skip = region.start()  # "公司在上海市…" -> the address starts at the region
+        if len(raw) - skip < 4:
+            cut = _ADDR_LEAD.match(raw)
+            skip = cut.end() if cut else 0
         addr = raw[skip:]
         s = m.start() + skip
         out.append(Entity(kind="address", text=addr, value=to_simplified(re.sub(r"\s+", "", addr)),

@@ -35,6 +35,17 @@ CITIES_ZH: tuple[str, ...] = (
     "羅馬", "马德里", "馬德里", "阿姆斯特丹", "慕尼黑", "墨尔本", "墨爾本", "西雅图", "西雅圖",
 )
 
+#: Provinces, regions and the countries themselves: where a Chinese address may start.
+PROVINCES_ZH: tuple[str, ...] = (
+    "中国", "中國", "台湾", "台灣", "臺灣", "广东", "廣東", "浙江", "江苏", "江蘇", "福建", "四川",
+    "山东", "山東", "河南", "河北", "湖南", "湖北", "安徽", "江西", "山西", "陕西", "陝西", "辽宁",
+    "遼寧", "吉林", "黑龙江", "黑龍江", "云南", "雲南", "贵州", "貴州", "广西", "廣西", "海南",
+    "甘肃", "甘肅", "青海", "宁夏", "寧夏", "新疆", "西藏", "内蒙古", "內蒙古", "新北", "桃园",
+    "桃園", "基隆", "宜兰", "宜蘭", "花莲", "花蓮", "台东", "臺東", "屏东", "屏東", "彰化", "嘉义",
+    "嘉義", "云林", "雲林", "苗栗", "南投", "九龙", "九龍", "新界", "沙田", "荃湾", "荃灣", "旺角",
+    "铜锣湾", "銅鑼灣", "尖沙咀", "中环", "中環",
+)
+
 CITIES_EN: tuple[str, ...] = (
     "Beijing", "Shanghai", "Guangzhou", "Shenzhen", "Hangzhou", "Nanjing", "Chengdu", "Chongqing",
     "Wuhan", "Xi'an", "Tianjin", "Suzhou", "Hong Kong", "Macau", "Taipei", "Kaohsiung", "Tokyo",
@@ -57,5 +68,10 @@ PRODUCT_BRANDS: tuple[str, ...] = (
 
 #: Words that look like a name after "I'm" but are not one.
 NOT_NAMES_EN: frozenset[str] = frozenset(
-    ["Sorry", "Fine", "Good", "Great", "Happy", "Glad", "Sure", "Not", "So", "Just", "Really", "Very", "Back", "Here", "There", "Going", "Thinking", "Looking", "Trying", "Working", "Feeling", "Still", "Also", "Always", "Never", "Excited", "Interested", "Ready", "Done", "Okay", "OK", "The", "A", "An", "In", "On", "At", "From", "Tired", "Busy", "Free", "Home", "Hungry", "Curious", "Grateful", "Thankful", "Proud", "Sad", "Worried", "Afraid", "Scared", "Learning", "Planning", "Hoping", "Considering", "Currently", "Actually", "Super", "Totally", "Gonna", "Getting", "Doing", "Reading", "Watching", "Taking", "Making", "Having", "Living", "Moving", "Staying"]
+    ["Sorry", "Fine", "Good", "Great", "Happy", "Glad", "Sure", "Not", "So", "Just", "Really", "Very", "Back", "Here", "There", "Going", "Thinking", "Looking", "Trying", "Working", "Feeling", "Still", "Also", "Always", "Never", "Excited", "Interested", "Ready", "Done", "Okay", "OK", "The", "A", "An", "In", "On", "At", "From", "Tired", "Busy", "Free", "Home", "Hungry", "Curious", "Grateful", "Thankful", "Proud", "Sad", "Worried", "Afraid", "Scared", "Learning", "Planning", "Hoping", "Considering", "Currently", "Actually", "Super", "Totally", "Gonna", "Getting", "Doing", "Reading", "Watching", "Taking", "Making", "Having", "Living", "Moving", "Staying",
+     # levels and titles: "I'm Gold now" names a tier, not a person
+     "Gold", "Silver", "Platinum", "Diamond", "Bronze", "Premium", "Basic", "Elite", "Vip", "VIP",
+     "Member", "Members", "Customer", "Manager", "Doctor", "Engineer", "Student", "Teacher",
+     "Nurse", "Driver", "Owner", "Admin", "Everyone", "Nobody", "Someone", "Anyone", "Me", "It",
+     "This", "That", "We", "They", "Our", "My", "Your", "Hello", "Hi", "Hey", "Thanks"]
 )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..text.segment import has_cjk
 from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
+from . import idfacts
 from .classify import classify, is_confirmation
 from .compress import (
     compress_sentence,
@@ -29,12 +30,14 @@ from .compress import (
     split_long,
     split_sentences,
 )
-from .entities import extract_entities, extract_entities_and_times
+from .entities import ID_LABELS, extract_entities, extract_entities_and_times
+from .filler import content_left, filler_kind
+from .idfacts import find_ids, script_of
 from .redact import redact
-from .slots import find_slots, validity_end
+from .slots import CHANGE_WORDS, find_slots, validity_end
 from .speaker import attribute
 from .timeparse import TimeMatch
-from .toolsum import summarise_tool
+from .toolsum import ToolFact, summarise_tool
 
 if TYPE_CHECKING:
     from .llm_extract import LLMExtractor
@@ -67,6 +70,7 @@ class UnitDraft:
     valid_until: datetime | None = None
     expires_in: int | None = None  # override of the type's default lifespan
     topic: str | None = None
+    about_id: str | None = None  # an identifier fact: the id it is about ("PO-10023")
 
 
 @dataclass
@@ -88,11 +92,10 @@ class _Piece:
     slot: str | None = None
     valid_until: datetime | None = None
     keep: list[str] = field(default_factory=list)  # strings a split must not cut
+    standalone: bool = False  # an identifier fact: never packed with other pieces
+    about_id: str | None = None
 
 
-_TASK_ID = re.compile(r"(?:任务|任務|批次|task|job|batch)\s*(?:id|ID|号|號)?\s*[#:：]?\s*([A-Za-z0-9][A-Za-z0-9_\-]{1,31})", re.I)
-_CLAUSE = re.compile(r"[，,;；]")
-_PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|during|of|at|for)\s*$", re.I)
 
 
 def _rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str) -> tuple[str, list[str]]:
@@ -121,68 +124,149 @@ def _pieces_for_sentence(
     sent_text: str, start: int, entities: list[Entity], times: list[TimeMatch],
     turn: TurnInput,
 ) -> list[_Piece]:
+    """One sentence -> pieces, clause by clause (issue 14, item 2).
+
+    Each clause is filler (dropped), an emotional aside (session state), a slot statement
+    (a slot piece, plus the clause itself when it says more than its value), an identifier
+    mention (an id fact, plus the clause when it says more) or content typed on its own.
+    Consecutive clauses of one type stay one piece, so a plain sentence is one unit as before."""
     lang = "zh" if has_cjk(sent_text) else "en"
-    local = [e.model_copy(update={"start": e.start - start, "end": e.end - start}) for e in entities]
-    pieces: list[_Piece] = []
-    slots = find_slots(sent_text, local, turn.role, lang, turn.speaker)
-    slot_entities = {id(s.entity) for s in slots if s.entity is not None}
-    for fact in slots:
-        ents = [entities[local.index(fact.entity)]] if fact.entity in local else []
-        slot_name = f"{fact.slot}@{turn.speaker.casefold()}" if turn.speaker else fact.slot
-        pieces.append(_Piece(fact.content, MemoryType.USER_PROFILE, ents, slot=slot_name))
-    if slots:
-        slot_texts = [f.value for f in slots]
-        others = [e.text for e, loc in zip(entities, local, strict=True)
-                  if id(loc) not in slot_entities]
-        spans = _clause_spans(sent_text)
-        kept = [(a, b) for a, b in spans if sent_text[a:b].strip() and (
-            not any(v in sent_text[a:b] for v in slot_texts)
-            or any(o in sent_text[a:b] for o in others))]
-        if not kept:
-            return pieces  # the sentence said nothing beyond its slot facts
-        if len(kept) < len(spans):
-            clauses = [sent_text[a:b].strip() for a, b in kept]
-            remainder = ("，" if lang == "zh" else ", ").join(clauses)
-            if all(is_filler(c) for c in clauses) or (
-                    len(remainder) <= 12 and not any(o in remainder for o in others)):
-                return pieces  # e.g. "我换号了": the supersession itself records the change
-            return pieces + _remainder_pieces(sent_text, start, kept, entities, times, turn)
+    local = [_shift(e, start) for e in entities]
+    ids = find_ids(sent_text, local)
+    spans = _clause_spans(sent_text, local)
+    pieces = _id_pieces(sent_text, local, ids, spans, entities, times, start, lang)
+    covered = {m.entity.value for m in ids}
+    asked = _TAG_QUESTION.search(sent_text) is not None  # "I'm a Silver member, right?"
+    plans: list[MemoryType | None] = []
+    slot_seen: set[str] = set()
+    any_split = False
+    for a, b in spans:
+        clause = sent_text[a:b]
+        c_local = [_shift(e, a) for e in local if a <= e.start and e.end <= b]
+        kind = filler_kind(clause, known_not_filler=len(spans) == 1 and not entities) \
+            if all(e.kind in ("date", "time") for e in c_local) else None
+        if kind == "filler":
+            plans.append(None)
+            any_split = True
+            continue
+        if kind == "aside":
+            plans.append(MemoryType.SESSION_STATE)
+            any_split = True
+            continue
+        facts = [] if asked else [
+            f for f in find_slots(clause, c_local, turn.role, lang, turn.speaker,
+                                  before=sent_text[:a]) if f.slot not in slot_seen]
+        for fact in facts:
+            slot_seen.add(fact.slot)
+            ent = next((entities[i] for i, e in enumerate(local)
+                        if fact.entity is not None and e.start == fact.entity.start + a), None)
+            slot_name = f"{fact.slot}@{turn.speaker.casefold()}" if turn.speaker else fact.slot
+            pieces.append(_Piece(fact.content, MemoryType.USER_PROFILE,
+                                 [ent] if ent else [], slot=slot_name))
+        if facts and not _says_more(clause, [f.value for f in facts]):
+            plans.append(None)  # the slot fact holds all the clause said
+            any_split = True
+            continue
+        unit_type: MemoryType | None = classify(clause.strip(), turn.role, c_local, None)
+        if asked and unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE):
+            unit_type = MemoryType.SESSION_STATE
+        prev = next((p for p in reversed(plans) if p is not None), None)
+        if unit_type is MemoryType.FACT_REFERENCE and prev is MemoryType.USER_PROFILE \
+                and not c_local \
+                and not _SUBJECT.search(clause) and (
+                    _FRAGMENT.search(clause) or len(content_left(clause)) <= 5):
+            unit_type = prev  # ", Mia and Zoe": a fragment belongs to the clause before it
+        elif unit_type is MemoryType.FACT_REFERENCE and not c_local \
+                and len(content_left(clause)) < 3:
+            unit_type = MemoryType.SESSION_STATE  # too little to be a durable fact
+        if unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE) and any(
+                e.value in covered for e in c_local) and not (
+                unit_type is MemoryType.USER_PROFILE
+                and _says_more(clause, [e.text for e in c_local])):
+            unit_type = None  # the identifier fact already holds this clause, durably
+            any_split = True
+        plans.append(unit_type)
+    if slot_seen:  # "手机号变了哈", "舊的停機了": the supersession itself records the change
+        for i, (a, b) in enumerate(spans):
+            if plans[i] is not None and not any(a <= e.start and e.end <= b for e in local) \
+                    and not _says_more(sent_text[a:b], []):
+                plans[i] = None
+                any_split = True
+    kept = [(span, t) for span, t in zip(spans, plans, strict=True) if t is not None]
+    if not kept:
+        return pieces
+    if not any_split and len({t for _, t in kept}) == 1 and not pieces:
+        return [_whole_sentence(sent_text, start, entities, times, turn, lang,
+                                kept[0][1] if len(spans) == 1 else None)]
+    runs: list[tuple[list[tuple[int, int]], MemoryType]] = []
+    for span, t in kept:
+        if runs and runs[-1][1] is t:
+            runs[-1][0].append(span)
+        else:
+            runs.append(([span], t))
+    for run_spans, t in runs:
+        pieces.append(_run_piece(sent_text, start, run_spans, t, entities, times, turn))
+    return pieces
+
+
+def _whole_sentence(sent_text: str, start: int, entities: list[Entity],
+                    times: list[TimeMatch], turn: TurnInput, lang: str,
+                    typed: MemoryType | None = None) -> _Piece:
     rewritten, shown = _rewrite_times(sent_text, start, times, lang)
     keep = [e.text for e in entities if not (e.kind == "date" and any(
         t.relative and t.start == e.start for t in times))] + shown
     content = compress_sentence(rewritten, keep)
     if turn.speaker:
         content = attribute(content, turn.speaker, lang)
-    unit_type = classify(sent_text, turn.role, entities, None)
+    unit_type = typed or classify(sent_text, turn.role, entities, None)
+    if typed is None and unit_type is MemoryType.FACT_REFERENCE and not entities \
+            and len(content_left(sent_text)) < 3:
+        unit_type = MemoryType.SESSION_STATE
     slot = None
     if unit_type is MemoryType.BATCH_OPERATION:
         m = _TASK_ID.search(sent_text)
         slot = f"task:{m.group(1).upper()}" if m else None
     valid_until = validity_end(sent_text, times, start)
-    pieces.append(_Piece(content, unit_type, list(entities), slot=slot, valid_until=valid_until,
-                         keep=keep))
-    return pieces
+    return _Piece(content, unit_type, list(entities), slot=slot, valid_until=valid_until,
+                  keep=keep)
 
 
-def _clause_spans(text: str) -> list[tuple[int, int]]:
+def _says_more(clause: str, consumed: list[str]) -> bool:
+    """Does the clause hold content beyond its values, their cue words and change words?"""
+    rest = clause
+    for v in consumed:
+        rest = rest.replace(v, " ")
+    rest = _CUE_WORDS.sub(" ", rest)
+    rest = _ID_LABEL_WORDS.sub(" ", rest)
+    rest = CHANGE_WORDS.sub(" ", rest)
+    return len(content_left(rest)) >= 2
+
+
+def _clause_spans(text: str, entities: list[Entity]) -> list[tuple[int, int]]:
+    """Clauses: cut at commas, semicolons, colons and the conjunctions that open a new
+    statement ("… and I love sushi", "…还有我…"), never inside an entity."""
+    inside = bytearray(len(text) + 1)
+    for e in entities:
+        inside[e.start:e.end] = b"\x01" * max(0, e.end - e.start)
     spans: list[tuple[int, int]] = []
     pos = 0
     for m in _CLAUSE.finditer(text):
+        if inside[m.start()] or m.start() <= pos:
+            continue
         spans.append((pos, m.start()))
         pos = m.end()
     spans.append((pos, len(text)))
-    return spans
+    return [(a, b) for a, b in spans if text[a:b].strip()] or [(0, len(text))]
 
 
-def _remainder_pieces(sent_text: str, start: int, kept: list[tuple[int, int]],
-                      entities: list[Entity], times: list[TimeMatch],
-                      turn: TurnInput) -> list[_Piece]:
-    """What is left of a sentence once its slot clauses became slot units."""
+def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type: MemoryType,
+               entities: list[Entity], times: list[TimeMatch], turn: TurnInput) -> _Piece:
+    """Consecutive kept clauses of one type, as one piece."""
     lang = "zh" if has_cjk(sent_text) else "en"
     clauses: list[str] = []
     shown: list[str] = []
     ents: list[Entity] = []
-    for a, b in kept:
+    for a, b in run:
         inside = [t for t in times if start + a <= t.start and t.end <= start + b]
         text, rendered = _rewrite_times(sent_text[a:b], start + a, inside, lang)
         clauses.append(text.strip())
@@ -194,7 +278,88 @@ def _remainder_pieces(sent_text: str, start: int, kept: list[tuple[int, int]],
     content = compress_sentence(content, keep)
     if turn.speaker:
         content = attribute(content, turn.speaker, lang)
-    return [_Piece(content, classify(content, turn.role, ents, None), ents, keep=keep)]
+    slot = None
+    if unit_type is MemoryType.BATCH_OPERATION:
+        m = _TASK_ID.search(content)
+        slot = f"task:{m.group(1).upper()}" if m else None
+    a0, b0 = run[0][0], run[-1][1]
+    valid_until = validity_end(sent_text[a0:b0], [t for t in times if start + a0 <= t.start],
+                               start + a0)
+    return _Piece(content, unit_type, ents, slot=slot, valid_until=valid_until, keep=keep)
+
+
+def _shift(e: Entity, offset: int) -> Entity:
+    """``e`` with its span made relative to ``offset`` (a sentence or clause start)."""
+    return Entity.model_construct(kind=e.kind, text=e.text, value=e.value,
+                                  start=e.start - offset, end=e.end - offset)
+
+
+def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention],
+               spans: list[tuple[int, int]], entities: list[Entity], times: list[TimeMatch],
+               start: int, lang: str) -> list[_Piece]:
+    """Durable identifier facts of one sentence, whoever said it (see :mod:`.idfacts`)."""
+    if not ids:
+        return []
+    script = script_of(sent_text, lang == "zh")
+    key_ids = idfacts.keys(ids)
+    key_texts = [m.entity.text for m in key_ids]
+    context: list[str] = []
+    for a, b in spans:
+        clause = sent_text[a:b]
+        inside = [m for m in ids if a <= m.entity.start and m.entity.end <= b]
+        if inside and all(m in key_ids for m in inside):
+            keep = _says_more(clause, key_texts)  # "工单号 TK…" alone adds nothing to the head
+        elif any(a <= e.start and e.end <= b for e in local):
+            keep = True
+        else:
+            keep = not _REQUEST.search(clause) and filler_kind(clause) is None
+        if keep:
+            context.append(clause.strip())
+    ctx = ("，" if lang == "zh" else ", ").join(context)
+    ctx, _ = _rewrite_times(ctx, start, [], lang)
+    valid_until = validity_end(sent_text, times, start)
+    out: list[_Piece] = []
+    status = idfacts.STATUS_WORDS.search(ctx) is not None
+    for mention in key_ids:
+        value = mention.entity.value
+        rest = ctx
+        for m in key_ids:
+            rest = rest.replace(m.entity.text, " ")
+        says = any(m not in key_ids for m in ids) or len(
+            content_left(_CUE_WORDS.sub(" ", _ID_LABEL_WORDS.sub(" ", rest)))) >= 2
+        content = idfacts.word_fact(mention.category, mention.entity.text, ctx if says else "",
+                                    script)
+        out.append(_Piece(content, MemoryType.FACT_REFERENCE, list(entities),
+                          slot=f"id:{value}" if says and status else None,
+                          valid_until=valid_until,
+                          keep=[e.text for e in entities], standalone=True, about_id=value))
+    return out
+
+
+_TASK_ID = re.compile(r"(?:任务|任務|批次|task|job|batch)\s*(?:id|ID|号|號)?\s*[#:：]?\s*([A-Za-z0-9][A-Za-z0-9_\-]{1,31})", re.I)
+_CLAUSE = re.compile(
+    r"[，;；]|,(?!\d{3})|：|:(?!\d)|"
+    r"\s*,?\s+(?:and|but|plus|also)\s+(?=(?:I|I'm|I've|I'd|my|we|our|me)\b)|"
+    r"(?:还有|還有|而且|并且|並且|另外|同时|同時)(?=我)")
+_PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|during|of|at|for)\s*$", re.I)
+#: Words that only introduce a value ("我的手机号是", "my email is"): no content of their own.
+_CUE_WORDS = re.compile(
+    r"手机号码|手機號碼|手机号|手機號|手机|手機|电话号码|電話號碼|电话|電話|号码|號碼|联系方式|聯繫方式|"
+    r"聯絡方式|邮箱地址|郵箱地址|邮箱|郵箱|电邮|電郵|地址|住址|名字|姓名|会员|會員|等级|等級|生日|"
+    r"\b(?:phone|number|cell|mobile|e-?mail|address|name|member(?:ship)?|tier|level|status|birthday|"
+    r"is|my|new|call|reach|text|at|me|on|speaking|here|this)\b", re.I)
+_ID_LABEL_WORDS = re.compile("|".join(ID_LABELS.values()) + r"|号|號|编号|編號|\bid\b|#", re.I)
+_TAG_QUESTION = re.compile(
+    r"[，,]\s*(?:right|correct|isn't it|aren't I|don't I|is that right|yes|no|ok|okay|yeah|"
+    r"对吧|對吧|是吧|是不是|对不对|對不對|没错吧|沒錯吧|对吗|對嗎|是吗|是嗎|吧)\s*[？?]\s*$", re.I)
+#: A clause that is a bare list or apposition ("Mia and Zoe", "一个叫麻糬") and has no subject of
+#: its own: it continues the clause before it.
+_FRAGMENT = re.compile(r"^\s*(?:[A-Z][a-z]+(?:\s+(?:and|&)\s+[A-Z][a-z]+)?|一[个個隻只位][叫是].{1,6}|"
+                       r"[\u4e00-\u9fff]{1,4}和[\u4e00-\u9fff]{1,4})\s*[.!。！]?\s*$")
+_SUBJECT = re.compile(r"\b(?:I|we|he|she|they|it|my|our)\b|我|他|她|它", re.I)
+_REQUEST = re.compile(
+    r"帮我|幫我|麻烦|麻煩|请|請|查一下|看一下|记着|記著|记一下|記一下|\b(?:please|can you|could you|"
+    r"would you|help me|check|look up|keep|remember|note)\b", re.I)
 
 
 def _merge_split_entities(sentences: list[tuple[str, int, int]], entities: list[Entity],
@@ -245,15 +410,17 @@ def _pack_pieces(pieces: list[_Piece], speaker: str | None) -> list[UnitDraft]:
                 if e.text in c or (e.kind == "date" and e.text not in p.content)]
         first = parts[0][1]
         drafts.append(UnitDraft(content=content, type=first.type, entities=_dedupe(ents),
-                                slot=first.slot, valid_until=first.valid_until))
+                                slot=first.slot, valid_until=first.valid_until,
+                                about_id=first.about_id))
 
     for piece in pieces:
-        if piece.slot is not None or (group and (
+        alone = piece.slot is not None or piece.standalone
+        if alone or (group and (
                 group[0].type != piece.type or group[0].valid_until != piece.valid_until
-                or group[0].slot is not None)):
+                or group[0].slot is not None or group[0].standalone)):
             flush()
         group.append(piece)
-        if piece.slot is not None:
+        if alone:
             flush()
     flush()
     return drafts
@@ -284,7 +451,23 @@ def _tool_drafts(text: str, turn: TurnInput) -> tuple[list[UnitDraft], list[Enti
         for content in split_long(fact.text, MAX_CONTENT_CHARS, keep, 4 * MAX_UNITS_PER_TURN):
             drafts.append(UnitDraft(content=content, type=unit_type, slot=slot,
                                     entities=[e for e in ents if e.text in content]))
+        drafts.extend(_tool_id_drafts(fact, ents, keep))
     return drafts, _dedupe(all_entities)
+
+
+def _tool_id_drafts(fact: ToolFact, ents: list[Entity], keep: list[str]) -> list[UnitDraft]:
+    """The durable identifier facts of one tool record (the tool_result itself lives a day)."""
+    main = [fact.ids[i] for i in idfacts.key_categories([c for c, _, _ in fact.ids])]
+    out: list[UnitDraft] = []
+    for category, value, words in main:
+        detail = fact.about(words)
+        content = idfacts.word_fact(category, value, detail, "hans")
+        content = split_long(content, MAX_CONTENT_CHARS, keep, 1)[0]
+        out.append(UnitDraft(content=content, type=MemoryType.FACT_REFERENCE,
+                             slot=f"id:{value.upper()}" if detail else None,
+                             entities=[e for e in ents if e.text in content],
+                             about_id=value.upper()))
+    return out
 
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -325,10 +508,12 @@ def rule_extract(turn: TurnInput) -> Extraction:
         tlo, thi = bisect_left(tstarts, start), bisect_left(tstarts, end)
         tms = [t for t in times[tlo:thi] if t.end <= end]
         pieces.extend(_pieces_for_sentence(sent_text, start, ents, tms, turn))
-    drafts = _pack_pieces(pieces, turn.speaker)
     if turn.role == "tool":
-        for d in drafts:
-            d.type = MemoryType.TOOL_RESULT
+        for p in pieces:
+            if not p.standalone:  # identifier facts outlive the tool result that carried them
+                p.type = MemoryType.TOOL_RESULT
+                p.slot = None if p.slot and not p.slot.startswith("task:") else p.slot
+    drafts = _pack_pieces(pieces, turn.speaker)
     return Extraction(text, _limit(drafts), entities, red.secrets, language=language)
 
 

@@ -10,7 +10,9 @@ checksum and birth date are valid.
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -77,26 +79,37 @@ def cn_id_ok(number: str) -> bool:
     return 1900 <= born.year <= 2100
 
 
+#: The body of a key after a known prefix: a digit or an upper-case letter somewhere, or at
+#: least 12 characters ("sk-abc123", "sk-proj-Q9x…", not "sk-short").
+_KEY_BODY = r"(?=[A-Za-z0-9_\-]*[0-9A-Z]|[A-Za-z0-9_\-]{12})[A-Za-z0-9_\-]{6,}"
+
 # (kind, pattern, group holding the secret: 0 = whole match)
 _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("PRIVATE_KEY", re.compile(
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)"), 0),
     ("JWT", re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}"), 0),
-    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_\-]{20,}"), 0),
-    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])sk-(?:proj-|svcacct-|None-)?[A-Za-z0-9_\-]{20,}"), 0),
-    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}(?![A-Za-z0-9])"), 0),
-    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{30,}"), 0),
-    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{30,}"), 0),
-    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{20,}"), 0),
-    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9\-]{10,}"), 0),
-    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}"), 0),
+    # Provider keys are caught at any length after their prefix (issue 15): a body that looks
+    # like a key (a digit or mixed case, or 12+ characters), so "sk-short" or "SK-II" stay text.
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_\-]{6,}"), 0),
+    ("API_KEY", re.compile(
+        r"(?<![A-Za-z0-9\-])sk-(?:proj-|svcacct-|admin-|None-|live-|test-)?" + _KEY_BODY), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{8,}"
+                           r"(?![A-Za-z0-9])"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9_]{6,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{10,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])glpat-[A-Za-z0-9_\-]{8,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9\-]{6,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])xapp-[A-Za-z0-9\-]{8,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{20,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{8,}"), 0),
+    ("API_KEY", re.compile(r"(?<![A-Za-z0-9])hf_[A-Za-z0-9]{12,}"), 0),
     ("SECRET", re.compile(
         r"(?i)aws_secret_access_key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"), 1),
     ("TOKEN", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=\-]{12,})"), 1),
     ("PASSWORD", re.compile(
         r"(?i)\b(?:password|passwd|pwd|passcode|pin code)\b\s*(?:is|was|=|:)\s*[\"']?([^\s\"',;]+)"), 1),
     ("PASSWORD", re.compile(
-        r"(?:密码|密碼|口令|支付密码|支付密碼)\s*(?:是|为|為|改成了?|改为|改為|:|：|=)\s*([^\s，。,;；、！？]+)"), 1),
+        r"(?:密码|密碼|口令|支付密码|支付密碼)\s*(?:是|为|為|改成了?|改为|改為|:|：|=)\s*([^\s，。,;；、！？\u4e00-\u9fff]+)"), 1),
     ("TOKEN", re.compile(
         r"(?i)\b(?:api[_\- ]?key|access[_\- ]?token|auth[_\- ]?token|secret[_\- ]?key|client[_\- ]?secret|token|secret)\b\s*(?:is|=|:)\s*[\"']?([A-Za-z0-9._~+/=\-]{8,})"), 1),
     ("TOKEN", re.compile(r"(?:密钥|密鑰|令牌|秘钥|秘鑰)\s*(?:是|为|為|:|：|=)\s*([A-Za-z0-9._~+/=\-]{8,})"), 1),
@@ -124,7 +137,7 @@ def _sub_group(text: str, rx: re.Pattern[str], group: int, repl: Callable[[str],
 
 
 _MAYBE_SECRET = re.compile(
-    r"[A-Za-z0-9_\-+/=.]{8,}|\d[\d \-]{11,}|密|口令|令牌|秘钥|秘鑰|PRIVATE|(?i:pwd|pin code)")
+    r"[A-Za-z0-9_\-+/=.]{6,}|\d[\d \-]{11,}|密|口令|令牌|秘钥|秘鑰|PRIVATE|(?i:pwd|pin code)")
 
 
 def redact(text: str) -> Redaction:
@@ -155,10 +168,80 @@ def redact(text: str) -> Redaction:
             return raw
         return namer("CARD_NUMBER", raw)
 
+    text = _near_keyword(text, namer)
+    if "[API_KEY" in text:
+        text = _aws_secret(text, namer)
     text = _CN_ID.sub(lambda m: namer("ID_NUMBER", m.group(0)) if cn_id_ok(m.group(0))
                       else m.group(0), text)
     text = _CARD.sub(card, text)
     return Redaction(text=text, secrets=dict(namer.secrets))
+
+
+_CANDIDATE = re.compile(r"(?<![A-Za-z0-9._~+/=\-])[A-Za-z0-9._~+/=\-]{16,}")
+#: Words that name a secret; a long random token within a few characters of one is a secret
+#: ("my api token here: Zq8…", "密钥 Xy7…", "口令为…").
+_SECRET_WORD = re.compile(
+    r"(?:api[ _\-]?key|access[ _\-]?key|secret[ _\-]?key|private[ _\-]?key|\bkey|token|secret|"
+    r"password|passwd|passphrase|credential|密钥|密鑰|秘钥|秘鑰|口令|令牌|密码|密碼|凭证|憑證|金鑰)"
+    r"[^\n]{0,24}$", re.I)
+_SECRET_WORD_AFTER = re.compile(
+    r"^[^\n]{0,12}?(?:是我的|是|为|為|作为|作為)?(?:密钥|密鑰|秘钥|秘鑰|口令|令牌|密码|密碼|金鑰|"
+    r"\b(?:api key|token|secret|password))", re.I)
+_ID_WORD = re.compile(
+    r"(?:订单|訂單|单号|單號|运单|運單|快递|快遞|工单|工單|物流|order|tracking|ticket|invoice|"
+    r"booking|reservation)[^\n]{0,16}$", re.I)
+
+
+def _entropy(token: str) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(token)
+    return -sum(c / n * math.log2(c / n) for c in Counter(token).values())
+
+
+def _random_looking(token: str) -> bool:
+    """A long token that is not a word, a number or an id: several character classes and
+    high entropy ("Zq8wL2…" yes; "PO-20260517-8891", "1234567890123456" no)."""
+    classes = sum(bool(re.search(rx, token)) for rx in ("[a-z]", "[A-Z]", "[0-9]"))
+    return classes >= 2 and sum(ch.isdigit() for ch in token) < len(token) * 0.8 \
+        and _entropy(token) >= 3.3
+
+
+def _near_keyword(text: str, namer: _Namer) -> str:
+    """Long random tokens next to a word naming a secret (before it, or just after it)."""
+    if len(text) < 16:
+        return text
+    out: list[str] = []
+    last = 0
+    for m in _CANDIDATE.finditer(text):
+        tok = m.group(0).rstrip(".")
+        if not _random_looking(tok):
+            continue
+        before = text[max(0, m.start() - 40):m.start()]
+        near = _SECRET_WORD.search(before) or _SECRET_WORD_AFTER.search(text[m.end():m.end() + 24])
+        if not near or _ID_WORD.search(before[-20:]):
+            continue
+        out.append(text[last:m.start()])
+        out.append(namer("SECRET", tok))
+        last = m.start() + len(tok)
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])")
+
+
+def _aws_secret(text: str, namer: _Namer) -> str:
+    """The 40-character AWS secret access key standing near an access key id."""
+    keys = [m.start() for m in re.finditer(r"\[API_KEY(?:_\d+)?\]", text)]
+
+    def repl(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        if any(abs(m.start() - k) <= 160 for k in keys) and _random_looking(tok):
+            return namer("SECRET", tok)
+        return tok
+    return _AWS_SECRET.sub(repl, text)
 
 
 def is_placeholder(token: str) -> bool:

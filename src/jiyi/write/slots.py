@@ -17,28 +17,61 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..text.segment import to_simplified
 from ..units import Entity
+from .filler import content_left
 from .timeparse import TimeMatch
 
 _THIRD_PARTY = re.compile(
-    r"他|她|朋友|同事|妈|媽|爸|老婆|老公|妻子|丈夫|儿子|兒子|女儿|女兒|客服|快递员|快遞員|商家|"
+    r"他|她|朋友|同事|妈|媽|爸|老婆|老公|妻子|丈夫|儿子|兒子|女儿|女兒|客服|快递员|快遞員|商家|司机|司機|"
     r"\b(?:his|her|their|friend|friend's|mom|dad|mother|father|wife|husband|son|daughter|brother|"
-    r"sister|colleague|boss|support)\b", re.I)
+    r"sister|colleague|boss|support|courier|driver)\b", re.I)
 _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|換號|新的", re.I)
-_PHONE_WORDS = re.compile(r"手机|手機|电话|電話|号码|號碼|联系方式|聯繫方式|换号|換號|新号|新號|\b(?:phone|number|cell|mobile|call me|reach me|text me)\b", re.I)
-_EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|\b(?:e-?mail|mail)\b", re.I)
-_ADDRESS_WORDS = re.compile(r"地址|住址|住在|住|寄到|送到|收货|收貨|搬到|搬家|\b(?:address|ship|deliver|live|moved)\b", re.I)
+#: Words saying a value changed or is new: they also make a clause without "我"/"my" the
+#: speaker's own ("剛升金卡會員", "搬到深圳了", "new number: ...").
+CHANGE_WORDS = re.compile(
+    r"变了|變了|换了|換了|改了|更新|改成|改为|改為|换成|換成|变成|變成|现在是|現在是|目前是|新号|新號|新的|"
+    r"新手机|新手機|新电话|新電話|新地址|新邮箱|新郵箱|旧的|舊的|停机|停機|不用了|之前的|之前那个|之前那個|"
+    r"原来的|原來的|以前的|作废|作廢|注销|註銷|升级|升級|升到|升为|升為|"
+    r"升成|剛升|刚升|降级|降級|降到|降为|降為|成为|成為|搬到|搬去|搬家|搬来|搬來|以后|以後|往后|往後|今后|今後|"
+    r"\b(?:changed|change|new|now|updated?|switched|moved|moving|relocated|upgraded|downgraded|"
+    r"promoted|became|no longer|anymore|old one|old number|from now on|going forward|dead|"
+    r"disconnected|out of service|inactive|stopped working|deactivated|cancell?ed)\b", re.I)
+_PHONE_WORDS = re.compile(
+    r"手机|手機|电话|電話|号码|號碼|联系方式|聯繫方式|聯絡方式|联络|聯絡|换号|換號|新号|新號|打这个|打這個|"
+    r"打我|打给我|打給我|\b(?:phone|number|cell|mobile|call me|reach me|text me|whatsapp|contact)\b", re.I)
+_EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
+_ADDRESS_WORDS = re.compile(
+    r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|\b(?:address|ship|shipping|deliver|"
+    r"delivery|send|live|living|moved|move)\b", re.I)
 _CITY_WORDS = re.compile(
     r"(?:住在|住|搬到|搬去|搬家到|定居|移居|现居|現居|常驻|常駐|家在)|"
     r"\b(?:live in|living in|lives in|moved to|move to|moving to|relocated to|based in|reside in)\b", re.I)
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
-_NAME_INTRO = re.compile(r"我叫|我名叫|我的名字|名字是|名字叫|叫我|我是|本人|\b(?:my name|call me|I'm|I am)\b", re.I)
+_NAME_INTRO = re.compile(
+    r"我叫|我名叫|我的名字|名字是|名字叫|叫我|我是|本人|姓名|\b(?:my name|call me|I'm|I am|this is)\b|"
+    r"\b(?:speaking|here)\s*[,.!]?\s*$", re.I)
+_TITLE_SUFFIX = re.compile(
+    r"(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授|总|總|主任|师傅|師傅)$")
+_LEVEL = (r"金卡|银卡|銀卡|铜卡|銅卡|白金卡|白金|钻石卡|鑽石卡|钻石|鑽石|黑金卡|黑金|黄金|黃金|金牌|银牌|銀牌|"
+          r"普通|高级|高級|超级|超級|SVIP|VIP\s?\d+|VIP|PLUS|Plus|Gold|Silver|Platinum|Diamond|Premium|"
+          r"Basic|Bronze|Elite|gold|silver|platinum|diamond|premium|basic|bronze|elite")
 _MEMBERSHIP = re.compile(
-    r"(?:会员|會員|membership|member|tier|等级|等級).{0,12}?"
-    r"(金卡|银卡|銀卡|白金卡?|钻石卡?|鑽石卡?|黑金卡?|普通会员|普通會員|VIP\s?\d+|PLUS|Plus|"
-    r"gold|silver|platinum|diamond|premium|basic|bronze)"
-    r"|(金卡|银卡|銀卡|白金|钻石|鑽石|黑金|gold|silver|platinum|diamond|premium)\s?(?:会员|會員|member)",
+    r"(?:会员|會員|membership|member|tier|status|level|等级|等級)(?:等级|等級|级别|級別)?"
+    r"\s*(?:是|为|為|:|：|is|is now|now|has been|was)?\s*(?:升级|升級|升|降级|降級|降|变|變|改)?"
+    r"(?:到|成|为|為|to)?\s*(" + _LEVEL + r")(?![A-Za-z])"
+    r"|(?<![A-Za-z])(" + _LEVEL + r")\s?(?:会员|會員|卡|用户|用戶|member|tier|status|level|card)"
+    r"|(?:升级|升級|升到|升为|升為|升成|升了|刚升|剛升|降到|降为|降為|成为|成為|变成|變成|"
+    r"(?:upgraded|downgraded|moved|promoted|bumped)(?:\s+(?:me|us))?(?:\s+(?:up|down))?\s+to|now)"
+    r"\s*(" + _LEVEL + r")(?![A-Za-z])",
     re.I)
+_LEVEL_HINT = re.compile(r"会员|會員|卡|级|級|VIP|PLUS|member|tier|status|level|gold|silver|"
+                         r"platinum|diamond|premium|basic|bronze|elite", re.I)
+_MEMBERSHIP_SELF = re.compile(
+    r"我|本人|\b(?:my|me|I|I'm|I've|I was)\b|升|降|成为|成為|变成|變成|办了|辦了|开通|開通|拿到|"
+    r"\b(?:upgraded|downgraded|promoted|became|got|now)\b", re.I)
+_QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$|^(?:what|which|how|is|are|do|does|can|could)\b|"
+                       r"多少|什么|什麼|哪个|哪個|哪里|哪裡|几号|幾號|是不是|有没有|有沒有", re.I)
 _BIRTHDAY = re.compile(r"生日|出生|\b(?:birthday|born on)\b", re.I)
 _VALIDITY = re.compile(
     r"(?:有效期?(?:至|到|截止到?)|到|至|截止到?|截至|前有效|until|till|through|thru|expires?(?:\s+on)?|"
@@ -63,7 +96,14 @@ def _subject(lang: str, speaker: str | None) -> str:
 
 
 def _template(slot: str, value: str, lang: str, speaker: str | None) -> str:
-    subj = _subject(lang, speaker)
+    subj = _subject("zh" if lang == "hant" else lang, speaker)
+    if lang == "hant":  # a Traditional turn keeps its script ("用戶的會員等級是黃金")
+        return {
+            "phone": f"{subj}的手機號是{value}", "email": f"{subj}的郵箱是{value}",
+            "name": f"{subj}的名字是{value}", "address": f"{subj}的地址是{value}",
+            "city": f"{subj}住在{value}", "membership": f"{subj}的會員等級是{value}",
+            "birthday": f"{subj}的生日是{value}",
+        }[slot].replace("用户", "用戶", 1)
     if lang == "zh":
         return {
             "phone": f"{subj}的手机号是{value}", "email": f"{subj}的邮箱是{value}",
@@ -81,43 +121,61 @@ def _template(slot: str, value: str, lang: str, speaker: str | None) -> str:
 
 
 def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
-               speaker: str | None) -> list[SlotFact]:
-    """Slot facts stated by the speaker about themselves in one clause."""
-    if role != "user":
+               speaker: str | None, before: str = "") -> list[SlotFact]:
+    """Slot facts stated by the speaker about themselves in one clause.
+
+    ``before``: the text of the sentence before this clause, where a cue may stand
+    ("手机号变了哈，现在是62340143": the phone word is in the previous clause). A question
+    states no slot ("我现在的电话是多少？")."""
+    if role != "user" or (not entities and not _LEVEL_HINT.search(clause)) \
+            or _QUESTION.search(clause):
         return []
-    third = bool(_THIRD_PARTY.search(clause))
-    self_ref = bool(_SELF.search(clause)) or speaker is not None
+    context = before[-40:] + " " + clause
+    own = bool(_SELF.search(clause)) or speaker is not None
+    changed = bool(CHANGE_WORDS.search(context))
     out: list[SlotFact] = []
     seen: set[str] = set()
 
     def add(slot: str, value: str, entity: Entity | None) -> None:
         if slot not in seen:
             seen.add(slot)
-            out.append(SlotFact(slot, value, _template(slot, value, lang, speaker), entity))
+            script = "hant" if lang == "zh" and to_simplified(clause) != clause else lang
+            out.append(SlotFact(slot, value, _template(slot, value, script, speaker), entity))
 
+    prev_third = bool(_THIRD_PARTY.search(before[-24:])) and not _SELF.search(before[-24:])
     for e in entities:
         # A third party owns the value only when named before it ("快递员的电话是…", "my
         # friend's number is…"); "我的手机号是…，快递员可以打这个电话" is still the user's own.
-        third = bool(_THIRD_PARTY.search(clause[:max(0, e.start)]))
-        if e.kind == "person" and _NAME_INTRO.search(clause[:max(0, e.start)] or clause) \
-                and not third and "先生" not in e.text and "女士" not in e.text:
+        lead = clause[:max(0, e.start)]
+        third = bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
+        if third:
+            continue
+        if e.kind == "person" and _NAME_INTRO.search(lead or clause) \
+                and not _TITLE_SUFFIX.search(e.text):
             add("name", e.text, e)
-        elif e.kind == "phone" and not third and (self_ref or _PHONE_WORDS.search(clause)) \
-                and _PHONE_WORDS.search(clause):
+        elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)):
             add("phone", e.text, e)
-        elif e.kind == "email" and not third and (self_ref or _EMAIL_WORDS.search(clause)):
+        elif e.kind == "email" and (own or changed or _EMAIL_WORDS.search(context)
+                                    or _only(clause, e)):
             add("email", e.text, e)
-        elif e.kind == "address" and not third and _ADDRESS_WORDS.search(clause):
+        elif e.kind == "address" and (_ADDRESS_WORDS.search(context) or _only(clause, e)):
             add("address", e.text, e)
-        elif e.kind == "city" and not third and self_ref and _CITY_WORDS.search(clause) \
+        elif e.kind == "city" and (own or changed) and _CITY_WORDS.search(clause) \
                 and not _CITY_PAST.search(clause):
             add("city", e.text, e)
-        elif e.kind == "date" and _BIRTHDAY.search(clause) and self_ref and not third:
+        elif e.kind == "date" and _BIRTHDAY.search(clause):
             add("birthday", e.text, e)
     m = _MEMBERSHIP.search(clause)
-    if m and self_ref and not third:
-        add("membership", m.group(1) or m.group(2), None)
+    if m and not _THIRD_PARTY.search(clause[:m.start()]) and (
+            own or _MEMBERSHIP_SELF.search(context)):
+        add("membership", next(g for g in m.groups() if g), None)
     return out
+
+
+def _only(clause: str, e: Entity) -> bool:
+    """The clause is nothing but this value (a user turn "+852 5183 9443")."""
+    rest = clause[:e.start] + clause[e.end:]
+    return not content_left(rest)
 
 
 def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> datetime | None:

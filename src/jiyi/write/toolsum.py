@@ -21,6 +21,23 @@ _AMOUNT_KEYS = ("amount", "total", "price", "total_amount", "paid", "金额")
 _ETA_KEYS = ("eta", "estimated_delivery", "expected_delivery", "delivery_date", "预计送达")
 _ERROR_KEYS = ("error", "error_code", "errcode", "code", "error_message", "message", "msg")
 _TASK_KEYS = ("task_id", "taskid", "job_id", "batch_id")
+_ITEM_KEYS = ("item", "item_name", "items", "product", "product_name", "goods", "goods_name",
+              "sku_name", "商品", "商品名称", "title")
+_REFUND_AMOUNT_KEYS = ("refund", "refund_amount", "退款", "退款金额")
+#: Identifier fields by category (the order and the tracking number are handled above):
+#: each is worded "<label><id>" and becomes a durable identifier fact (:mod:`.idfacts`).
+_ID_KEYS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("return", "退货单", ("return_id", "return_no", "return_number", "rma", "rma_id", "退货单号")),
+    ("refund", "退款单", ("refund_id", "refund_no", "refund_number", "退款单号")),
+    ("ticket", "工单", ("ticket_id", "ticket_no", "ticket", "case_id", "case_no", "complaint_id",
+                      "工单号")),
+    ("booking", "预订", ("booking_id", "booking_no", "booking_ref", "reservation_id",
+                        "reservation_no", "confirmation_code", "confirmation_no", "pnr", "预订号")),
+    ("coupon", "优惠券", ("coupon", "coupon_code", "coupon_id", "voucher", "voucher_code",
+                        "promo_code", "券码")),
+    ("account", "账号", ("account_id", "account_no", "account_number", "member_id",
+                        "customer_id", "会员号")),
+)
 _STATUS_ZH = {
     "shipped": "已发货", "in_transit": "运输中", "delivered": "已签收", "pending": "待处理",
     "processing": "处理中", "paid": "已支付", "unpaid": "待支付", "cancelled": "已取消",
@@ -34,6 +51,14 @@ _STATUS_ZH = {
 class ToolFact:
     text: str
     batch: tuple[str, int, int, str | None] | None = None  # task id, completed, total, last id
+    #: identifiers of the record: (category, id, the "<label><id>" words that name it in text)
+    ids: tuple[tuple[str, str, str], ...] = ()
+
+    def about(self, words: str) -> str:
+        """The record's text without the words naming one of its ids (the id fact's detail)."""
+        parts = [p.replace(words, "", 1).strip() if p.startswith(words) else p
+                 for p in self.text.split("，")]
+        return "，".join(p for p in parts if p)
 
 
 def _pick(record: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, Any] | None:
@@ -76,18 +101,31 @@ def _record_fact(record: dict[str, Any]) -> ToolFact:
         text = head + ("；" + rest if rest else "")
         return ToolFact(text, (str(task[1]), int(done[1]), int(total[1]),
                                str(last[1]) if last else None))
+    ids: list[tuple[str, str, str]] = []
     order = _pick(record, _ORDER_KEYS)
     status = _pick(record, _STATUS_KEYS)
     sentence = ""
-    if order:
+    if order and isinstance(order[1], (str, int)):
         used.add(order[0])
         sentence = f"订单{_scalar(order[1])}"
+        ids.append(("order", _scalar(order[1]), sentence))
     if status:
         used.add(status[0])
         raw = _scalar(status[1])
         sentence += _STATUS_ZH.get(raw.lower(), f"状态{raw}" if sentence else f"状态：{raw}")
     if sentence:
         parts.append(sentence)
+    item = _pick(record, _ITEM_KEYS)
+    if item:
+        used.add(item[0])
+        parts.append(_scalar(item[1]) if not isinstance(item[1], list)
+                     else "、".join(_scalar(x) for x in item[1]))
+    for category, label, keys in _ID_KEYS:
+        hit = _pick(record, keys)
+        if hit and isinstance(hit[1], (str, int)):
+            used.add(hit[0])
+            parts.append(f"{label}{_scalar(hit[1])}")
+            ids.append((category, _scalar(hit[1]), parts[-1]))
     carrier = _pick(record, _CARRIER_KEYS)
     track = _pick(record, _TRACK_KEYS)
     if track:
@@ -96,7 +134,9 @@ def _record_fact(record: dict[str, Any]) -> ToolFact:
         if carrier:
             used.add(carrier[0])
         parts.append(f"{prefix}{_scalar(track[1])}")
-    for keys, label in ((_AMOUNT_KEYS, "金额"), (_ETA_KEYS, "预计送达")):
+        ids.append(("tracking", _scalar(track[1]), parts[-1]))
+    for keys, label in ((_AMOUNT_KEYS, "金额"), (_REFUND_AMOUNT_KEYS, "退款"),
+                        (_ETA_KEYS, "预计送达")):
         hit = _pick(record, keys)
         if hit:
             used.add(hit[0])
@@ -108,7 +148,7 @@ def _record_fact(record: dict[str, Any]) -> ToolFact:
     rest = _rest(record, used)
     if rest:
         parts.append(rest)
-    return ToolFact("，".join(parts))
+    return ToolFact("，".join(parts), ids=tuple(ids))
 
 
 def _rest(record: dict[str, Any], used: set[str]) -> str:

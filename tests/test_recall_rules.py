@@ -78,3 +78,12 @@ def test_rules_never_cross_users(mem: Memory) -> None:
     put(mem, "订单QQ77777", user="other", entities=[Entity(kind="code", text="QQ77777",
                                                           value="QQ77777")])
     assert mem.recall("QQ77777", session_id="s1", user_id="u1", as_of=T0 + timedelta(1)) == []
+
+
+@pytest.mark.parametrize("query", ["我的退货单号是多少？", "我的退貨單號是多少？", "我的投诉工单号",
+                                   "what's my refund number", "my booking number please"])
+def test_other_identifiers_are_not_order_number_questions(query: str) -> None:
+    """"退货单号" contains "单号": it must not become the order-number slot (that answered the
+    order id with high confidence); its id fact is found by its label's words instead."""
+    intent = slot_intent(query)
+    assert intent is None or "order_id" not in intent.slots

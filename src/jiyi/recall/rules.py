@@ -122,6 +122,14 @@ _SLOT_CUES: tuple[tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...]], ...]
 
 _OWN_RE = re.compile(r"我|咱|my\b|\bme\b|\bi\b|mine")
 
+#: An identifier of another kind than an order (a return, refund, complaint ticket, coupon,
+#: booking, account): "退货单号" contains "单号" but does not ask for the order number. Such a
+#: question has no slot; its id fact ("退货单 RT778899：…") is found by its label's words.
+_OTHER_ID_RE = re.compile(
+    r"退货|退款|退换|换货|工单|投诉|维修单|优惠券|券码|预订|预约|订位|订房|会员号|账号|账户|"
+    r"\breturn\b|\brefund|\bticket|\bcomplaint|\bcoupon|\bvoucher|\bbooking|\breservation|"
+    r"\baccount\b|\bmembership\b")
+
 
 def slot_intent(query: str) -> SlotIntent | None:
     """The slot a question asks about, when it asks about the user's own single-valued fact."""
@@ -130,7 +138,10 @@ def slot_intent(query: str) -> SlotIntent | None:
         return None
     slots: list[str] = []
     kinds: list[str] = []
+    other_id = bool(_OTHER_ID_RE.search(text))
     for rx, names, ks in _SLOT_CUES:
+        if other_id and "order_id" in names:
+            continue
         if rx.search(text):
             slots.extend(n for n in names if n not in slots)
             kinds.extend(k for k in ks if k not in kinds)

@@ -31,6 +31,13 @@ def machine() -> dict[str, Any]:
             "platform": platform.platform()}
 
 
+def machine_line(m: dict[str, Any]) -> str:
+    """``Machine: 2 cores, 7.8Gi RAM, Python 3.12.3, Linux-...`` for a report page."""
+    ram = next((line.split()[1] for line in str(m.get("free_h", "")).splitlines()
+                if line.startswith("Mem:") and len(line.split()) > 1), "?")
+    return f"Machine: {m['nproc']} cores, {ram} RAM, Python {m['python']}, {m['platform']}."
+
+
 def tqdm_progress() -> Progress:
     from tqdm import tqdm
 
@@ -101,11 +108,10 @@ def chart(report: dict[str, Any], path: Path) -> None:
 
 def defaults_markdown(report: dict[str, Any], table_md: str) -> str:
     """The ``--defaults`` report page: what was measured, how, where, then the table."""
-    m = report["machine"]
     return "\n".join([
         "# LoCoMo through the public API with the default configuration", "",
         f"Measured {report['date']} with `{report['command']}`.", "",
-        f"Machine: {m['nproc']} cores, Python {m['python']}, {m['platform']}.", "",
+        machine_line(report["machine"]), "",
         "Protocol: each conversation is one user; each LoCoMo session one jiyi session; every "
         "turn carries its session's `date_time` (no per-turn offset, as in the dataset); "
         "`Memory.open` / `ingest` / `recall` with the default `JiyiConfig`; each question is "

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .locomo_cmd import machine
+from .locomo_cmd import machine, machine_line
 from .ranking import LABELS, SHORT, RankingResult
 
 
@@ -69,9 +69,8 @@ def report_dict(result: RankingResult, name: str, extra: dict[str, Any]) -> dict
 
 
 def markdown(report: dict[str, Any], table_md: str, title: str, protocol: str) -> str:
-    m = report["machine"]
     lines = [f"# {title}", "", f"Measured {report['date']} with `{report['command']}`.", "",
-             f"Machine: {m['nproc']} cores, Python {m['python']}, {m['platform']}.", "",
+             machine_line(report["machine"]), "",
              table_md, "", "## Protocol", "", protocol.strip(), ""]
     if report["notes"]:
         lines += ["## Notes", ""] + [f"- {n}" for n in report["notes"]] + [""]

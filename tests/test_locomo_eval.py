@@ -9,12 +9,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from jiyi import Memory
 from jiyi.cli.app import app
+from jiyi.config import JiyiConfig
 from jiyi.errors import ValidationError
 from jiyi.eval.locomo import LocomoRun
 from jiyi.eval.locomo_calibrate import fit_and_describe
 from jiyi.eval.locomo_data import load, parse_session_date
 from jiyi.eval.metrics import answer_covered, covered, recall_all, recall_any
+from jiyi.units import MemoryType
 
 SAMPLE = [{
     "sample_id": "syn-1",
@@ -113,3 +116,41 @@ def test_cli_writes_outputs(data: Path, tmp_path: Path) -> None:
     assert (out / "locomo.png").stat().st_size > 1000
     missing = CliRunner().invoke(app, ["eval", "locomo", "--data", str(tmp_path / "nope.json")])
     assert missing.exit_code != 0 and "Traceback" not in missing.output
+
+
+def test_defaults_run_uses_dataset_times_and_sessions(data: Path, tmp_path: Path) -> None:
+    conv = load(data, session_time=True)[0]
+    first = parse_session_date("1:56 pm on 8 May, 2023")
+    assert [t.at for t in conv.turns[:3]] == [first] * 3  # the session's date, no offsets
+    db = tmp_path / "d.db"
+    run = LocomoRun.with_defaults(data, db, embedder="fake")
+    assert run.config == JiyiConfig() and run.layout == "dataset"
+    report = run.run()
+    assert report["session_time"] is True and report["layout"] == "dataset"
+    jiyi = report["systems"]["jiyi"]
+    assert jiyi["dev_conversations_1_5"]["questions"] == 3
+    assert jiyi["held_out_conversations_5_9"]["questions"] == 0
+    assert set(report["systems"]) == {"jiyi", "bm25", "dense", "last50"}
+    with Memory.open(str(db), embedder="fake") as mem:
+        turns = mem.export_user("locomo-0-syn-1")["turns"]
+    by_session: dict[str, set[str]] = {}
+    for t in turns:
+        by_session.setdefault(t["session_id"], set()).add(t["at"])
+    # one jiyi session per LoCoMo session, each turn at its session's date; questions were
+    # asked in other (new) sessions, which hold no turns
+    assert by_session == {"locomo-0-syn-1-s1": {first.isoformat()},
+                          "locomo-0-syn-1-s2": {"2023-06-20T09:00:00+00:00"}}
+
+
+def test_cli_defaults_writes_its_own_report(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    result = CliRunner().invoke(app, ["eval", "locomo", "--data", str(data), "--defaults",
+                                      "--out-dir", str(out), "--embedder", "fake"])
+    assert result.exit_code == 0, result.output
+    assert "dev conv 1-5" in result.output and "held-out conv 6-10" in result.output
+    report = json.loads((out / "locomo-defaults.json").read_text(encoding="utf-8"))
+    assert report["config"]["lifespans"]["session_state"] == JiyiConfig().lifespans[
+        MemoryType.SESSION_STATE]
+    md = (out / "locomo-defaults.md").read_text(encoding="utf-8")
+    assert "default configuration" in md and "| jiyi recall | overall 1-4 |" in md
+    assert not (out / "locomo.json").exists()

@@ -22,7 +22,8 @@ BENCH_MODULES: tuple[str, ...] = (
     "jiyi.eval.bench_scale",
     "jiyi.eval.bench_pg",
 )
-EVAL_MODULES: tuple[str, ...] = ("jiyi.eval.locomo_cmd",)
+EVAL_MODULES: tuple[str, ...] = ("jiyi.eval.locomo_cmd", "jiyi.eval.madial_cmd",
+                                 "jiyi.eval.scenarios_cmd")
 
 
 def _load(modules: tuple[str, ...], group: typer.Typer) -> None:

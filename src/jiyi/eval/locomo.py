@@ -7,6 +7,11 @@ day after the last session. A hit covers the ``dia_id``s in its ``source_turn_id
 
 The LoCoMo configuration gives every memory type a 20-year lifespan: the conversations span
 months and every fact in them stays true for the questions; lifespans are configuration.
+
+:meth:`LocomoRun.with_defaults` (``jiyi eval locomo --defaults``) measures what a new user
+gets instead: the default :class:`~jiyi.config.JiyiConfig`, the dataset's own timestamps (every
+turn of a session carries the session's date), one jiyi session per LoCoMo session, and each
+question asked in a new session of the conversation's user.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..config import JiyiConfig
 from ..context.tokens import get_counter
@@ -25,7 +30,6 @@ from ..embed import get_embedder
 from ..embed.base import Embedder
 from ..memory import Memory
 from ..recall import RecallTrace
-from ..store import open_store
 from ..units import MemoryType
 from .baselines import BM25, Dense, last_window
 from .locomo_data import Conversation, Question, load
@@ -72,12 +76,18 @@ def _phase(progress: Progress, total: int, label: str) -> Iterator[None]:
         progress.close()
 
 
-def ingest(mem: Memory, idx: int, conv: Conversation, progress: Progress) -> float:
+Layout = Literal["conversation", "dataset"]
+
+
+def ingest(mem: Memory, idx: int, conv: Conversation, progress: Progress,
+           layout: Layout = "conversation") -> float:
     """Ingest one conversation; returns seconds spent."""
     t0 = time.perf_counter()
     for turn in conv.turns:
-        mem.ingest(turn.text, session_id=session_of(idx, conv), user_id=user_of(idx, conv),
-                   role="user", at=turn.at, turn_id=turn.dia_id, speaker=turn.speaker or None)
+        session = turn.session if layout == "dataset" else None
+        mem.ingest(turn.text, session_id=session_of(idx, conv, session),
+                   user_id=user_of(idx, conv), role="user", at=turn.at, turn_id=turn.dia_id,
+                   speaker=turn.speaker or None)
         progress.step()
     return time.perf_counter() - t0
 
@@ -86,8 +96,17 @@ def user_of(idx: int, conv: Conversation) -> str:
     return f"locomo-{idx}-{conv.sample_id}"
 
 
-def session_of(idx: int, conv: Conversation) -> str:
-    return f"locomo-{idx}-{conv.sample_id}-chat"
+def session_of(idx: int, conv: Conversation, session: int | None = None) -> str:
+    """The jiyi session: one per conversation, or (``session``) one per LoCoMo session."""
+    base = f"locomo-{idx}-{conv.sample_id}"
+    return f"{base}-chat" if session is None else f"{base}-s{session}"
+
+
+def question_session(idx: int, conv: Conversation, qn: int, layout: Layout) -> str:
+    """Where question ``qn`` is asked: the conversation's session, or a new session."""
+    if layout == "conversation":
+        return session_of(idx, conv)
+    return f"locomo-{idx}-{conv.sample_id}-question-{qn}"
 
 
 def _score(q: Question, ranked_ids: list[list[str]], texts: list[str]) -> dict[str, float]:
@@ -122,6 +141,7 @@ def _summarise(results: list[QuestionResult], threshold: float) -> dict[str, Any
     main = [r for r in results if r.category in (1, 2, 3, 4) and "any@5" in r.scores]
     return {
         "overall": agg(main),
+        "dev_conversations_1_5": agg([r for r in main if r.conversation < 5]),
         "held_out_conversations_5_9": agg([r for r in main if r.conversation >= 5]),
         "by_category": {str(c): agg([r for r in main if r.category == c]) for c in (1, 2, 3, 4)},
     }
@@ -137,26 +157,36 @@ class LocomoRun:
     collect_features: bool = False
     speaker_prefix: bool = True
     config: JiyiConfig = field(default_factory=locomo_config)
+    session_time: bool = False  # every turn at its session's date (else +1 s per turn)
+    layout: Layout = "conversation"
     features: list[tuple[int, int, list[float], int]] = field(default_factory=list)
     # (conversation, question number, candidate features, 1 when the candidate is evidence)
 
+    @classmethod
+    def with_defaults(cls, data: Path, db: Path, **kwargs: Any) -> LocomoRun:
+        """The ``--defaults`` run: default configuration, the dataset's timestamps, one jiyi
+        session per LoCoMo session, questions in new sessions."""
+        return cls(data=data, db=db, config=JiyiConfig(), session_time=True, layout="dataset",
+                   **kwargs)
+
     def run(self, progress: Progress | None = None) -> dict[str, Any]:
         prog = progress or Progress()
-        convs = load(self.data, self.speaker_prefix)[: self.conversations]
+        convs = load(self.data, self.speaker_prefix, self.session_time)[: self.conversations]
         embedder = get_embedder(self.embedder)
         counter = get_counter()
-        mem = Memory(open_store(str(self.db)), embedder=embedder, config=self.config, warm=False)
+        mem = Memory.open(str(self.db), embedder=embedder, config=self.config)
         report: dict[str, Any] = {"data": self.data.name, "embedder": embedder.name,
                                   "speaker_prefix": self.speaker_prefix,
+                                  "session_time": self.session_time, "layout": self.layout,
                                   "token_counter": counter.name, "conversations": len(convs)}
         try:
             ingest_s, n_turns, n_units = 0.0, 0, 0
             for idx, conv in enumerate(convs):
-                if mem.store.stats(user_id=user_of(idx, conv)).turns == 0:
+                if not mem.export_user(user_of(idx, conv))["turns"]:
                     with _phase(prog, len(conv.turns), f"ingest conv {idx + 1}/{len(convs)}"):
-                        ingest_s += ingest(mem, idx, conv, prog)
+                        ingest_s += ingest(mem, idx, conv, prog, self.layout)
                     n_turns += len(conv.turns)
-                n_units += mem.store.stats(user_id=user_of(idx, conv)).units_total
+                n_units += len(mem.export_user(user_of(idx, conv))["units"])
             report["ingest"] = {
                 "turns": n_turns, "seconds": round(ingest_s, 2),
                 "turns_per_s": round(n_turns / ingest_s, 1) if ingest_s else None,
@@ -198,7 +228,8 @@ class LocomoRun:
                 for qn, q in enumerate(conv.questions):
                     trace = RecallTrace() if self.collect_features else None
                     t0 = time.perf_counter()
-                    hits = mem.recall(q.question, session_id=session_of(idx, conv),
+                    hits = mem.recall(q.question,
+                                      session_id=question_session(idx, conv, qn, self.layout),
                                       user_id=user_of(idx, conv), k=max(KS), as_of=as_of,
                                       log=False, trace=trace)
                     ms = (time.perf_counter() - t0) * 1000

@@ -6,7 +6,9 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,6 +29,13 @@ def machine() -> dict[str, Any]:
         free = ""
     return {"nproc": os.cpu_count(), "free_h": free.strip(), "python": platform.python_version(),
             "platform": platform.platform()}
+
+
+def machine_line(m: dict[str, Any]) -> str:
+    """``Machine: 2 cores, 7.8Gi RAM, Python 3.12.3, Linux-...`` for a report page."""
+    ram = next((line.split()[1] for line in str(m.get("free_h", "")).splitlines()
+                if line.startswith("Mem:") and len(line.split()) > 1), "?")
+    return f"Machine: {m['nproc']} cores, {ram} RAM, Python {m['python']}, {m['platform']}."
 
 
 def tqdm_progress() -> Progress:
@@ -56,6 +65,7 @@ def table(report: dict[str, Any]) -> str:
     for name, res in report["systems"].items():
         scopes = [("overall 1-4", res["overall"])] + [
             (f"{c} {CATEGORY_NAMES[int(c)]}", r) for c, r in res["by_category"].items()]
+        scopes.append(("dev conv 1-5", res["dev_conversations_1_5"]))
         scopes.append(("held-out conv 6-10", res["held_out_conversations_5_9"]))
         for scope, r in scopes:
             def f(key: str, r: dict[str, Any] = r) -> str:
@@ -96,6 +106,24 @@ def chart(report: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
+def defaults_markdown(report: dict[str, Any], table_md: str) -> str:
+    """The ``--defaults`` report page: what was measured, how, where, then the table."""
+    return "\n".join([
+        "# LoCoMo through the public API with the default configuration", "",
+        f"Measured {report['date']} with `{report['command']}`.", "",
+        machine_line(report["machine"]), "",
+        "Protocol: each conversation is one user; each LoCoMo session one jiyi session; every "
+        "turn carries its session's `date_time` (no per-turn offset, as in the dataset); "
+        "`Memory.open` / `ingest` / `recall` with the default `JiyiConfig`; each question is "
+        "asked in a new session of the conversation's user, `as_of` one day after the "
+        "conversation's last session. A hit covers the `dia_id`s in its `source_turn_ids`. "
+        "Baselines rank the conversation's raw turns with the same question. Development: "
+        "conversations 1-5; held out: 6-10.", "",
+        table_md, "",
+        f"Ingest: `{json.dumps(report['ingest'])}`", "",
+    ])
+
+
 def register(group: typer.Typer) -> None:
     @group.command("locomo")
     def locomo(
@@ -115,19 +143,32 @@ def register(group: typer.Typer) -> None:
         name: Annotated[str, typer.Option("--name", help="File stem of the outputs.")] = "locomo",
         calibrate: Annotated[bool, typer.Option(
             help="Fit stage 3's model on conversations 1-5, write <name>-calibration.json.")] = False,
+        defaults: Annotated[bool, typer.Option(
+            "--defaults", help="Default configuration, the dataset's own timestamps (every turn "
+                               "at its session's date), one jiyi session per LoCoMo session, "
+                               "questions in new sessions; writes locomo-defaults.{md,json}.")
+        ] = False,
     ) -> None:
         """Recall quality on LoCoMo categories 1-4, beside BM25 / dense / last-50 baselines."""
         if not data.is_file():
             raise ValidationError(f"no LoCoMo file at {data}")
         out_dir.mkdir(parents=True, exist_ok=True)
+        if defaults and name == "locomo":
+            name = "locomo-defaults"
         with tempfile.TemporaryDirectory() as tmp:
-            run = LocomoRun(data=data, db=db or Path(tmp) / "locomo.db", embedder=embedder,
-                            conversations=conversations, baselines=baselines,
-                            collect_features=calibrate, speaker_prefix=speaker_prefix)
+            options: dict[str, Any] = {
+                "embedder": embedder, "conversations": conversations, "baselines": baselines,
+                "collect_features": calibrate, "speaker_prefix": speaker_prefix}
+            store = db or Path(tmp) / "locomo.db"
+            run = (LocomoRun.with_defaults(data, store, **options) if defaults
+                   else LocomoRun(data=data, db=store, **options))
             report = run.run(tqdm_progress())
         report["machine"] = machine()
+        report["date"] = datetime.now(UTC).isoformat(timespec="seconds")
+        report["command"] = " ".join(["jiyi", *sys.argv[1:]])
         report["config"] = {
-            "lifespans": "20 years for every type (LoCoMo facts stay true for its questions)",
+            "lifespans": {str(t): v for t, v in run.config.lifespans.items()} if defaults else
+            "20 years for every type (LoCoMo facts stay true for its questions)",
             "recall": run.config.recall.model_dump(),
             "candidate_pool": run.config.candidate_pool,
         }
@@ -140,11 +181,15 @@ def register(group: typer.Typer) -> None:
         (out_dir / f"{name}.json").write_text(json.dumps(report, indent=2, ensure_ascii=False),
                                               encoding="utf-8")
         md = table(report)
-        (out_dir / f"{name}-table.md").write_text(md + "\n", encoding="utf-8")
+        if defaults:
+            (out_dir / f"{name}.md").write_text(defaults_markdown(report, md), encoding="utf-8")
+        else:
+            (out_dir / f"{name}-table.md").write_text(md + "\n", encoding="utf-8")
         chart(report, out_dir / f"{name}.png")
         typer.echo(md)
         typer.echo(f"\nconfidence flag: {json.dumps(report['confidence_flag'])}")
         typer.echo(f"ingest: {json.dumps(report['ingest'])}")
         typer.echo(f"full history tokens (mean per conversation): "
                    f"{report['full_history_tokens_mean']}")
-        typer.echo(f"wrote {out_dir / (name + '.json')}, {name}-table.md, {name}.png")
+        typer.echo(f"wrote {out_dir / (name + '.json')}, {name}{'' if defaults else '-table'}.md,"
+                   f" {name}.png")

@@ -89,8 +89,12 @@ def _evidence(raw: Any, known: set[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def load(path: str | Path, speaker_prefix: bool = True) -> list[Conversation]:
-    """Parse the file; raises :class:`ValidationError` on a file that is not LoCoMo-shaped."""
+def load(path: str | Path, speaker_prefix: bool = True,
+         session_time: bool = False) -> list[Conversation]:
+    """Parse the file; raises :class:`ValidationError` on a file that is not LoCoMo-shaped.
+
+    ``session_time``: every turn of a session carries the session's ``date_time`` exactly, as
+    in the dataset (and as many real imports do); otherwise turn ``i`` gets ``+i`` seconds."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -113,9 +117,11 @@ def load(path: str | Path, speaker_prefix: bool = True) -> list[Conversation]:
                 text = turn_text(raw, speaker_prefix)
                 if not text or not raw.get("dia_id"):
                     continue
-                # turns of a session share its date; seconds keep their order
+                # turns of a session share its date; seconds keep their order, unless the
+                # dataset's own timestamps are asked for
+                at = start if session_time else start + timedelta(seconds=i)
                 c.turns.append(Turn(str(raw["dia_id"]), str(raw.get("speaker") or ""), text,
-                                    start + timedelta(seconds=i), s))
+                                    at, s))
         known = {t.dia_id for t in c.turns}
         for qa in sample.get("qa") or []:
             c.questions.append(Question(

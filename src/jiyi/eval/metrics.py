@@ -1,7 +1,8 @@
-"""Retrieval metrics for the LoCoMo report, as pure functions."""
+"""Retrieval metrics for the evaluation reports (LoCoMo, MADial, scenarios), as pure functions."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from ..text import content_words, fold
@@ -45,3 +46,34 @@ def percentile(values: Sequence[float], q: float) -> float:
     s = sorted(values)
     idx = min(len(s) - 1, max(0, round(q / 100.0 * (len(s) - 1))))
     return float(s[idx])
+
+
+def gold_recall(gold: Sequence[str], ranked: Sequence[Sequence[str]], k: int) -> float:
+    """Share of the gold ids covered by the first ``k`` results (each result covers its source
+    ids): ``|gold ∩ covered(top k)| / |gold|``; 0.0 when there is no gold."""
+    want = set(gold)
+    if not want:
+        return 0.0
+    return len(want & covered(ranked, k)) / len(want)
+
+
+def ndcg(gold: Sequence[str], ranked: Sequence[Sequence[str]], k: int) -> float:
+    """Binary nDCG@k over results that cover source ids.
+
+    A result at rank ``i`` (1-based) is relevant when it covers at least one gold id that no
+    earlier result covered, so two results built from the same gold turn count once and one
+    result covering two gold turns counts once. DCG = Σ rel_i / log2(i + 1) over the first
+    ``k`` results; the ideal DCG has ``min(k, |gold|)`` relevant results at the top. In [0, 1].
+    """
+    want = set(gold)
+    if not want:
+        return 0.0
+    seen: set[str] = set()
+    dcg = 0.0
+    for i, ids in enumerate(ranked[:k]):
+        new = (want & set(ids)) - seen
+        if new:
+            dcg += 1.0 / math.log2(i + 2)
+            seen |= new
+    ideal = sum(1.0 / math.log2(i + 2) for i in range(min(k, len(want))))
+    return dcg / ideal

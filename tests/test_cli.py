@@ -140,8 +140,9 @@ def test_real_process_reports_errors_without_traceback(mem: Memory, db_path: str
 
 
 def test_reindex_fills_vectors_of_a_new_embedder(loaded: str) -> None:
-    units = json.loads(invoke("--db", loaded, "stats", "--json")[1])["units_total"]
+    stats = json.loads(invoke("--db", loaded, "stats", "--json")[1])
     code, out = invoke("--db", loaded, "--embedder", "fake:32", "reindex")
-    assert code == 0 and f"embedded {units} units with fake-32" in out
+    assert code == 0, out
+    assert f"embedded {stats['units_total']} units and {stats['turns']} raw turns with fake-32" in out
     code, out = invoke("--db", loaded, "--embedder", "fake:32", "reindex")
-    assert code == 0 and "embedded 0 units" in out  # nothing left; spaces never mix
+    assert code == 0 and "embedded 0 units and 0 raw turns" in out  # spaces never mix

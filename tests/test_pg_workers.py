@@ -33,7 +33,7 @@ def facts(n: int) -> list[str]:
 
 
 def owns(n: int, content: str) -> bool:
-    """Whether a unit's content is one of user ``n``'s facts (the extractor may reword them)."""
+    """Whether a text (a unit's source turns) is one of user ``n``'s facts."""
     return f"U{n:03d}" in content.upper() or f"{n:08d}" in content
 
 
@@ -55,7 +55,9 @@ def worker(args: tuple[str, int]) -> tuple[int, int, int]:
                 for hit in mem.recall(query, session_id=f"s{other}", user_id=f"user{other:03d}",
                                       as_of=T0 + timedelta(hours=1), k=5, log=False):
                     recalls += 1
-                    if hit.unit.user_id != f"user{other:03d}" or not owns(other, hit.unit.content):
+                    said = " ".join(t.text for t in mem.store.source_turns([hit.unit.id])
+                                    .get(hit.unit.id, []))  # a clause may lack the tag
+                    if hit.unit.user_id != f"user{other:03d}" or not owns(other, said):
                         leaks += 1
     return ingests, recalls, leaks
 
@@ -70,18 +72,28 @@ def test_four_processes_two_hundred_users(pg_url: str) -> None:
     assert sum(r[1] for r in results) > 0
     assert [r[2] for r in results] == [0] * WORKERS
 
+    # what one process writes for one user's turns (the write path decides how many units)
+    with Memory.open(":memory:", embedder="fake") as ref:
+        texts = facts(0)
+        for i, text in enumerate([*texts, texts[0]]):
+            ref.ingest(text, session_id="s0", user_id="user000", at=T0 + timedelta(minutes=i))
+        expected = sorted(len(ref.store.unit_turn_keys(u.id))
+                          for u in ref.store.find_units(Scope("user000", None), as_of=None))
+    per_user = len(expected)
     with Memory.open(pg_url, embedder="fake") as mem:
         store = mem.store
         st = store.stats(as_of=T0 + timedelta(hours=1))
-        assert st.units_total == USERS * 3  # no lost writes, no duplicates
+        assert st.units_total == USERS * per_user  # no lost writes, no duplicates
         assert st.turns == USERS * 4
         assert st.users == USERS
         for n in range(USERS):
             units = store.find_units(Scope(f"user{n:03d}", None), as_of=None)
-            assert len(units) == 3 and all(owns(n, u.content) for u in units), n
-            assert len({u.content_hash for u in units}) == 3
+            said = store.source_turns([u.id for u in units])
+            assert len(units) == per_user, n
+            assert all(owns(n, " ".join(t.text for t in said[u.id])) for u in units), n
+            assert len({u.content_hash for u in units}) == per_user
             turns = sorted(len(store.unit_turn_keys(u.id)) for u in units)
-            assert turns == [1, 1, 2], n  # the repeated fact has both turns as provenance
+            assert turns == expected, n  # the repeated facts have both turns as provenance
         assert store.count_units_missing_vectors(mem.embedder.name) == 0
         for n in (0, 57, 199):
             hits = mem.recall(f"ORDU{n:03d}X1", session_id=f"s{n}", user_id=f"user{n:03d}",

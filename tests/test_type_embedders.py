@@ -164,7 +164,10 @@ def test_one_query_finds_each_type_in_its_space(store_url: str, query: str, tool
                                                 profile_part: str) -> None:
     with Memory.open(store_url, embedder="fake", type_embedders=TOOL) as mem:
         ids = fill(mem)
-        tool_id, profile_id = unit_id(ids, tool_part), unit_id(ids, profile_part)
+        # the tool result itself (the write path also keeps its id as a durable fact_reference)
+        tool_id = next(u for u in by_type(mem)[MemoryType.TOOL_RESULT]
+                       if tool_part in mem.get(u).content)
+        profile_id = unit_id(ids, profile_part)
         found = stage2(mem, query)
         assert first_of_space(found, "fake-32") == tool_id
         assert first_of_space(found, "fake-64") == profile_id
@@ -269,7 +272,7 @@ def test_cli_type_embedder_option(tmp_path: Path, db_path: str) -> None:
     assert code == 0, out
     route = ("--db", db_path, "--embedder", "fake", "--type-embedder", "tool_result=fake:32")
     code, out = _cli(*route, "reindex")
-    assert code == 0 and "embedded 3 units with fake-64, fake-32" in out, out
+    assert code == 0 and "embedded 3 units and 0 raw turns with fake-64, fake-32" in out, out
     code, out = _cli(*route, "reindex")
     assert code == 0 and "embedded 0 units" in out
     code, out = _cli(*route, "recall", "--session", "s1", "--user", "u1", "--as-of",

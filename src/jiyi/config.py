@@ -39,6 +39,7 @@ class RecallWeights(BaseModel):
     superseded_penalty: float = 0.5  # a replaced value, when the query asks about the past
     other_session_penalty: float = 0.2  # a session-level unit of another session
     episode_pool: int = 30  # best raw turns whose units join the candidates
+    scale_prior_n: int = 8  # a z over n documents is shrunk by n / (n + this)
     frozen_topic_factor: float = 0.5
     active_topic_factor: float = 1.2
     confidence_threshold: float = 0.7

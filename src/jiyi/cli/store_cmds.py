@@ -54,13 +54,15 @@ def reindex(
     batch_size: Annotated[int, typer.Option("--batch-size", help="Units embedded per call.")] = 64,
 ) -> None:
     """Embed every unit that has no vector of its type's embedder (after changing the embedder
-    or the per-type routing of --type-embedder)."""
+    or the per-type routing of --type-embedder), and every raw turn without a vector of the
+    default embedder (the episodic layer)."""
     from .common import state
 
     with state(ctx).open() as mem:
+        turns = mem.store.count_turns_missing_vectors(mem.embedder.name)
         done = mem.reindex(batch_size=batch_size)
         name = ", ".join(e.name for e in mem.embedder_routing.embedders())
-    typer.echo(f"embedded {done} units with {name}")
+    typer.echo(f"embedded {done - turns} units and {turns} raw turns with {name}")
 
 
 def register(app: typer.Typer) -> None:

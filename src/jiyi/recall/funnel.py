@@ -18,7 +18,7 @@ from ..config import JiyiConfig, RecallWeights
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
 from ..health.hooks import recall_stage
-from ..store.base import Scope, Store, TurnRecord, Vector
+from ..store.base import Scope, Scored, Store, TurnRecord, Vector
 from ..text import fold
 from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
 from .fusion import reciprocal_ranks
@@ -188,20 +188,21 @@ class _Context:
         return {slot for slot in slots
                 if self.store.find_units(wide, as_of=as_of, slot=slot, limit=1)}
 
-    def dense_scale(self) -> tuple[float, float, float]:
-        """``(mean, std, floor)`` of the dense scale: the raw turns' cosines over the user's
-        whole history (the unit list's, when no turn has a vector yet); ``floor`` is what a
-        candidate found by no vector search is assumed to score (the lowest listed)."""
+    def dense_scale(self) -> tuple[Scored, float]:
+        """The dense scale (mean and spread of the raw turns' cosines over the user's whole
+        history; the unit list's when no turn has a vector yet) and the ``floor`` a candidate
+        found by no vector search is assumed to score (the lowest listed)."""
         turns, vec = self.found.turns, self.found.vector
         listed = [c for _, c in turns.hits] + [c for _, c in vec]
         floor = min(listed) if listed else 0.0
         if turns.std > 1e-9:
-            return turns.mean, turns.std, floor
+            return turns, floor
         cos = [c for _, c in vec]
         if len(cos) > 1:
             mean = sum(cos) / len(cos)
-            return mean, (sum((c - mean) ** 2 for c in cos) / len(cos)) ** 0.5, floor
-        return 0.0, 0.0, floor
+            std = (sum((c - mean) ** 2 for c in cos) / len(cos)) ** 0.5
+            return Scored(vec, mean, std, len(cos)), floor
+        return Scored([]), floor
 
     def rank(self, extra: dict[str, float] | None = None) -> list[tuple[Hit, float]]:
         """Every candidate as a hit with its rank z, best first; ``extra`` gives units (replies,
@@ -217,7 +218,8 @@ class _Context:
         vec_rr = reciprocal_ranks(dense_ids, weights.rrf_k)
         ids = list(dict.fromkeys([*self.rule_ids, *kw, *unit_cos, *episode, *(extra or {})]))
         self.fetch(ids)
-        mean, std, floor = self.dense_scale()
+        scale, floor = self.dense_scale()
+        prior = weights.scale_prior_n
         kw_stats = found.keyword_stats
         query_folded = fold(self.request.query)
         rule_set, episode_set = set(self.rule_ids), set(episode)
@@ -237,9 +239,9 @@ class _Context:
             if uid in unit_cos:
                 cosines.append(unit_cos[uid])
             best = max(cosines) if cosines else floor
-            match = (zscore(best, mean, std)
+            match = (zscore(best, scale.mean, scale.std, scale.n, prior)
                      + weights.keyword_weight * zscore(kw.get(uid, 0.0), kw_stats.mean,
-                                                       kw_stats.std))
+                                                       kw_stats.std, kw_stats.n, prior))
             if extra and uid in extra:
                 match = max(match, extra[uid])
             text = fold(unit.content + " " + " ".join(t.text for t in turns))

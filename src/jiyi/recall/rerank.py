@@ -66,9 +66,15 @@ class Candidate:
         return [float(self.features.get(name, 0.0)) for name in FEATURES]
 
 
-def zscore(value: float, mean: float, std: float) -> float:
-    """``(value - mean) / std``; 0 when the spread is nil (nothing to tell apart)."""
-    return (value - mean) / std if std > 1e-9 else 0.0
+def zscore(value: float, mean: float, std: float, n: int = 0, prior_n: int = 0) -> float:
+    """``(value - mean) / std``; 0 when the spread is nil (nothing to tell apart). Estimated
+    from ``n`` documents, it is shrunk by ``n / (n + prior_n)``: over a handful of turns a
+    cosine's z is mostly noise (it can reach sqrt(n - 1) at most), and an exact keyword or rule
+    match should be able to outweigh it."""
+    if std <= 1e-9:
+        return 0.0
+    z = (value - mean) / std
+    return z * n / (n + prior_n) if prior_n > 0 and n > 0 else z
 
 
 def coverage(terms: Sequence[str], folded_text: str) -> float:

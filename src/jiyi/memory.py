@@ -146,7 +146,7 @@ class Memory:
 
         Idempotent by ``turn_id``: when this user's session already holds a turn with that
         ``turn_id``, nothing is written and the units already cut from that turn are returned
-        (those it created or repeated, as they are now, in store order). Decided under the
+        (those it created or repeated, as they are now, oldest first). Decided under the
         per-user placement lock, so two concurrent repeats never both write. Without a
         ``turn_id`` every call is a new turn. The same path as :meth:`ingest_many`."""
         item = check_turn(text, session_id=session_id, user_id=user_id, role=role, at=at,
@@ -255,8 +255,9 @@ class Memory:
             key = self.store.find_turns(item.user_id, item.session_id,
                                         [item.turn_id]).get(item.turn_id)
             if key is not None:
-                ids = self.store.turn_units([key]).get(key, [])
-                return _Outcome(self.store.get_units(ids), new=False)
+                units = self.store.get_units(self.store.turn_units([key]).get(key, []))
+                units.sort(key=lambda u: (u.created_at, u.type.value, u.content))
+                return _Outcome(units, new=False)
         if prepared is None:  # stored when looked at outside the lock, erased since
             prepared = self._prepare([item])[0]
         return _Outcome(self._place_turn(prepared), new=True)

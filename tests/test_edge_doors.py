@@ -187,6 +187,9 @@ def service_routes(t: Tenants) -> dict[tuple[str, str], dict[str, Any]]:
     other = {"session_id": "globex-s1", "user_id": "globex-1"}
     return {
         ("POST", "/v1/turns"): {"json": {**other, "text": "我换号了，新号是13900001111"}},
+        ("POST", "/v1/turns:batch"): {"json": {"turns": [
+            {"session_id": "acme-s1", "user_id": "acme-1", "text": "I live in Oslo"},
+            {**other, "text": "我换号了，新号是13900002222"}]}},
         ("GET", "/v1/recall"): {"params": {**other, "q": "order number"}},
         ("POST", "/v1/feedback"): {"json": {"unit_id": t.globex_unit, "event": "wrong"}},
         ("POST", "/v1/prompt"): {"json": {**other, "text": "我的订单号是多少？"}},

@@ -22,9 +22,9 @@ def worker(args: tuple[str, int]) -> int:
     url, index = args
     with Memory.open(url, embedder="fake") as mem:
         for r in range(ROUNDS):
-            for text in FACTS:
+            for k, text in enumerate(FACTS):  # one turn id per turn: a known id is a no-op
                 mem.ingest(text, session_id="s-race", user_id="racer", at=T0,
-                           turn_id=f"p{index}-r{r}")
+                           turn_id=f"p{index}-r{r}-f{k}")
     return ROUNDS * len(FACTS)
 
 

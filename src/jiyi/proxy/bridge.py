@@ -17,10 +17,13 @@ from ..auth import Grant, authorize
 from ..context.tokens import get_counter
 from ..errors import ValidationError
 from ..memory import Memory
-from ..validation import check_user_id, require_session_id
+from ..validation import MAX_ID_CHARS, check_identifier, check_user_id, require_session_id
 
 SESSION_HEADER = "x-jiyi-session"
 USER_HEADER = "x-jiyi-user"
+#: Optional: the client's id for this exchange. The user turn is stored under it and the reply
+#: under ``<id>:reply``, so a retried request (same session) stores nothing twice.
+TURN_HEADER = "x-jiyi-turn-id"
 MEMORY_HEADER = "X-Jiyi-Memory"
 REASON_HEADER = "X-Jiyi-Memory-Reason"
 
@@ -32,6 +35,7 @@ SYSTEM_MARGIN = 32
 class ChatScope:
     session_id: str
     user_id: str
+    turn_id: str | None = None  # X-Jiyi-Turn-Id: the exchange's id (None: every request new)
 
 
 @dataclass
@@ -63,8 +67,10 @@ def chat_scope(headers: Mapping[str, str], body: Mapping[str, Any]) -> ChatScope
     try:
         session = header_text(headers.get(SESSION_HEADER))
         user = header_text(headers.get(USER_HEADER))
+        turn = header_text(headers.get(TURN_HEADER))
     except UnicodeDecodeError:
-        raise ValidationError("X-Jiyi-Session/X-Jiyi-User: percent-encoding is not UTF-8") from None
+        raise ValidationError("X-Jiyi-Session/X-Jiyi-User/X-Jiyi-Turn-Id: percent-encoding is "
+                              "not UTF-8") from None
     body_user = body.get("user")
     if session is None and isinstance(body_user, str) and body_user.strip():
         session = body_user
@@ -75,7 +81,11 @@ def chat_scope(headers: Mapping[str, str], body: Mapping[str, Any]) -> ChatScope
         return None
     sid = require_session_id(session)
     uid = check_user_id(user, sid)
-    return ChatScope(session_id=sid, user_id=uid)
+    tid = check_identifier(turn, "X-Jiyi-Turn-Id") if turn is not None else None
+    if tid is not None and len(tid) > MAX_ID_CHARS - len(REPLY_SUFFIX):
+        raise ValidationError(
+            f"X-Jiyi-Turn-Id is longer than {MAX_ID_CHARS - len(REPLY_SUFFIX)} characters")
+    return ChatScope(session_id=sid, user_id=uid, turn_id=tid)
 
 
 def check_access(grant: Grant, scope: ChatScope) -> None:
@@ -146,15 +156,22 @@ def rewrite_messages(
                    recalled=len(prompt.hits), trimmed=list(prompt.trimmed))
 
 
+#: The reply of exchange ``X`` is stored as turn ``X:reply``.
+REPLY_SUFFIX = ":reply"
+
+
 def ingest_turns(memory: Memory, scope: ChatScope, user_text: str, reply: str) -> int:
-    """Store the user turn and the assistant's complete reply; returns units written."""
-    written = memory.ingest(user_text, session_id=scope.session_id, user_id=scope.user_id,
-                            role="user")
-    count = len(written)
+    """Store the user turn and the assistant's complete reply, both or neither (one batch, one
+    transaction, one embedder call); returns units written. With ``X-Jiyi-Turn-Id`` the pair is
+    idempotent: a retried exchange is a no-op for memory."""
+    turns: list[dict[str, Any]] = [
+        {"text": user_text, "session_id": scope.session_id, "user_id": scope.user_id,
+         "role": "user", "turn_id": scope.turn_id}]
     if reply.strip():
-        count += len(memory.ingest(reply, session_id=scope.session_id, user_id=scope.user_id,
-                                   role="assistant"))
-    return count
+        turns.append({"text": reply, "session_id": scope.session_id, "user_id": scope.user_id,
+                      "role": "assistant",
+                      "turn_id": None if scope.turn_id is None else scope.turn_id + REPLY_SUFFIX})
+    return sum(len(units) for units in memory.ingest_many(turns))
 
 
 def memory_headers(rewrite: Rewrite | None, reason: str = "") -> dict[str, str]:

@@ -18,7 +18,7 @@ Flavor = Literal["ollama", "openai"]
 _DROP_REQUEST = frozenset({
     "host", "content-length", "connection", "keep-alive", "transfer-encoding", "te", "trailer",
     "upgrade", "proxy-authorization", "proxy-connection", "accept-encoding",
-    "x-jiyi-session", "x-jiyi-user",
+    "x-jiyi-session", "x-jiyi-user", "x-jiyi-turn-id",
 })
 #: Response headers never copied back to the client (the proxy's server sets its own).
 _DROP_RESPONSE = frozenset({

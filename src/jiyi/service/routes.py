@@ -12,7 +12,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from ..auth import Operation, authorize, grant_of
 from ..clock import iso
-from ..errors import ValidationError
+from ..errors import BatchValidationError, ValidationError
 from ..health import Health
 from ..memory import Memory
 from ..units import Hit
@@ -28,8 +28,11 @@ from .schemas import (
     PromptOut,
     RecallOut,
     StatusOut,
+    TurnBatchIn,
+    TurnBatchOut,
     TurnIn,
     TurnOut,
+    TurnResultOut,
     UnitOut,
 )
 
@@ -91,6 +94,39 @@ def post_turn(body: TurnIn, request: Request) -> TurnOut:
                                    recall_empty=body.recall_empty)
         amnesia = AmnesiaOut(**status.model_dump(exclude={"session_id"}))
     return TurnOut(units=[UnitOut(**u.to_public_dict()) for u in units], amnesia=amnesia)
+
+
+@router.post("/v1/turns:batch", response_model=TurnBatchOut, tags=["memory"])
+def post_turn_batch(body: TurnBatchIn, request: Request) -> TurnBatchOut:
+    """Store many turns with the same result as posting them one by one, in order, embedded in
+    batches and committed one transaction per batch. The token must allow writing every user
+    the batch touches, and every turn must be valid, before anything is stored; a bad turn is
+    named by its index. A known ``turn_id`` (same user and session) is a no-op. Assistant turns
+    here do not feed the amnesia detector (this is an import, not a live conversation)."""
+    for item in body.turns:
+        allow(request, "write", item.session_id, item.user_id)
+    problems: list[tuple[int, str]] = []
+    turns: list[dict[str, Any]] = []
+    for i, item in enumerate(body.turns):
+        try:
+            at = service_time(item.at, "at")
+        except ValidationError as exc:
+            problems.append((i, str(exc)))
+            continue
+        turns.append({**item.model_dump(exclude={"at"}), "at": at})
+    if problems:
+        raise BatchValidationError(problems, len(body.turns))
+    stored = 0
+
+    def count(_turns: int, new: int) -> None:
+        nonlocal stored
+        stored += new
+
+    results = memory_of(request).ingest_many(turns, progress=count)
+    return TurnBatchOut(
+        results=[TurnResultOut(units=[UnitOut(**u.to_public_dict()) for u in units])
+                 for units in results],
+        turns=len(results), stored=stored)
 
 
 @router.get("/v1/recall", response_model=RecallOut, tags=["memory"])

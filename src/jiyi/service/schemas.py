@@ -25,6 +25,25 @@ class TurnIn(_In):
                                   "Default: the session's last recall")
 
 
+class BatchTurnIn(_In):
+    session_id: Id = Field(min_length=1, max_length=256)
+    user_id: Id | None = Field(default=None, min_length=1, max_length=256)
+    role: Literal["user", "assistant", "tool", "system"] = "user"
+    text: StrictStr = Field(min_length=1)
+    at: StrictStr | None = Field(default=None, description="ISO-8601; default now (UTC)")
+    turn_id: Id | None = Field(
+        default=None, min_length=1, max_length=256,
+        description="a turn id this user's session already holds is a no-op")
+
+
+#: Most turns one ``POST /v1/turns:batch`` may carry (a bulk import sends several requests).
+MAX_BATCH_TURNS = 1000
+
+
+class TurnBatchIn(_In):
+    turns: list[BatchTurnIn] = Field(min_length=1, max_length=MAX_BATCH_TURNS)
+
+
 class FeedbackIn(_In):
     unit_id: Id = Field(min_length=1, max_length=256)
     event: Literal["used", "ignored", "wrong", "confirmed"]
@@ -69,6 +88,16 @@ class AmnesiaOut(BaseModel):
 class TurnOut(BaseModel):
     units: list[UnitOut]
     amnesia: AmnesiaOut | None = Field(default=None, description="for assistant turns")
+
+
+class TurnResultOut(BaseModel):
+    units: list[UnitOut]
+
+
+class TurnBatchOut(BaseModel):
+    results: list[TurnResultOut] = Field(description="one per turn, in request order")
+    turns: int = Field(description="turns in the request")
+    stored: int = Field(description="turns not stored before (the rest were known turn ids)")
 
 
 class HitOut(BaseModel):

@@ -196,6 +196,13 @@ class Store(Protocol):
     def unit_turn_keys(self, unit_id: str) -> list[str]: ...
     def unit_events(self, unit_id: str) -> list[UnitEvent]: ...
     def recent_turns(self, scope: Scope, limit: int) -> list[TurnRecord]: ...
+    def find_turns(self, user_id: str, session_id: str,
+                   turn_ids: Sequence[str]) -> dict[str, str]:
+        """``{turn_id: key}`` of the given caller turn ids already stored for this user and
+        session (the oldest when a store from before m007 holds repeats). Inside
+        :meth:`placement_lock` it sees the lock's own uncommitted turns: that is how a repeated
+        ``turn_id`` becomes a no-op (:meth:`jiyi.Memory.ingest`)."""
+        ...
     def find_units(
         self,
         scope: Scope,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -97,6 +98,7 @@ class PostgresStore(PgSearch, PgReports):
         except PoolTimeout as exc:
             raise StoreError(f"cannot connect to PostgreSQL store {self.location}") from exc
         self._indexed: set[tuple[str, int]] = set()
+        self._placing = threading.local()  # .conn: this thread's placement_lock connection
         self._closed = False
 
     # ------------------------------------------------------------------ plumbing
@@ -107,10 +109,15 @@ class PostgresStore(PgSearch, PgReports):
 
     @contextmanager
     def connection(self) -> Iterator[Conn]:
-        """A pooled autocommit connection (for transfers and tests)."""
+        """A pooled autocommit connection (for transfers and tests). Inside
+        :meth:`placement_lock` on this thread: the lock's connection, in its transaction."""
         if self._closed:
             raise StoreError("the store is closed")
+        joined: Conn | None = getattr(self._placing, "conn", None)
         try:
+            if joined is not None:
+                yield joined
+                return
             with self._pool.connection() as conn:
                 yield conn
         except psycopg.Error as exc:
@@ -127,12 +134,18 @@ class PostgresStore(PgSearch, PgReports):
         run in parallel."""
         key = int.from_bytes(hashlib.sha256(f"jiyi-ingest\x1f{user_id}".encode()).digest()[:8],
                              "big", signed=True)
-        with self.connection() as conn:
-            conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+        if getattr(self._placing, "conn", None) is not None:
+            raise StoreError("placement_lock is not re-entrant")
+        # One transaction for the decisions and the writes (like SQLite's BEGIN IMMEDIATE):
+        # every read and write of this thread inside joins it (see :meth:`connection`), so a
+        # batch's later turns see its earlier turns, and the whole batch commits or none of it.
+        with self.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+            self._placing.conn = conn
             try:
                 yield
             finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+                self._placing.conn = None
 
     @contextmanager
     def _write(self) -> Iterator[Conn]:
@@ -377,6 +390,16 @@ class PostgresStore(PgSearch, PgReports):
         rows = self._read(f"SELECT {TURN_COLUMNS} FROM turns WHERE {where}"
                           " ORDER BY seq DESC LIMIT %(limit)s", params)
         return [turn_from_row(r) for r in reversed(rows)]
+
+    def find_turns(self, user_id: str, session_id: str,
+                   turn_ids: Sequence[str]) -> dict[str, str]:
+        if not turn_ids:
+            return {}
+        rows = self._read(
+            "SELECT turn_id, key FROM turns WHERE user_id = %s AND session_id = %s"
+            " AND turn_id = ANY(%s) ORDER BY seq DESC",
+            (user_id, session_id, list(dict.fromkeys(turn_ids))))
+        return {r[0]: r[1] for r in rows}  # newest first, so the oldest key wins
 
     def find_units(
         self,

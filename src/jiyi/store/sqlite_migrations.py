@@ -186,6 +186,13 @@ CREATE TABLE turn_vectors (
 CREATE INDEX turn_vectors_by_user ON turn_vectors (user_id, embedder, at);
 """
 
+#: Idempotent turns (issue 15): re-ingesting a known ``turn_id`` of the same user and session
+#: is a no-op, decided under the placement lock by looking the id up through this index. Not
+#: UNIQUE: stores written before this migration may hold repeats of one id.
+M007_TURN_IDS = """
+CREATE INDEX turns_by_turn_id ON turns (user_id, session_id, turn_id);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
@@ -195,6 +202,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     # carries the owner token since m004. Recorded under the same name on both stores.
     ("m005_fts_by_user", ""),
     ("m006_episodic", M006_EPISODIC),
+    ("m007_turn_ids", M007_TURN_IDS),
 ]
 
 

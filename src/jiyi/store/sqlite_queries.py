@@ -119,6 +119,19 @@ class SqliteSearch(_SqliteBase):
             f" WHERE {where} ORDER BY seq DESC LIMIT :limit", params)
         return [self._turn(r) for r in reversed(rows)]
 
+    def find_turns(self, user_id: str, session_id: str,
+                   turn_ids: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        ids = list(dict.fromkeys(turn_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            for r in self._read(
+                    "SELECT turn_id, key FROM turns WHERE user_id = ? AND session_id = ?"
+                    f" AND turn_id IN ({', '.join('?' * len(chunk))}) ORDER BY seq DESC",
+                    [user_id, session_id, *chunk]):
+                out[r[0]] = r[1]  # newest first, so the oldest key wins
+        return out
+
     def find_units(
         self,
         scope: Scope,

@@ -38,6 +38,7 @@ class RecallWeights(BaseModel):
     history_penalty: float = 0.3  # an expired unit (history) ranks below a current one
     superseded_penalty: float = 0.5  # a replaced value, when the query asks about the past
     other_session_penalty: float = 0.2  # a session-level unit of another session
+    question_penalty: float = 1.0  # the same question asked before is not its answer (its reply is)
     episode_pool: int = 30  # best raw turns whose units join the candidates
     scale_prior_n: int = 8  # a z over n documents is shrunk by n / (n + this)
     frozen_topic_factor: float = 0.5

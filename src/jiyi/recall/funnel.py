@@ -267,7 +267,8 @@ class _Context:
                 cand.topic_factor = self.topic_state.factor(
                     unit, weights.frozen_topic_factor, weights.active_topic_factor)
             self.candidates.append(cand)
-        ranked = [(_hit(c, as_of, weights), rank_z(c, as_of, weights)) for c in self.candidates]
+        ranked = [(_hit(c, as_of, weights), rank_z(c, as_of, weights, repeated_question=False))
+                  for c in self.candidates]
         ranked.sort(key=lambda hz: (-hz[0].score, hz[0].unit.id))
         return ranked
 

@@ -34,6 +34,7 @@ from ..text import content_words, fold
 from ..units import Hit
 from .fusion import reciprocal_ranks
 from .query import EnhancedQuery
+from .rerank import is_question
 
 #: Entity kinds too generic to lead anywhere on their own.
 _SKIP_KINDS = frozenset({"date", "time", "money", "amount"})
@@ -103,11 +104,6 @@ def second_hop(
                      weights.rrf_k)
 
 
-def is_question(text: str) -> bool:
-    """True when a unit asks something (its answer is usually in the next turn)."""
-    return "?" in text or "？" in text
-
-
 def neighbours(
     store: Store,
     ranked: Sequence[tuple[Hit, float]],
@@ -123,7 +119,8 @@ def neighbours(
     if not ranked:
         return out
     floor = weights.neighbour_seed_ratio * ranked[0][0].score
-    seeds: dict[str, float] = {}  # the question's last source turn -> its z
+    seeds: dict[str, float] = {}  # the question's last source turn -> its z (before a repeated
+    # question's penalty: the reply inherits how well the question matched)
     for hit, z in ranked[: weights.neighbour_seeds]:
         if not is_question(hit.unit.content) or hit.score < floor or not hit.unit.source_turn_ids:
             continue

@@ -2,8 +2,8 @@
 
 * A vague reference ("那个产品", "上次那个", "它", "the thing I mentioned", "that one") is
   expanded with the session's recent entities (newest first), which the caller reads from
-  the store: the query "那个产品还有货吗" searches for "那个产品还有货吗 X1 Pro" when the user
-  just talked about the X1 Pro.
+  the store: the query "那个产品还有货吗" also searches the keyword "X1 Pro" when the user
+  just talked about the X1 Pro. The vector side embeds the query as said.
 * A time expression becomes a window (:mod:`jiyi.recall.timewin`).
 * Keyword terms are the query's content words (segmented, folded), plus the expansion.
 
@@ -48,7 +48,7 @@ class EnhancedQuery:
     """What stage 2 searches with."""
 
     text: str  # the original query
-    search_text: str  # what the vector side embeds (original + expansion)
+    search_text: str  # what the vector side embeds: the user's own words (never expanded)
     terms: list[str]  # keyword terms (original content words + expansion)
     window: TimeWindow | None = None
     vague: bool = False
@@ -82,7 +82,9 @@ def enhance(query: str, as_of: datetime, recent_entities: Sequence[str] = ()) ->
                 break
     extra_terms = [t for v in expansion for t in keyword_terms(v)]
     all_terms = list(dict.fromkeys([*terms, *extra_terms]))
-    search_text = query if not expansion else f"{query} {' '.join(expansion)}"
+    # The expansion is keyword evidence only: the dense side (the floor) embeds what the user
+    # said; a guess at what "那个" points to must not move the query's vector.
+    search_text = query
     return EnhancedQuery(
         text=query, search_text=search_text, terms=all_terms,
         window=time_window(query, as_of), vague=vague, expansion=expansion,

@@ -15,6 +15,7 @@ in the same units (standard deviations)::
         - history_penalty        (expired: history, ranked below current of the same match)
         - superseded_penalty     (replaced value; only recalled for questions about the past)
         - other_session_penalty  (a session-level unit of another session)
+        - question_penalty       (the same question asked before: its reply is the answer)
     score = sigmoid(z) * topic factor (frozen topic: 0.5, active topic: 1.2, S18)
 
 Keyword evidence earns its weight through the z scale: on Chinese chit-chat, where every turn
@@ -30,6 +31,7 @@ All pure functions.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -99,8 +101,11 @@ def confidence(features: Mapping[str, float], weights: RecallWeights) -> float:
                    + weights.confidence_shift)
 
 
-def rank_z(cand: Candidate, as_of: datetime, weights: RecallWeights) -> float:
-    """The candidate's place on the common scale (standard deviations; module docstring)."""
+def rank_z(cand: Candidate, as_of: datetime, weights: RecallWeights,
+           repeated_question: bool = True) -> float:
+    """The candidate's place on the common scale (standard deviations; module docstring).
+    ``repeated_question=False`` leaves out the penalty of a repeated question (what its reply
+    inherits, :func:`jiyi.recall.multihop.neighbours`)."""
     f = cand.features
     z = (cand.match
          + weights.rule_boost * f.get("rule", 0.0)
@@ -116,7 +121,24 @@ def rank_z(cand: Candidate, as_of: datetime, weights: RecallWeights) -> float:
         z -= weights.superseded_penalty
     if cand.other_session:
         z -= weights.other_session_penalty
+    if repeated_question and repeats_the_query(cand):
+        z -= weights.question_penalty
     return z
+
+
+def repeats_the_query(cand: Candidate) -> bool:
+    """A question asked before that holds every term of the query ("现在我的电话是多少？" for
+    "我现在的电话是多少？"): the user asked the same thing; the answer followed it."""
+    return cand.features.get("coverage", 0.0) >= 1.0 and is_question(cand.unit.content)
+
+
+_QUESTION_END = re.compile(r"(?:[?？]|[吗嗎呢][。.！!]?)\s*$")
+
+
+def is_question(text: str) -> bool:
+    """True when a unit asks something: a question mark anywhere, or a Chinese question
+    particle at its end. Its answer is usually the next turn (:func:`.multihop.neighbours`)."""
+    return "?" in text or "？" in text or bool(_QUESTION_END.search(text))
 
 
 def final_score(cand: Candidate, as_of: datetime, weights: RecallWeights) -> tuple[float, float]:

@@ -30,7 +30,6 @@ All pure functions.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -146,7 +145,3 @@ def final_score(cand: Candidate, as_of: datetime, weights: RecallWeights) -> tup
     z = rank_z(cand, as_of, weights)
     score = sigmoid(z) * cand.topic_factor
     return score, confidence(cand.features, weights)
-
-
-def finite(x: float) -> float:
-    return x if math.isfinite(x) else 0.0

@@ -15,6 +15,10 @@ from __future__ import annotations
 #: represented by its beginning, while its units cover the rest).
 EPISODE_CHARS = 1000
 
+#: At most this many units of one found turn join the candidates (a long paste may have been
+#: cut into 64 units; the unit-level vector and keyword searches find its best ones anyway).
+EPISODE_UNITS_PER_TURN = 8
+
 
 def episode_text(text: str) -> str:
     """What the turn's vector is computed from: the (redacted) text, stripped, bounded."""

@@ -21,6 +21,7 @@ from ..health.hooks import recall_stage
 from ..store.base import Scope, Scored, Store, TurnRecord, Vector
 from ..text import fold
 from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
+from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks
 from .hybrid import Stage2, search
 from .multihop import diversify, merge_max, neighbours, second_hop
@@ -175,7 +176,7 @@ class _Context:
             keys = [k for k, _ in self.found.turns.hits]
             by_turn = self.store.turn_units(keys)
             self._episode_units = list(dict.fromkeys(
-                uid for k in keys for uid in by_turn.get(k, [])))
+                uid for k in keys for uid in by_turn.get(k, [])[:EPISODE_UNITS_PER_TURN]))
         return self._episode_units
 
     def replaced_slots(self, ids: list[str]) -> set[str]:

@@ -1,0 +1,168 @@
+"""Keeping :mod:`.vector_cache` tables true to the SQLite file, in this and other processes.
+
+Every write that can change what a vector search returns (a unit inserted, updated, deleted;
+its vector put or removed; a turn vector put or removed) appends ``(user_id, kind, key)`` to
+``vector_changes`` through triggers (migration ``m008_user_vectors``), inside the writer's own
+transaction: whoever writes (this process, another worker, ``jiyi migrate``, an old build), the
+log cannot miss it. A search reads, in one read snapshot, the log's head and the user's entries
+since the table's last sync, re-reads just those rows, and only then scores. So a write, a
+supersession, a forget or an erase is visible to the very next search, here or elsewhere.
+
+``vector_cache_meta`` holds an ``epoch`` (a random number, redrawn by :meth:`erase_user` and by
+``jiyi restore``: every table is then dropped) and ``pruned`` (the log keeps its last 50,000
+entries; a table synced before that reloads in full). A search inside a write transaction (the
+placement lock) reads SQL directly: its uncommitted changes must not enter a shared cache.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from typing import Any
+
+from ..errors import StoreError
+from .vector_cache import CachedTable, TableCache, UnitRow, VectorTable
+
+#: Default bound of the resident vectors per store (``JIYI_VECTOR_CACHE_MB`` overrides).
+DEFAULT_CACHE_MB = 512
+#: A refresh touching more rows than this (or than a fifth of the table) reloads in full.
+MAX_DELTA = 5000
+
+UNIT_ROW_SQL = (
+    "SELECT u.id, u.session_id, u.type, u.created_at, u.expires_at, u.valid_at, u.valid_until,"
+    " u.invalidated_at, u.superseded_by IS NOT NULL, v.vec"
+    " FROM units u JOIN unit_vectors v ON v.unit_id = u.id AND v.embedder = ?"
+    " WHERE u.user_id = ?"
+)
+TURN_ROW_SQL = "SELECT turn_key, at, vec FROM turn_vectors WHERE user_id = ? AND embedder = ?"
+HEAD_SQL = (
+    "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'vector_changes'),"
+    " (SELECT value FROM vector_cache_meta WHERE name = 'epoch'),"
+    " (SELECT value FROM vector_cache_meta WHERE name = 'pruned')"
+)
+
+
+def cache_bytes_from_env(default_mb: int = DEFAULT_CACHE_MB) -> int:
+    """``JIYI_VECTOR_CACHE_MB`` in bytes (0 turns the cache off)."""
+    raw = os.environ.get("JIYI_VECTOR_CACHE_MB", "").strip()
+    if not raw:
+        return default_mb * 2**20
+    try:
+        mb = float(raw)
+    except ValueError as exc:
+        raise StoreError(f"JIYI_VECTOR_CACHE_MB must be a number of megabytes, got {raw!r}"
+                         ) from exc
+    if mb < 0:
+        raise StoreError("JIYI_VECTOR_CACHE_MB must not be negative")
+    return int(mb * 2**20)
+
+
+def _unit_row(r: Any) -> UnitRow:
+    return UnitRow(id=r[0], session_id=r[1], type=r[2], created_at=int(r[3]),
+                   expires_at=int(r[4]), valid_at=r[5], valid_until=r[6], invalidated_at=r[7],
+                   superseded=bool(r[8]), vec=r[9])
+
+
+class SqliteVectorCache:
+    """Mixin of :class:`~.sqlite.SQLiteStore`: the resident tables and their freshness."""
+
+    _lock: threading.RLock
+    _conn: sqlite3.Connection
+    _closed: bool
+    vector_cache: TableCache | None
+
+    def _cached_table(self, kind: str, user_id: str, embedder: str,
+                      dim: int) -> VectorTable | None:
+        """The user's fresh table of ``kind`` (``"unit"``/``"turn"``), or None: no cache, a
+        write transaction is open, or the table would not fit. Caller holds ``_lock``."""
+        cache = self.vector_cache
+        if cache is None or self._conn.in_transaction:
+            return None
+        if self._closed:
+            raise StoreError("the store is closed")
+        conn = self._conn
+        conn.execute("BEGIN")  # one read snapshot: the head, the log and the rows agree
+        try:
+            head_row = conn.execute(HEAD_SQL).fetchone()
+            head, epoch, pruned = (int(head_row[0] or 0), int(head_row[1] or 0),
+                                   int(head_row[2] or 0))
+            key = (kind, user_id, embedder)
+            entry = cache.get(key)
+            if entry is not None and (entry.epoch != epoch or head < entry.synced):
+                cache.clear()  # an erase or a restore: nothing cached can be trusted
+                entry = None
+            if entry is not None and entry.synced < pruned:
+                cache.discard(key)
+                entry = None
+            if entry is not None:
+                if head > entry.synced and not self._refresh(entry, kind, user_id, embedder,
+                                                             head):
+                    cache.discard(key)
+                    entry = None
+                else:
+                    entry.synced = head
+                    return entry.table
+            table = self._load(kind, user_id, embedder, dim, cache)
+            if table is None:
+                return None
+            cache.loads += 1
+            cache.put(key, CachedTable(table, head, epoch))
+            return table
+        finally:
+            conn.execute("COMMIT")
+
+    def _load(self, kind: str, user_id: str, embedder: str, dim: int,
+              cache: TableCache) -> VectorTable | None:
+        count_sql = ("SELECT COUNT(*) FROM units WHERE user_id = ?" if kind == "unit" else
+                     "SELECT COUNT(*) FROM turn_vectors WHERE user_id = ? AND embedder = ?")
+        args = (user_id,) if kind == "unit" else (user_id, embedder)
+        n = int(self._conn.execute(count_sql, args).fetchone()[0])
+        if not cache.fits(n * (dim * 4 + 8 * 8 + 101)):
+            return None
+        table = VectorTable(kind, dim, capacity=n)
+        if kind == "unit":
+            for r in self._conn.execute(UNIT_ROW_SQL, (embedder, user_id)):
+                table.put_unit(_unit_row(r))
+        else:
+            for r in self._conn.execute(TURN_ROW_SQL, (user_id, embedder)):
+                table.put_turn(r[0], int(r[1]), r[2])
+        return table
+
+    def _refresh(self, entry: CachedTable, kind: str, user_id: str, embedder: str,
+                 head: int) -> bool:
+        """Apply the log entries after the table's sync; False: too many, reload instead."""
+        keys = sorted({r[0] for r in self._conn.execute(
+            "SELECT key FROM vector_changes WHERE user_id = ? AND kind = ? AND seq > ?"
+            " AND seq <= ?", (user_id, "u" if kind == "unit" else "t", entry.synced, head))})
+        table = entry.table
+        if len(keys) > MAX_DELTA or len(keys) > max(64, table.size // 5):
+            return False
+        if not keys:
+            return True
+        seen: set[str] = set()
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            if kind == "unit":
+                for r in self._conn.execute(f"{UNIT_ROW_SQL} AND u.id IN ({marks})",
+                                            (embedder, user_id, *chunk)):
+                    table.put_unit(_unit_row(r))
+                    seen.add(r[0])
+            else:
+                for r in self._conn.execute(f"{TURN_ROW_SQL} AND turn_key IN ({marks})",
+                                            (user_id, embedder, *chunk)):
+                    table.put_turn(r[0], int(r[1]), r[2])
+                    seen.add(r[0])
+        for gone in set(keys) - seen:
+            table.drop(gone)
+        if self.vector_cache is not None:
+            self.vector_cache.deltas += 1
+        return True
+
+    def _drop_cached_user(self, user_id: str) -> None:
+        """Forget every table of ``user_id`` (after an erase in this process)."""
+        if self.vector_cache is not None:
+            for key in self.vector_cache.cached_keys():
+                if isinstance(key, tuple) and len(key) == 3 and key[1] == user_id:
+                    self.vector_cache.discard(key)

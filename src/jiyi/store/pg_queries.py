@@ -29,6 +29,7 @@ from .pg_sql import (
     visible_sql,
     window_sql,
 )
+from .postgres_migrations import user_bucket
 from .stats_sql import status_counts_sql
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -153,8 +154,10 @@ class PgSearch(_PgBase):
     @staticmethod
     def _hnsw_search(conn: Conn, embedder: str, dim: int, filters: str,
                      params: dict[str, Any]) -> list[tuple[Any, ...]]:
-        """Approximate search through the (embedder, dim) HNSW index, filters applied while
-        walking the graph (``iterative_scan``), then re-sorted exactly."""
+        """Approximate search through the HNSW index of (embedder, dim) and the user's bucket
+        (m008: a graph where most rows are this user's), the owner checked on the vector row
+        and the other filters on the unit while walking (``iterative_scan``), then re-sorted
+        exactly. The bucket is a literal so the planner can prove the partial index."""
         conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
             sql.Literal(max(64, 2 * int(params["limit"])))))
         conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
@@ -162,10 +165,12 @@ class PgSearch(_PgBase):
         query = sql.SQL(
             "WITH nn AS MATERIALIZED (SELECT v.unit_id, v.vec::{t} <=> %(q)s::{t} AS dist"
             " FROM unit_vectors v JOIN units u ON u.id = v.unit_id"
-            " WHERE v.embedder = {emb} AND v.dim = {dim} AND {filters}"
+            " WHERE v.embedder = {emb} AND v.dim = {dim} AND v.bucket = {bucket}"
+            " AND v.user_id = %(scope_user)s AND {filters}"
             " ORDER BY v.vec::{t} <=> %(q)s::{t} LIMIT %(limit)s)"
             " SELECT unit_id, 1 - dist FROM nn ORDER BY dist, unit_id"
         ).format(t=typed, emb=sql.Literal(embedder), dim=sql.Literal(dim),
+                 bucket=sql.Literal(user_bucket(str(params["scope_user"]))),
                  filters=sql.SQL(filters))
         return conn.execute(query, params).fetchall()
 
@@ -190,8 +195,11 @@ class PgSearch(_PgBase):
         self, user_id: str, as_of: datetime, embedder: str, query: Vector, limit: int,
         since: datetime | None = None, until: datetime | None = None,
     ) -> Scored:
-        """An exact scan of the user's turn vectors (through ``turn_vectors_by_user``), with
-        the cosines' mean and spread over all of them (one more aggregate over the same rows)."""
+        """An exact scan of the user's turn vectors (through ``turn_vectors_by_user``): ONE
+        pass computes every cosine once, the mean and spread over all of them (window
+        aggregates) and the best ``limit`` (a top-N sort). Cost: reading the user's vectors
+        (~1.6 kB each at 384 dimensions) and one distance per turn; measured in
+        docs/benchmarks/pg.md."""
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         params: dict[str, Any] = {"user": user_id, "emb": embedder, "as_of": to_micros(as_of),
                                   "q": q, "dim": int(q.shape[0]), "limit": limit}
@@ -202,19 +210,18 @@ class PgSearch(_PgBase):
         if until is not None:
             params["until"] = to_micros(until)
             window += " AND at < %(until)s"
-        where = (" WHERE user_id = %(user)s AND embedder = %(emb)s AND dim = %(dim)s"
-                 f" AND at <= %(as_of)s{window}")
         with self._search_connection() as conn:
             rows = conn.execute(
-                f"SELECT turn_key, 1 - (vec <=> %(q)s) FROM turn_vectors{where}"
-                " ORDER BY vec <=> %(q)s, turn_key LIMIT %(limit)s", params).fetchall()
-            if not rows:
-                return Scored([])
-            agg = conn.execute(
-                "SELECT avg(c), stddev_pop(c), count(*) FROM (SELECT 1 - (vec <=> %(q)s) AS c"
-                f" FROM turn_vectors{where}) s", params).fetchone()
-        mean, std, n = (float(agg[0] or 0), float(agg[1] or 0), int(agg[2])) if agg else (0, 0, 0)
-        return Scored([(r[0], float(r[1])) for r in rows], mean, std, n)
+                "SELECT turn_key, c, avg(c) OVER (), stddev_pop(c) OVER (), count(*) OVER ()"
+                " FROM (SELECT turn_key, 1 - (vec <=> %(q)s) AS c FROM turn_vectors"
+                " WHERE user_id = %(user)s AND embedder = %(emb)s AND dim = %(dim)s"
+                f" AND at <= %(as_of)s{window}) s"
+                " ORDER BY c DESC, turn_key LIMIT %(limit)s", params).fetchall()
+        if not rows:
+            return Scored([])
+        first = rows[0]
+        return Scored([(r[0], float(r[1])) for r in rows], float(first[2] or 0),
+                      float(first[3] or 0), int(first[4]))
 
     def turn_units(self, turn_keys: Sequence[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}

@@ -112,6 +112,26 @@ def test_queries_go_before_the_rest_of_a_long_passage_job(
                          ("passages", PASSAGE_CHUNK), ("passages", PASSAGE_CHUNK)]
 
 
+def test_a_stream_of_queries_cannot_starve_an_ingest(
+        gated: tuple[Gated, BatchingEmbedder]) -> None:
+    """Queries keep arriving while every call runs: passage chunks still get every other call."""
+    inner, outer = gated
+    inner.gate.clear()
+    texts = [f"passage {i}" for i in range(PASSAGE_CHUNK * 2)]
+    with ThreadPoolExecutor(8) as pool:
+        first = pool.submit(outer.embed_query, "q0")
+        assert inner.entered.wait(10)
+        passages = pool.submit(outer.embed_passages, texts)
+        more = [pool.submit(outer.embed_query, f"q{i}") for i in range(1, 4)]
+        while len(outer._queries) < 3 or not outer._passages:
+            threading.Event().wait(0.005)
+        inner.gate.set()
+        first.result(10)
+        assert passages.result(10).shape == (len(texts), 32)
+        assert all(f.result(10).shape == (32,) for f in more)
+    assert inner.log[:3] == [("query", 1), ("passages", PASSAGE_CHUNK), ("queries", 3)]
+
+
 def test_a_model_error_reaches_every_caller_of_the_batch(
         gated: tuple[Gated, BatchingEmbedder]) -> None:
     inner, outer = gated

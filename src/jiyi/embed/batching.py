@@ -7,7 +7,8 @@ ingests were embedding. :class:`BatchingEmbedder` gives the model one thread of 
 queue: every query that arrives while the model is busy joins the next call, which embeds them
 all in one batch (``query([...])``: one call of n short texts costs far less than n calls), and
 queries go before passages, which are cut into chunks so a long ingest never holds the model
-for long. With no concurrency nothing waits: a lone query is embedded at once. Under load a
+for long (a passage chunk still gets every other call while queries keep coming: ingests are
+never starved). With no concurrency nothing waits: a lone query is embedded at once. Under load a
 query may wait up to ``window_s`` for companions (only when the previous call was shared, so
 the one-client latency is unchanged).
 
@@ -65,6 +66,7 @@ class BatchingEmbedder:
         self._passages: deque[_Job] = deque()
         self._closed = False
         self._shared_last = False  # the previous query call embedded more than one query
+        self._after_query = False  # the previous call was a query call
         self.calls = 0  # model calls for queries (tests and benchmarks read them)
         self.queries = 0  # queries embedded
         self._thread = threading.Thread(target=self._run, name="jiyi-embedder", daemon=True)
@@ -108,7 +110,10 @@ class BatchingEmbedder:
                     self._cv.wait()
                 if not self._queries and not self._passages:
                     return  # closed and drained
-                if self._queries:
+                # queries first, but after a query call a waiting passage job gets the next
+                # call (one chunk), so a steady stream of recalls cannot starve the ingests
+                serve_queries = bool(self._queries) and not (self._passages and self._after_query)
+                if serve_queries:
                     if self._shared_last and self.window_s > 0:
                         deadline = time.monotonic() + self.window_s
                         while len(self._queries) < self.max_batch:
@@ -122,6 +127,7 @@ class BatchingEmbedder:
                 else:
                     batch = []
                     passage = self._passages[0]
+            self._after_query = bool(batch)
             if batch:
                 self._embed_queries(batch)
             elif passage is not None:

@@ -239,10 +239,8 @@ class VectorTable:
             return rows, np.zeros(0, dtype=np.float32)
         # Most rows kept: one product over the contiguous matrix, then pick (gathering the
         # kept rows first would copy most of the matrix: 77 MB for 50k x 384).
-        if rows.size * 4 >= self.n:
-            sims = (self.vecs[:self.n] @ q)[rows]
-        else:
-            sims = self.vecs[rows] @ q
+        most = rows.size * 4 >= self.n
+        sims = (self.vecs[:self.n] @ q)[rows] if most else self.vecs[rows] @ q
         return rows, np.asarray(sims, dtype=np.float32)
 
     def top(self, rows: NDArray[np.intp], sims: NDArray[np.float32],

@@ -369,3 +369,77 @@ def test_the_env_bound_is_read_and_checked(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("JIYI_VECTOR_CACHE_MB", "lots")
     with pytest.raises(StoreError, match="JIYI_VECTOR_CACHE_MB"):
         SQLiteStore(str(tmp_path / "e.db"))
+
+
+WORDS = ["咖啡", "订单", "訂單", "地址", "北京", "臺北", "coffee", "order", "address", "budget",
+         "预算", "預算", "耳机", "耳機", "refund", "退款", "Berlin", "会议", "會議", "ORD-123"]
+
+
+def _fill_text(store: SQLiteStore, users: dict[str, int], seed: int = 4) -> None:
+    """Units with varied zh-Hans / zh-Hant / English text (the keyword index needs words)."""
+    rng, nrng = random.Random(seed), np.random.default_rng(seed)
+    i = 0
+    for user, count in users.items():
+        for j in range(count):
+            text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 9)))
+            unit = _unit(i, user, f"{user}-s{j % 3}", rng).model_copy(
+                update={"content": f"{text} {i}", "content_hash": f"h{i}"})
+            turn = TurnRecord(key=f"k{i}", turn_id=f"t{i}", session_id=unit.session_id,
+                              user_id=user, role="user", text=f"{text} 第{i}句",
+                              at=unit.created_at)
+            store.commit_ingest(IngestBatch(turn=turn, upserts=[unit], embedder=EMB,
+                                            vectors={unit.id: _vec(nrng)}))
+            i += 1
+
+
+def _same_keywords(cached: SQLiteStore, plain: SQLiteStore, user: str) -> None:
+    for terms in (["咖啡"], ["订单", "地址"], ["訂單", "預算", "coffee"], ["ORD-123"],
+                  ["Berlin", "refund", "退款"], ["nothing-here"], ["会议", "會議", "order"]):
+        for args in _searches(user):
+            args = {k: v for k, v in args.items() if k != "types"}
+            a = cached.keyword_scored(terms=terms, limit=6, **args)  # type: ignore[arg-type]
+            b = plain.keyword_scored(terms=terms, limit=6, **args)  # type: ignore[arg-type]
+            assert [x for x, _ in a.hits] == [x for x, _ in b.hits], (terms, args)
+            assert np.allclose([s for _, s in a.hits], [s for _, s in b.hits], rtol=1e-9)
+            assert (a.n, a.mean, a.std) == pytest.approx((b.n, b.mean, b.std), rel=1e-9)
+
+
+def test_a_big_users_keyword_index_answers_like_fts5(
+        stores: tuple[SQLiteStore, SQLiteStore], monkeypatch: pytest.MonkeyPatch) -> None:
+    import jiyi.store.sqlite_vector_cache as svc
+    from jiyi.store.keyword_cache import KeywordTable
+
+    monkeypatch.setattr(svc, "KEYWORD_MIN_ROWS", 100)
+    cached, plain = stores
+    _fill_text(cached, {"amy": 150, "ben": 40})
+    _same_keywords(cached, plain, "amy")
+    _same_keywords(cached, plain, "ben")  # small: FTS5 on both sides
+    assert cached.vector_cache is not None
+    kinds = [k[0] for k in cached.vector_cache.cached_keys()]  # type: ignore[index]
+    assert kinds.count("kw") == 1  # amy's only
+    # writes reach it at once: a new unit, a supersession, a forget, a purge, an erase
+    unit = _unit(900, "amy", "amy-s1", random.Random(2)).model_copy(update={
+        "content": "独一无二 coffee", "content_hash": "h900", "invalidated_at": None,
+        "lifespan": Lifespan(created_at=NOW - timedelta(minutes=1), expires_in=400 * 86400),
+        "superseded_by": None, "invalidation_reason": None, "valid_at": None,
+        "valid_until": None})
+    turn = TurnRecord(key="k900", turn_id="t900", session_id="amy-s1", user_id="amy",
+                      role="user", text="独一无二 coffee", at=NOW - timedelta(minutes=1))
+    cached.commit_ingest(IngestBatch(turn=turn, upserts=[unit], embedder=EMB,
+                                     vectors={unit.id: _vec(np.random.default_rng(1))}))
+    assert cached.keyword_scored(Scope("amy", None), NOW, ["独一无二"], 5).hits[0][0] == "m900"
+    _same_keywords(cached, plain, "amy")
+    cached.invalidate("m900", NOW - timedelta(seconds=5), "superseded", superseded_by="m1")
+    assert cached.keyword_scored(Scope("amy", None), NOW, ["独一无二"], 5).hits == []
+    assert cached.keyword_scored(Scope("amy", None), NOW, ["独一无二"], 5,
+                                 history=True).hits[0][0] == "m900"
+    _same_keywords(cached, plain, "amy")
+    for uid in ("m3", "m7", "m11"):
+        cached.invalidate(uid, NOW - timedelta(seconds=1), "forgotten")
+    _same_keywords(cached, plain, "amy")
+    table = cached._cached_table("kw", "amy", "", 0)
+    assert isinstance(table, KeywordTable) and cached.vector_cache.loads == 1  # increments only
+    cached.purge_expired(NOW - timedelta(days=20))
+    _same_keywords(cached, plain, "amy")
+    cached.erase_user("amy")
+    assert cached.keyword_scored(Scope("amy", None), NOW, ["coffee"], 5, history=True).hits == []

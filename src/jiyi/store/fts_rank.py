@@ -61,7 +61,8 @@ def _count(doc: Sequence[str], phrase: Sequence[str]) -> int:
 def bm25_rank(
     docs: Sequence[tuple[str, str]], terms: Sequence[str], n_docs: int
 ) -> list[tuple[str, float]]:
-    """``docs`` as ``(id, body)``; returns ``(id, score)`` best first (stable for ties)."""
+    """``docs`` as ``(id, body)``; returns ``(id, score)`` best first, ties by id (the order
+    of :class:`~.keyword_cache.KeywordTable` too)."""
     # interned like the body tokens: tuple.count then compares by identity first
     phrases = [p for p in dict.fromkeys(tuple(sys.intern(w) for w in fold_tokens(t))
                                         for t in terms) if p]
@@ -80,5 +81,5 @@ def bm25_rank(
         norm = K1 * (1 - B + B * len(tokens) / avgdl)
         score = sum(w * tf * (K1 + 1) / (tf + norm) for w, tf in zip(idf, row, strict=True) if tf)
         scored.append((doc_id, score + _FLOOR))
-    order = sorted(range(len(scored)), key=lambda i: -scored[i][1])
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], scored[i][0]))
     return [scored[i] for i in order]

@@ -21,6 +21,7 @@ from ..units import Entity, Lifespan, MemoryType, MemoryUnit
 from .base import Scope, Scored, StoreStats, TurnRecord, UnitEvent, Vector
 from .export import TURN_COLUMNS, export_user_rows
 from .fts_rank import bm25_rank
+from .keyword_cache import KeywordTable
 from .sqlite_migrations import owner_token
 from .sqlite_sql import (
     UNIT_COLUMNS,
@@ -208,6 +209,11 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
         body = fts_query(terms)
         if body is None:
             return Scored([])
+        with self._lock:  # a big user: their resident keyword index (keyword_cache)
+            table = self._cached_table("kw", scope.user_id, "", 0)
+            if isinstance(table, KeywordTable):
+                return table.search(scope, to_micros(as_of), terms, limit, _opt(since),
+                                    _opt(until), history)
         # The owner filter makes FTS5 walk only this user's postings (not the whole index);
         # scope_sql below still decides who may see a row. Ranked by BM25 on the body with the
         # user's statistics (fts_rank): FTS5's bm25() would scan every matching doclist in full.

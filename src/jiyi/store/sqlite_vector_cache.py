@@ -22,6 +22,8 @@ import threading
 from typing import Any
 
 from ..errors import StoreError
+from .keyword_cache import KEYWORD_MIN_ROWS, KeywordTable
+from .sqlite_migrations import owner_token
 from .vector_cache import CachedTable, TableCache, UnitRow, VectorTable
 
 #: Default bound of the resident vectors per store (``JIYI_VECTOR_CACHE_MB`` overrides).
@@ -34,6 +36,10 @@ UNIT_ROW_SQL = (
     " u.invalidated_at, u.superseded_by IS NOT NULL, v.vec"
     " FROM units u JOIN unit_vectors v ON v.unit_id = u.id AND v.embedder = ?"
     " WHERE u.user_id = ?"
+)
+UNIT_META_SQL = (
+    "SELECT u.id, u.session_id, u.type, u.created_at, u.expires_at, u.valid_at, u.valid_until,"
+    " u.invalidated_at, u.superseded_by IS NOT NULL FROM units u WHERE u.user_id = ?"
 )
 TURN_ROW_SQL = "SELECT turn_key, at, vec FROM turn_vectors WHERE user_id = ? AND embedder = ?"
 HEAD_SQL = (
@@ -74,8 +80,9 @@ class SqliteVectorCache:
 
     def _cached_table(self, kind: str, user_id: str, embedder: str,
                       dim: int) -> VectorTable | None:
-        """The user's fresh table of ``kind`` (``"unit"``/``"turn"``), or None: no cache, a
-        write transaction is open, or the table would not fit. Caller holds ``_lock``."""
+        """The user's fresh table of ``kind`` (``"unit"``/``"turn"`` vectors, ``"kw"`` the
+        keyword index of a big user), or None: no cache, a write transaction is open, a user
+        too small for a keyword table, or a table that would not fit. Caller holds ``_lock``."""
         cache = self.vector_cache
         if cache is None or self._conn.in_transaction:
             return None
@@ -114,10 +121,14 @@ class SqliteVectorCache:
 
     def _load(self, kind: str, user_id: str, embedder: str, dim: int,
               cache: TableCache) -> VectorTable | None:
-        count_sql = ("SELECT COUNT(*) FROM units WHERE user_id = ?" if kind == "unit" else
-                     "SELECT COUNT(*) FROM turn_vectors WHERE user_id = ? AND embedder = ?")
-        args = (user_id,) if kind == "unit" else (user_id, embedder)
+        count_sql = ("SELECT COUNT(*) FROM turn_vectors WHERE user_id = ? AND embedder = ?"
+                     if kind == "turn" else "SELECT COUNT(*) FROM units WHERE user_id = ?")
+        args = (user_id, embedder) if kind == "turn" else (user_id,)
         n = int(self._conn.execute(count_sql, args).fetchone()[0])
+        if kind == "kw":
+            if n < KEYWORD_MIN_ROWS or not cache.fits(n * 900):
+                return None
+            return self._load_keywords(user_id, n)
         if not cache.fits(n * (dim * 4 + 8 * 8 + 101)):
             return None
         table = VectorTable(kind, dim, capacity=n)
@@ -129,17 +140,57 @@ class SqliteVectorCache:
                 table.put_turn(r[0], int(r[1]), r[2])
         return table
 
+    def _load_keywords(self, user_id: str, n: int) -> KeywordTable:
+        """The user's keyword bodies (through the owner's FTS postings, which every insert
+        path fills) and their units' filter columns."""
+        bodies = dict(self._conn.execute(
+            "SELECT unit_id, body FROM units_fts WHERE units_fts MATCH ?",
+            (f'owner:"{owner_token(user_id)}"',)).fetchall())
+        table = KeywordTable(capacity=n)
+        for r in self._conn.execute(UNIT_META_SQL, (user_id,)):
+            body = bodies.get(r[0])
+            if body is not None:
+                table.put(_unit_row((*r, b"")), body)
+        return table
+
+    def _refresh_keywords(self, table: KeywordTable, user_id: str, keys: list[str]) -> bool:
+        """Re-read the changed units' rows and bodies (through the FTS rowid map); False when
+        a body cannot be found that way (reload in full instead)."""
+        seen: set[str] = set()
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows = self._conn.execute(f"{UNIT_META_SQL} AND u.id IN ({marks})",
+                                      (user_id, *chunk)).fetchall()
+            found = {r[0]: r for r in rows}
+            bodies = dict(self._conn.execute(
+                "SELECT m.unit_id, f.body FROM unit_fts_rows m JOIN units_fts f"
+                f" ON f.rowid = m.fts_rowid WHERE m.unit_id IN ({marks})", chunk).fetchall())
+            if set(found) - set(bodies):
+                return False
+            for uid, r in found.items():
+                table.put(_unit_row((*r, b"")), bodies[uid])
+                seen.add(uid)
+        for gone in set(keys) - seen:
+            table.drop(gone)
+        return True
+
     def _refresh(self, entry: CachedTable, kind: str, user_id: str, embedder: str,
                  head: int) -> bool:
         """Apply the log entries after the table's sync; False: too many, reload instead."""
         keys = sorted({r[0] for r in self._conn.execute(
             "SELECT key FROM vector_changes WHERE user_id = ? AND kind = ? AND seq > ?"
-            " AND seq <= ?", (user_id, "u" if kind == "unit" else "t", entry.synced, head))})
+            " AND seq <= ?", (user_id, "t" if kind == "turn" else "u", entry.synced, head))})
         table = entry.table
         if len(keys) > MAX_DELTA or len(keys) > max(64, table.size // 5):
             return False
         if not keys:
             return True
+        if isinstance(table, KeywordTable):
+            done = self._refresh_keywords(table, user_id, keys)
+            if done and self.vector_cache is not None:
+                self.vector_cache.deltas += 1
+            return done
         seen: set[str] = set()
         for start in range(0, len(keys), 500):
             chunk = keys[start:start + 500]

@@ -79,9 +79,10 @@ class VectorTable:
     ``kind`` is ``"unit"`` (the unit searches) or ``"turn"`` (the episodic layer). Dropped
     rows stay as dead slots until :meth:`compact` (run when more than half are dead)."""
 
-    def __init__(self, kind: str, dim: int, capacity: int = 64) -> None:
+    def __init__(self, kind: str, dim: int, capacity: int = 64,
+                 extra_columns: tuple[str, ...] = ()) -> None:
         self.kind = kind
-        self.columns = UNIT_COLUMNS if kind == "unit" else TURN_COLUMNS
+        self.columns = (UNIT_COLUMNS if kind == "unit" else TURN_COLUMNS) + extra_columns
         self._reset(dim, capacity)
 
     def _reset(self, dim: int, capacity: int) -> None:
@@ -146,6 +147,9 @@ class VectorTable:
         vec = self._vector(r.vec)
         i = self._slot(r.id)
         self.vecs[i] = vec
+        self._put_unit_columns(i, r)
+
+    def _put_unit_columns(self, i: int, r: UnitRow) -> None:
         c = self.cols
         c["created_at"][i] = r.created_at
         c["expires_at"][i] = r.expires_at
@@ -156,6 +160,12 @@ class VectorTable:
         c["session"][i] = self.sessions.setdefault(r.session_id, len(self.sessions))
         c["type"][i] = _TYPE_CODE.get(r.type, -1)
         self.live[i] = True
+
+    def _put_unit_row(self, r: UnitRow) -> int:
+        """A unit's columns without a vector (the keyword table); returns its slot."""
+        i = self._slot(r.id)
+        self._put_unit_columns(i, r)
+        return i
 
     def put_turn(self, key: str, at: int, blob: bytes) -> None:
         vec = self._vector(blob)

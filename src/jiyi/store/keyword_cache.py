@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from ..units import MemoryType
 from .base import Scope, Scored
 from .fts_rank import _FLOOR, K1, B, _count, body_tokens, fold_tokens
-from .vector_cache import UnitRow, VectorTable
+from .vector_cache import UnitRow, VectorTable, top_hits
 
 #: Users with fewer units search through FTS5 (and are not loaded).
 KEYWORD_MIN_ROWS = 2000
@@ -124,8 +124,9 @@ class KeywordTable(VectorTable):
             w = max(1e-6, math.log((total - df + 0.5) / (df + 0.5)))
             score += np.where(f > 0, w * f * (K1 + 1) / (f + norm), 0.0)
         score += _FLOOR
-        ranked = sorted(((self.ids[int(i)], float(s)) for i, s in zip(matched, score,
-                                                                         strict=True)),
-                        key=lambda kv: (-kv[1], kv[0]))
-        full = Scored.of(ranked, n_docs)
-        return Scored(ranked[:limit], full.mean, full.std, full.n)
+        hits = top_hits(lambda j: self.ids[int(matched[j])], score, limit)
+        # Scored.of's spread over every matched score (the rest of the n_docs score 0)
+        total = max(n_docs, int(matched.size), 1)
+        mean = float(score.sum()) / total
+        var = float(np.dot(score, score)) / total - mean * mean
+        return Scored(hits, mean, max(0.0, var) ** 0.5, total)

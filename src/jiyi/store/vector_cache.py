@@ -259,7 +259,7 @@ class VectorTable:
         return top_hits(lambda j: self.ids[int(rows[j])], sims, limit)
 
 
-def top_hits(key_of: Callable[[int], str], sims: NDArray[np.float32],
+def top_hits(key_of: Callable[[int], str], sims: NDArray[np.floating[Any]],
              limit: int) -> list[tuple[str, float]]:
     """The ``limit`` best ``(key_of(j), sims[j])``, best first, ties by key: the one order of
     the cached and the SQL searches."""

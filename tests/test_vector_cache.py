@@ -443,3 +443,43 @@ def test_a_big_users_keyword_index_answers_like_fts5(
     _same_keywords(cached, plain, "amy")
     cached.erase_user("amy")
     assert cached.keyword_scored(Scope("amy", None), NOW, ["coffee"], 5, history=True).hits == []
+
+
+def test_another_processs_writes_reach_a_resident_keyword_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import jiyi.store.sqlite_vector_cache as svc
+
+    monkeypatch.setattr(svc, "KEYWORD_MIN_ROWS", 1)
+    path = str(tmp_path / "kw.db")
+    with Memory.open(path, embedder="fake") as mem:
+        mem.ingest("我住在北京，订单号是 ORD123456", session_id="s1", user_id="amy")
+        mem.ingest("I live in Berlin and my budget is 300 dollars", session_id="s1",
+                   user_id="amy")
+    cached = SQLiteStore(path, vector_cache_bytes=64 * 2**20)
+    plain = SQLiteStore(path, vector_cache_bytes=0)
+    try:
+        def agree(terms: list[str]) -> list[str]:
+            for history in (False, True):
+                a = cached.keyword_scored(Scope("amy", "s1"), utc_now(), terms, 10,
+                                          history=history)
+                b = plain.keyword_scored(Scope("amy", "s1"), utc_now(), terms, 10,
+                                         history=history)
+                assert [x for x, _ in a.hits] == [x for x, _ in b.hits]
+                assert (a.n, a.mean, a.std) == pytest.approx((b.n, b.mean, b.std), rel=1e-9)
+            return [x for x, _ in cached.keyword_scored(Scope("amy", "s1"), utc_now(), terms,
+                                                         10).hits]
+
+        assert agree(["北京"])
+        assert cached.vector_cache is not None and cached.vector_cache.loads == 1
+        _other_process(path, "ingest", "我的新电话是 13912345678，预算 500 元")
+        found = agree(["电话", "预算"])
+        assert any("13912345678" in u.content for u in cached.get_units(found))
+        target = next(u for u in cached.get_units(agree(["北京"])) if "北京" in u.content)
+        _other_process(path, "forget", target.id)
+        assert target.id not in agree(["北京"])
+        _other_process(path, "erase", "amy")
+        assert agree(["北京", "Berlin", "电话"]) == []
+        assert cached.vector_cache.loads >= 1
+    finally:
+        cached.close()
+        plain.close()

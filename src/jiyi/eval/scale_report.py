@@ -62,7 +62,8 @@ def write_report(rows: list[dict[str, Any]], out_dir: Path, *, embedder: str,
         "",
         "Stores are written in bulk into the SQLite store's schema (its row serialiser, 5,000 "
         "units per transaction; FTS5 bodies segmented like the store does) with vectors of a few thousand distinct bilingual sentences (zh-Hans, zh-Hant, en) "
-        "embedded once and perturbed per unit. Recall goes through `Memory.recall` (real query "
+        "embedded once and perturbed per unit, each turn with its own vector (the episodic layer). "
+        "Recall goes through `Memory.recall` (real query "
         "embedding, k=5, no recall log) in a fresh process per store, after an untimed warm-up. "
         f"Users: one big user holds {big_share:.0%} of the units; the others follow a "
         "log-normal law (see the per-user columns). A typical recall's scope is the session's "
@@ -121,6 +122,10 @@ def write_report(rows: list[dict[str, Any]], out_dir: Path, *, embedder: str,
         f"{TARGET_RSS_MB:.0f} MB **{'met' if ok_rss else 'MISSED'}** ({last['rss_mb']:.0f} MB). "
         f"Without the query embedding: typical p95 {last['store_recall_ms']['p95']:.1f} ms, big "
         f"user p95 {last['store_recall_big_ms']['p95']:.1f} ms.",
+        "",
+        "Vector search reads each user's resident vector tables (and a big user's keyword "
+        "index), loaded at the user's first recall in the process and kept fresh through the "
+        "store's change log (`jiyi.store.sqlite_vector_cache`).",
         "",
         f"Big user vs typical user, recall p95 (issue 16 target <= {TARGET_BIG_RATIO:.0f}x): "
         f"**{_ratio(last)}**. The big user's first recall in a process (loading their resident "

@@ -483,3 +483,33 @@ def test_another_processs_writes_reach_a_resident_keyword_index(
     finally:
         cached.close()
         plain.close()
+
+
+def test_big_tables_load_in_the_background_and_searches_stay_exact(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table of many rows is read on a thread of its own (its first searches read SQL);
+    once in, it answers like SQL, and later writes reach it by increments."""
+    import jiyi.store.sqlite_vector_cache as svc
+
+    monkeypatch.setattr(svc, "KEYWORD_MIN_ROWS", 10)
+    path = str(tmp_path / "bg dir #1" / "b.db")  # a path that needs URI quoting
+    cached = SQLiteStore(path, vector_cache_bytes=64 * 2**20)
+    plain = SQLiteStore(path, vector_cache_bytes=0)
+    cached.background_min_rows = 50
+    try:
+        _fill_text(cached, {"amy": 80, "ben": 20})
+        q = _vec(np.random.default_rng(8))
+        _same(cached, plain, "amy", q)  # amy's tables are loading meanwhile
+        _same_keywords(cached, plain, "amy")
+        cached.wait_for_tables()
+        assert cached.vector_cache is not None
+        assert {k[0] for k in cached.vector_cache.cached_keys()  # type: ignore[index]
+                if k[1] == "amy"} == {"unit", "turn", "kw"}  # type: ignore[index]
+        plain.invalidate("m5", NOW - timedelta(seconds=1), "forgotten")
+        plain.put_vectors(EMB, {"m6": q})
+        _same(cached, plain, "amy", q)
+        _same_keywords(cached, plain, "amy")
+        assert cached.vector_cache.deltas >= 1
+    finally:
+        cached.close()
+        plain.close()

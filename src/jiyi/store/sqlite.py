@@ -63,6 +63,7 @@ class SQLiteStore(SqliteReports):
         self.location = path
         limit = cache_bytes_from_env() if vector_cache_bytes is None else vector_cache_bytes
         self.vector_cache = TableCache(limit) if limit > 0 else None
+        self._building: dict[tuple[str, str, str], threading.Thread] = {}
         self._lock = threading.RLock()
         if path != ":memory:":
             if not create and not Path(path).is_file():

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
@@ -28,6 +29,9 @@ from .vector_cache import CachedTable, TableCache, UnitRow, VectorTable
 
 #: Default bound of the resident vectors per store (``JIYI_VECTOR_CACHE_MB`` overrides).
 DEFAULT_CACHE_MB = 512
+#: Tables of at least this many rows load in the background (a 50k-unit user's keyword index
+#: takes seconds to fold); their first searches read SQL meanwhile.
+BACKGROUND_MIN_ROWS = 5000
 #: A refresh touching more rows than this (or than a fifth of the table) reloads in full.
 MAX_DELTA = 5000
 
@@ -70,13 +74,45 @@ def _unit_row(r: Any) -> UnitRow:
                    superseded=bool(r[8]), vec=r[9])
 
 
+def read_table(conn: sqlite3.Connection, kind: str, user_id: str, embedder: str, dim: int,
+               n: int) -> VectorTable:
+    """Read one user's table of ``kind`` through ``conn`` (``n``: its expected rows)."""
+    if kind == "kw":
+        return read_keywords(conn, user_id, n)
+    table = VectorTable(kind, dim, capacity=n)
+    if kind == "unit":
+        for r in conn.execute(UNIT_ROW_SQL, (embedder, user_id)):
+            table.put_unit(_unit_row(r))
+    else:
+        for r in conn.execute(TURN_ROW_SQL, (user_id, embedder)):
+            table.put_turn(r[0], int(r[1]), r[2])
+    return table
+
+
+def read_keywords(conn: sqlite3.Connection, user_id: str, n: int) -> KeywordTable:
+    """The user's keyword bodies (through the owner's FTS postings, which every insert path
+    fills) and their units' filter columns."""
+    bodies = dict(conn.execute("SELECT unit_id, body FROM units_fts WHERE units_fts MATCH ?",
+                               (f'owner:"{owner_token(user_id)}"',)).fetchall())
+    table = KeywordTable(capacity=n)
+    for r in conn.execute(UNIT_META_SQL, (user_id,)):
+        body = bodies.get(r[0])
+        if body is not None:
+            table.put(_unit_row((*r, b"")), body)
+    return table
+
+
 class SqliteVectorCache:
     """Mixin of :class:`~.sqlite.SQLiteStore`: the resident tables and their freshness."""
 
     _lock: threading.RLock
     _conn: sqlite3.Connection
     _closed: bool
+    location: str
     vector_cache: TableCache | None
+    #: Tables of at least this many rows are loaded on a thread of their own (file stores).
+    background_min_rows: int = BACKGROUND_MIN_ROWS
+    _building: dict[tuple[str, str, str], threading.Thread]
 
     def _cached_table(self, kind: str, user_id: str, embedder: str,
                       dim: int) -> VectorTable | None:
@@ -121,37 +157,63 @@ class SqliteVectorCache:
 
     def _load(self, kind: str, user_id: str, embedder: str, dim: int,
               cache: TableCache) -> VectorTable | None:
+        """Load a table now, or (a big one in a file store) start loading it on a thread of
+        its own and answer None meanwhile: the search then reads SQL, and the user's first
+        recall after a start does not wait seconds for their tables."""
         count_sql = ("SELECT COUNT(*) FROM turn_vectors WHERE user_id = ? AND embedder = ?"
                      if kind == "turn" else "SELECT COUNT(*) FROM units WHERE user_id = ?")
         args = (user_id, embedder) if kind == "turn" else (user_id,)
         n = int(self._conn.execute(count_sql, args).fetchone()[0])
-        if kind == "kw":
-            if n < KEYWORD_MIN_ROWS or not cache.fits(n * 900):
-                return None
-            return self._load_keywords(user_id, n)
-        if not cache.fits(n * (dim * 4 + 8 * 8 + 101)):
+        if kind == "kw" and n < KEYWORD_MIN_ROWS:
             return None
-        table = VectorTable(kind, dim, capacity=n)
-        if kind == "unit":
-            for r in self._conn.execute(UNIT_ROW_SQL, (embedder, user_id)):
-                table.put_unit(_unit_row(r))
-        else:
-            for r in self._conn.execute(TURN_ROW_SQL, (user_id, embedder)):
-                table.put_turn(r[0], int(r[1]), r[2])
-        return table
+        if not cache.fits(n * (900 if kind == "kw" else dim * 4 + 8 * 8 + 101)):
+            return None
+        if n >= self.background_min_rows and self.location != ":memory:":
+            self._build_later(kind, user_id, embedder, dim, n)
+            return None
+        return read_table(self._conn, kind, user_id, embedder, dim, n)
 
-    def _load_keywords(self, user_id: str, n: int) -> KeywordTable:
-        """The user's keyword bodies (through the owner's FTS postings, which every insert
-        path fills) and their units' filter columns."""
-        bodies = dict(self._conn.execute(
-            "SELECT unit_id, body FROM units_fts WHERE units_fts MATCH ?",
-            (f'owner:"{owner_token(user_id)}"',)).fetchall())
-        table = KeywordTable(capacity=n)
-        for r in self._conn.execute(UNIT_META_SQL, (user_id,)):
-            body = bodies.get(r[0])
-            if body is not None:
-                table.put(_unit_row((*r, b"")), body)
-        return table
+    def _build_later(self, kind: str, user_id: str, embedder: str, dim: int, n: int) -> None:
+        key = (kind, user_id, embedder)
+        if key in self._building:
+            return
+        thread = threading.Thread(target=self._build, args=(key, dim, n), daemon=True,
+                                  name="jiyi-vector-table")
+        self._building[key] = thread
+        thread.start()
+
+    def _build(self, key: tuple[str, str, str], dim: int, n: int) -> None:
+        """On a connection of its own, in one snapshot: the log head, then the table; the
+        next search applies what changed after that head."""
+        kind, user_id, embedder = key
+        try:
+            conn = sqlite3.connect(Path(self.location).resolve().as_uri() + "?mode=ro",
+                                   uri=True, check_same_thread=False, isolation_level=None)
+            try:
+                conn.execute("BEGIN")
+                row = conn.execute(HEAD_SQL).fetchone()
+                head, epoch = int(row[0] or 0), int(row[1] or 0)
+                table = read_table(conn, kind, user_id, embedder, dim, n)
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+            with self._lock:
+                cache = self.vector_cache
+                if cache is not None and not self._closed and cache.get(key) is None:
+                    cache.loads += 1
+                    cache.put(key, CachedTable(table, head, epoch))
+        except (sqlite3.Error, StoreError):
+            pass  # the searches keep reading SQL; the next miss tries again
+        finally:
+            with self._lock:
+                self._building.pop(key, None)
+
+    def wait_for_tables(self, timeout: float = 60.0) -> None:
+        """Wait until the tables being loaded in the background are in (tests, benchmarks)."""
+        with self._lock:
+            threads = list(self._building.values())
+        for thread in threads:
+            thread.join(timeout)
 
     def _refresh_keywords(self, table: KeywordTable, user_id: str, keys: list[str]) -> bool:
         """Re-read the changed units' rows and bodies (through the FTS rowid map); False when

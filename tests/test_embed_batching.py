@@ -116,6 +116,7 @@ def test_a_stream_of_queries_cannot_starve_an_ingest(
         gated: tuple[Gated, BatchingEmbedder]) -> None:
     """Queries keep arriving while every call runs: passage chunks still get every other call."""
     inner, outer = gated
+    outer.passage_wait_s = 0.0  # overdue at once: the alternation shows deterministically
     inner.gate.clear()
     texts = [f"passage {i}" for i in range(PASSAGE_CHUNK * 2)]
     with ThreadPoolExecutor(8) as pool:

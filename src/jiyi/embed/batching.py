@@ -7,8 +7,8 @@ ingests were embedding. :class:`BatchingEmbedder` gives the model one thread of 
 queue: every query that arrives while the model is busy joins the next call, which embeds them
 all in one batch (``query([...])``: one call of n short texts costs far less than n calls), and
 queries go before passages, which are cut into chunks so a long ingest never holds the model
-for long (a passage chunk still gets every other call while queries keep coming: ingests are
-never starved). With no concurrency nothing waits: a lone query is embedded at once. Under load a
+for long (a passage job that has waited ``passage_wait_s`` gets every other call while queries
+keep coming: ingests are never starved). With no concurrency nothing waits: a lone query is embedded at once. Under load a
 query may wait up to ``window_s`` for companions (only when the previous call was shared, so
 the one-client latency is unchanged).
 
@@ -48,6 +48,7 @@ class _Job:
     done: threading.Event = field(default_factory=threading.Event)
     result: Matrix | None = None
     error: BaseException | None = None
+    since: float = field(default_factory=time.monotonic)
 
 
 class BatchingEmbedder:
@@ -55,12 +56,13 @@ class BatchingEmbedder:
     concurrent queries batched together and served before passages."""
 
     def __init__(self, inner: Embedder, *, window_s: float = 0.002,
-                 max_batch: int = MAX_QUERY_BATCH) -> None:
+                 max_batch: int = MAX_QUERY_BATCH, passage_wait_s: float = 0.05) -> None:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
         self.window_s = window_s
         self.max_batch = max_batch
+        self.passage_wait_s = passage_wait_s
         self._cv = threading.Condition()
         self._queries: deque[_Job] = deque()
         self._passages: deque[_Job] = deque()
@@ -110,9 +112,11 @@ class BatchingEmbedder:
                     self._cv.wait()
                 if not self._queries and not self._passages:
                     return  # closed and drained
-                # queries first, but after a query call a waiting passage job gets the next
-                # call (one chunk), so a steady stream of recalls cannot starve the ingests
-                serve_queries = bool(self._queries) and not (self._passages and self._after_query)
+                # queries first; a passage job waiting longer than passage_wait_s gets every
+                # other call (one chunk), so a steady stream of recalls cannot starve ingests
+                overdue = bool(self._passages) and self._after_query and (
+                    time.monotonic() - self._passages[0].since >= self.passage_wait_s)
+                serve_queries = bool(self._queries) and not overdue
                 if serve_queries:
                     if self._shared_last and self.window_s > 0:
                         deadline = time.monotonic() + self.window_s

@@ -211,7 +211,9 @@ USER_BUCKETS = 16
 #: partial per (embedder, dim, bucket) (:func:`ensure_vector_index`): a big user's walk runs
 #: in a graph of their bucket, where most rows are theirs, and checks the owner on the vector
 #: row itself. Existing (embedder, dim) indexes are rebuilt bucketed here (one-off: minutes at
-#: 1M vectors); the old whole-table ones are dropped.
+#: 1M vectors); the old whole-table ones are dropped. The statistics object tells the planner
+#: that the bucket follows from the user: without it, it took ``user_id = X AND bucket = k`` for
+#: 1/16 of X's rows and chose an exact scan of a 40k-unit user (445 ms) over their graph.
 M008_USER_VECTORS = f"""
 CREATE FUNCTION jiyi_user_bucket(user_id text) RETURNS smallint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -236,6 +238,7 @@ CREATE TRIGGER unit_vectors_owner BEFORE INSERT ON unit_vectors
     FOR EACH ROW EXECUTE FUNCTION jiyi_unit_vectors_owner();
 ALTER TABLE unit_vectors ALTER COLUMN user_id SET NOT NULL, ALTER COLUMN bucket SET NOT NULL;
 CREATE INDEX unit_vectors_by_user ON unit_vectors (user_id, embedder, dim);
+CREATE STATISTICS unit_vectors_user_bucket (dependencies) ON user_id, bucket FROM unit_vectors;
 DO $$
 DECLARE
     old_names text[];

@@ -76,7 +76,9 @@ class PgSearch(_PgBase):
         hits = self.keyword_search(scope, as_of, terms, limit, since, until, history)
         if not hits:
             return Scored([])
-        n = self._search_read("SELECT count(*) FROM units_fts WHERE user_id = %(u)s",
+        # the user's documents = their units (one keyword row each): counted on the units
+        # index, not by a bitmap scan of units_fts (65 ms for a 40k-unit user)
+        n = self._search_read("SELECT count(*) FROM units WHERE user_id = %(u)s",
                               {"u": scope.user_id})[0][0]
         return Scored.of(hits, int(n))
 

@@ -120,10 +120,10 @@ class SqliteVectorCache:
         keyword index of a big user), or None: no cache, a write transaction is open, a user
         too small for a keyword table, or a table that would not fit. Caller holds ``_lock``."""
         cache = self.vector_cache
-        if cache is None or self._conn.in_transaction:
-            return None
         if self._closed:
             raise StoreError("the store is closed")
+        if cache is None or self._conn.in_transaction:
+            return None
         conn = self._conn
         conn.execute("BEGIN")  # one read snapshot: the head, the log and the rows agree
         try:

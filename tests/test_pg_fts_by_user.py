@@ -109,7 +109,7 @@ def test_upgrade_from_m004_fills_existing_rows(pg_server: Any) -> None:
                              (f"id{i}", text))
         store = PostgresStore(url, pool_size=1)
         try:
-            assert store.applied_migrations[0] == "m005_fts_by_user"
+            assert store.applied_migrations[:1] == ["m005_fts_by_user"]
             with store.connection() as conn:
                 rows = conn.execute("SELECT unit_id, user_id FROM units_fts ORDER BY unit_id")
                 assert rows.fetchall() == [("id0", "u1"), ("id1", "u2")]

@@ -13,7 +13,7 @@ from jiyi.errors import StoreError
 from jiyi.store import Store
 from jiyi.store.base import IngestBatch, Scope, TurnRecord
 from jiyi.store.postgres import PostgresStore, redact_url
-from jiyi.store.postgres_migrations import MIGRATIONS, vector_index_name
+from jiyi.store.postgres_migrations import MIGRATIONS, USER_BUCKETS, user_bucket, vector_index_name
 from jiyi.store.sqlite_migrations import MIGRATIONS as SQLITE_MIGRATIONS
 from jiyi.units import Lifespan, MemoryType, MemoryUnit
 
@@ -53,7 +53,7 @@ def test_hnsw_plan_matches_exact_scan(pg_url: str) -> None:
         with store.connection() as conn:
             names = {r[0] for r in conn.execute(
                 "SELECT indexname FROM pg_indexes WHERE tablename = 'unit_vectors'")}
-        assert vector_index_name("e", 16) in names
+        assert {vector_index_name("e", 16, b) for b in range(USER_BUCKETS)} <= names
         q = np.random.default_rng(9).normal(size=16).astype(np.float32)
         q /= np.linalg.norm(q)
         scope = Scope("u2", "s")
@@ -70,8 +70,9 @@ def test_hnsw_plan_matches_exact_scan(pg_url: str) -> None:
             conn.execute("SET LOCAL enable_seqscan = off")
             plan = "\n".join(r[0] for r in conn.execute(
                 "EXPLAIN SELECT unit_id FROM unit_vectors v WHERE v.embedder = 'e' AND v.dim = 16"
+                f" AND v.bucket = {user_bucket('u2')} AND v.user_id = 'u2'"
                 " ORDER BY v.vec::vector(16) <=> %s::vector(16) LIMIT 5", (q,)))
-        assert vector_index_name("e", 16) in plan
+        assert vector_index_name("e", 16, user_bucket("u2")) in plan
     finally:
         store.close()
 

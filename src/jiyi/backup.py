@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, StoreError, ValidationError
+from .store.sqlite_migrations import NEW_CACHE_EPOCH_SQL
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -113,6 +114,13 @@ def backup(source: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Back
                         time.perf_counter() - started)
 
 
+def _new_cache_epoch(conn: sqlite3.Connection) -> None:
+    """Tell every process with cached vector tables of this file to drop them (issue 16):
+    the restored rows replace what they cached."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vector_cache_meta'").fetchone():
+        conn.execute(NEW_CACHE_EPOCH_SQL)
+
+
 def restore(source: str | os.PathLike[str], dest: str | os.PathLike[str], *,
             force: bool = False) -> BackupReport:
     """Replace the store at ``dest`` by the backup at ``source`` (checked first).
@@ -136,6 +144,7 @@ def restore(source: str | os.PathLike[str], dest: str | os.PathLike[str], *,
                 dst_conn.execute("PRAGMA journal_mode = WAL")
                 src_conn.backup(dst_conn, pages=-1)
                 dst_conn.execute("PRAGMA journal_mode = WAL")
+                _new_cache_epoch(dst_conn)
                 dst_conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
                 pages = int(dst_conn.execute("PRAGMA page_count").fetchone()[0])
             finally:

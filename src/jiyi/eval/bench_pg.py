@@ -110,6 +110,16 @@ def generate(size: int, users: int, sentences: list[Any], base: np.ndarray[Any, 
             for j, v in enumerate(perturb(base[idx], nrng)):
                 yield (f"m{start + j}", emb, int(v.shape[0]), v)
 
+    def turn_vectors() -> Iterator[tuple[Any, ...]]:
+        # the episodic layer: each turn's own vector (the same text as its unit here, so the
+        # same perturbed vector: one generator seeded alike)
+        nrng = np.random.default_rng(seed)
+        for start in range(0, size, CHUNK):
+            idx = picks[start:start + CHUNK]
+            for j, v in enumerate(perturb(base[idx], nrng)):
+                user, _, at = ident(start + j)
+                yield (f"t{start + j}", emb, user, at, int(v.shape[0]), v)
+
     return {
         "turns": (["key", "turn_id", "session_id", "user_id", "role", "speaker", "text", "at"],
                   turns()),
@@ -121,6 +131,8 @@ def generate(size: int, users: int, sentences: list[Any], base: np.ndarray[Any, 
         "unit_turns": (["unit_id", "turn_key"], unit_turns()),
         "units_fts": (["unit_id", "body"], fts()),
         "unit_vectors": (["unit_id", "embedder", "dim", "vec"], vectors()),
+        "turn_vectors": (["turn_key", "embedder", "user_id", "at", "dim", "vec"],
+                         turn_vectors()),
     }
 
 

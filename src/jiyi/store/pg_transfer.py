@@ -27,8 +27,10 @@ from .sqlite import SQLiteStore
 
 BATCH = 5000
 #: Never copied: each store records its own migrations; SQLite's FTS rowid map is derived data
-#: that the target rebuilds from its own keyword index.
-SKIP_TABLES = frozenset({"jiyi_migrations", "unit_fts_rows"})
+#: that the target rebuilds from its own keyword index; the vector-cache change log and its
+#: epoch are each SQLite file's own (the target's triggers log the copied rows themselves).
+SKIP_TABLES = frozenset({"jiyi_migrations", "unit_fts_rows", "vector_changes",
+                         "vector_cache_meta"})
 #: Columns one backend has and the other does not (PostgreSQL's insertion counter for turns).
 SKIP_COLUMNS = frozenset({"seq"})
 #: Tables whose rows must be inserted in their original order, and that order per backend.

@@ -25,6 +25,7 @@ from .base import (
     missing_store_message,
 )
 from .sqlite_migrations import (
+    NEW_CACHE_EPOCH_SQL,
     OWNER_FUNCTION,
     apply_migrations,
     owner_token,
@@ -39,6 +40,8 @@ from .sqlite_sql import (  # re-exported: the keyword body and the validity rule
     scope_sql,
     segmented,
 )
+from .sqlite_vector_cache import cache_bytes_from_env
+from .vector_cache import TableCache
 
 __all__ = ["VALID_AT_SQL", "SQLiteStore", "fts_body", "fts_query", "scope_sql", "segmented"]
 
@@ -51,10 +54,16 @@ class SQLiteStore(SqliteReports):
 
     backend = "sqlite"
 
-    def __init__(self, path: str, *, synchronous: str = "NORMAL", create: bool = True) -> None:
+    def __init__(self, path: str, *, synchronous: str = "NORMAL", create: bool = True,
+                 vector_cache_bytes: int | None = None) -> None:
         """``create=False``: a missing file is a :class:`StoreError` naming it (read commands
-        must never leave an empty store behind a typo'd path)."""
+        must never leave an empty store behind a typo'd path). ``vector_cache_bytes``: the bound
+        of the resident per-user vector tables (:mod:`.sqlite_vector_cache`; default
+        ``JIYI_VECTOR_CACHE_MB`` or 512 MB; 0: off, every search reads SQLite)."""
         self.location = path
+        limit = cache_bytes_from_env() if vector_cache_bytes is None else vector_cache_bytes
+        self.vector_cache = TableCache(limit) if limit > 0 else None
+        self._building: dict[tuple[str, str, str], threading.Thread] = {}
         self._lock = threading.RLock()
         if path != ":memory:":
             if not create and not Path(path).is_file():
@@ -389,6 +398,8 @@ class SQLiteStore(SqliteReports):
                     for table in user_tables:
                         conn.execute(f'DELETE FROM "{table}" WHERE user_id = ?', (user_id,))
                     conn.execute("INSERT INTO units_fts (units_fts) VALUES ('optimize')")
+                    conn.execute(NEW_CACHE_EPOCH_SQL)  # every process drops its cached tables
+                self._drop_cached_user(user_id)
                 if self.location != ":memory:":
                     self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             finally:

@@ -193,6 +193,74 @@ M007_TURN_IDS = """
 CREATE INDEX turns_by_turn_id ON turns (user_id, session_id, turn_id);
 """
 
+#: Resident per-user vector tables (issue 16, :mod:`.sqlite_vector_cache`): every change that
+#: can alter a vector search is logged by triggers in the writer's transaction, whoever writes,
+#: so a cached table in any process learns of it at its next search. The log prunes itself to
+#: its last 50,000 entries (``pruned`` tells a table synced earlier to reload); ``epoch`` is
+#: redrawn by an erase or a restore (every cached table is dropped). ``user_id`` is the column
+#: name on purpose: erasing a user deletes their log rows with every other row of theirs.
+M008_USER_VECTORS = """
+CREATE TABLE vector_changes (
+    seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    key     TEXT NOT NULL
+);
+CREATE INDEX vector_changes_by_user ON vector_changes (user_id, seq);
+CREATE TABLE vector_cache_meta (
+    name  TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO vector_cache_meta (name, value) VALUES ('epoch', abs(random() % 9007199254740991)),
+    ('pruned', 0);
+CREATE TRIGGER units_vc_insert AFTER INSERT ON units BEGIN
+    INSERT INTO vector_changes (user_id, kind, key) VALUES (NEW.user_id, 'u', NEW.id);
+END;
+CREATE TRIGGER units_vc_update AFTER UPDATE OF id, user_id, session_id, type, created_at,
+    expires_at, valid_at, valid_until, invalidated_at, superseded_by ON units BEGIN
+    INSERT INTO vector_changes (user_id, kind, key) VALUES (NEW.user_id, 'u', NEW.id);
+    INSERT INTO vector_changes (user_id, kind, key)
+        SELECT OLD.user_id, 'u', OLD.id WHERE OLD.user_id <> NEW.user_id OR OLD.id <> NEW.id;
+END;
+CREATE TRIGGER units_vc_delete AFTER DELETE ON units BEGIN
+    INSERT INTO vector_changes (user_id, kind, key) VALUES (OLD.user_id, 'u', OLD.id);
+END;
+CREATE TRIGGER unit_vectors_vc_insert AFTER INSERT ON unit_vectors BEGIN
+    INSERT INTO vector_changes (user_id, kind, key)
+        SELECT u.user_id, 'u', NEW.unit_id FROM units u WHERE u.id = NEW.unit_id;
+END;
+CREATE TRIGGER unit_vectors_vc_update AFTER UPDATE ON unit_vectors BEGIN
+    INSERT INTO vector_changes (user_id, kind, key)
+        SELECT u.user_id, 'u', u.id FROM units u WHERE u.id IN (NEW.unit_id, OLD.unit_id);
+END;
+CREATE TRIGGER unit_vectors_vc_delete AFTER DELETE ON unit_vectors BEGIN
+    INSERT INTO vector_changes (user_id, kind, key)
+        SELECT u.user_id, 'u', OLD.unit_id FROM units u WHERE u.id = OLD.unit_id;
+END;
+CREATE TRIGGER turn_vectors_vc_insert AFTER INSERT ON turn_vectors BEGIN
+    INSERT INTO vector_changes (user_id, kind, key) VALUES (NEW.user_id, 't', NEW.turn_key);
+END;
+CREATE TRIGGER turn_vectors_vc_update AFTER UPDATE ON turn_vectors BEGIN
+    INSERT INTO vector_changes (user_id, kind, key) VALUES (NEW.user_id, 't', NEW.turn_key);
+    INSERT INTO vector_changes (user_id, kind, key)
+        SELECT OLD.user_id, 't', OLD.turn_key
+        WHERE OLD.user_id <> NEW.user_id OR OLD.turn_key <> NEW.turn_key;
+END;
+CREATE TRIGGER turn_vectors_vc_delete AFTER DELETE ON turn_vectors BEGIN
+    INSERT INTO vector_changes (user_id, kind, key) VALUES (OLD.user_id, 't', OLD.turn_key);
+END;
+CREATE TRIGGER vector_changes_prune AFTER INSERT ON vector_changes
+    WHEN NEW.seq % 10000 = 0 BEGIN
+    DELETE FROM vector_changes WHERE seq <= NEW.seq - 50000;
+    UPDATE vector_cache_meta SET value = NEW.seq - 50000
+        WHERE name = 'pruned' AND value < NEW.seq - 50000;
+END;
+"""
+
+#: SQL that makes every cached vector table of every process reload (an erase, a restore).
+NEW_CACHE_EPOCH_SQL = ("UPDATE vector_cache_meta SET value = abs(random() % 9007199254740991)"
+                       " WHERE name = 'epoch'")
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
@@ -203,6 +271,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m005_fts_by_user", ""),
     ("m006_episodic", M006_EPISODIC),
     ("m007_turn_ids", M007_TURN_IDS),
+    ("m008_user_vectors", M008_USER_VECTORS),
 ]
 
 
@@ -255,4 +324,15 @@ def apply_migrations(conn: sqlite3.Connection) -> list[str]:
 
 
 def _split(sql: str) -> list[str]:
-    return [s.strip() for s in sql.split(";") if s.strip()]
+    """Statements of a migration: ``;``-separated, a trigger's ``BEGIN ... END`` kept whole."""
+    out: list[str] = []
+    current = ""
+    for piece in sql.split(";"):
+        current += piece + ";"
+        if sqlite3.complete_statement(current):
+            if current.strip(" \n;"):
+                out.append(current.strip())
+            current = ""
+    if current.strip(" \n;"):
+        out.append(current.strip())
+    return out

@@ -21,6 +21,7 @@ from ..units import Entity, Lifespan, MemoryType, MemoryUnit
 from .base import Scope, Scored, StoreStats, TurnRecord, UnitEvent, Vector
 from .export import TURN_COLUMNS, export_user_rows
 from .fts_rank import bm25_rank
+from .keyword_cache import KeywordTable
 from .sqlite_migrations import owner_token
 from .sqlite_sql import (
     UNIT_COLUMNS,
@@ -31,7 +32,9 @@ from .sqlite_sql import (
     types_sql,
     visible_sql,
 )
+from .sqlite_vector_cache import SqliteVectorCache
 from .stats_sql import status_counts_sql
+from .vector_cache import top_hits
 
 
 class _SqliteBase:
@@ -71,8 +74,9 @@ class _SqliteBase:
                           text=r[5], at=from_micros(r[6]), speaker=r[7], seq=int(r[8] or 0))
 
 
-class SqliteSearch(_SqliteBase):
-    """Unit and turn reads; entity, keyword and vector search."""
+class SqliteSearch(SqliteVectorCache, _SqliteBase):
+    """Unit and turn reads; entity, keyword and vector search (vector searches through the
+    resident per-user tables of :mod:`.sqlite_vector_cache` when they are on)."""
 
     def get_units(self, ids: Sequence[str]) -> list[MemoryUnit]:
         if not ids:
@@ -218,6 +222,11 @@ class SqliteSearch(_SqliteBase):
         body = fts_query(terms)
         if body is None:
             return Scored([])
+        with self._lock:  # a big user: their resident keyword index (keyword_cache)
+            table = self._cached_table("kw", scope.user_id, "", 0)
+            if isinstance(table, KeywordTable):
+                return table.search(scope, to_micros(as_of), terms, limit, _opt(since),
+                                    _opt(until), history)
         # The owner filter makes FTS5 walk only this user's postings (not the whole index);
         # scope_sql below still decides who may see a row. Ranked by BM25 on the body with the
         # user's statistics (fts_rank): FTS5's bm25() would scan every matching doclist in full.
@@ -249,6 +258,14 @@ class SqliteSearch(_SqliteBase):
     ) -> list[tuple[str, float]]:
         if types is not None and not types:
             return []
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        with self._lock:
+            table = self._cached_table("unit", scope.user_id, embedder, int(q.shape[0]))
+            if table is not None:
+                mask = table.unit_mask(scope, to_micros(as_of), history, _opt(since),
+                                       _opt(until), types)
+                rows_, sims_ = table.cosines(mask, q, embedder)
+                return table.top(rows_, sims_, limit)
         params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(as_of)}
         rows = self._read(
             "SELECT v.unit_id, v.vec FROM unit_vectors v JOIN units u ON u.id = v.unit_id"
@@ -299,6 +316,16 @@ class SqliteSearch(_SqliteBase):
         self, user_id: str, as_of: datetime, embedder: str, query: Vector, limit: int,
         since: datetime | None = None, until: datetime | None = None,
     ) -> Scored:
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        with self._lock:
+            table = self._cached_table("turn", user_id, embedder, int(q.shape[0]))
+            if table is not None:
+                mask = table.turn_mask(to_micros(as_of), _opt(since), _opt(until))
+                rows_, sims_ = table.cosines(mask, q, embedder)
+                if sims_.size == 0:
+                    return Scored([])
+                return Scored(table.top(rows_, sims_, limit), float(sims_.mean()),
+                              float(sims_.std()), int(sims_.size))
         params: dict[str, Any] = {"user": user_id, "emb": embedder, "as_of": to_micros(as_of)}
         window = ""
         if since is not None:
@@ -313,8 +340,7 @@ class SqliteSearch(_SqliteBase):
         sims = _cosines(rows, query, embedder)
         if sims.size == 0:
             return Scored([])
-        top = np.argsort(-sims)[:limit]
-        return Scored([(str(rows[i][0]), float(sims[i])) for i in top], float(sims.mean()),
+        return Scored(top_hits(lambda j: str(rows[j][0]), sims, limit), float(sims.mean()),
                       float(sims.std()), int(sims.size))
 
     def turn_units(self, turn_keys: Sequence[str]) -> dict[str, list[str]]:
@@ -376,6 +402,10 @@ class SqliteSearch(_SqliteBase):
         return [self._unit_from_row(r) for r in rows]
 
 
+def _opt(value: datetime | None) -> int | None:
+    return None if value is None else to_micros(value)
+
+
 def _cosines(rows: Sequence[Sequence[Any]], query: Vector, embedder: str) -> np.ndarray:
     """Cosines of ``(id, float32 blob)`` rows against ``query`` (vectors are normalised)."""
     if not rows:
@@ -392,8 +422,7 @@ def _top_cosines(rows: Sequence[Sequence[Any]], query: Vector, embedder: str,
                  limit: int) -> list[tuple[str, float]]:
     """The ``limit`` best ``(id, cosine)`` of ``(id, float32 blob)`` rows against ``query``."""
     sims = _cosines(rows, query, embedder)
-    top = np.argsort(-sims)[:limit]
-    return [(str(rows[i][0]), float(sims[i])) for i in top]
+    return top_hits(lambda j: str(rows[j][0]), sims, limit)
 
 
 class SqliteReports(SqliteSearch):

@@ -288,8 +288,6 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m005_fts_by_user", M005_FTS_BY_USER),
     ("m006_episodic", M006_EPISODIC),
     ("m007_turn_ids", M007_TURN_IDS),
-"""
-
     ("m008_user_vectors", M008_USER_VECTORS),
 ]
 

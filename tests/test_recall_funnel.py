@@ -92,7 +92,11 @@ def test_vague_reference_uses_recent_entities(mem: Memory) -> None:
     hits = mem.recall("那个产品还有货吗", session_id="s1", user_id="u1",
                       as_of=T0 + timedelta(minutes=5), trace=trace)
     assert trace.query is not None and trace.query.expansion == ["Sony WH-1000XM5"]
-    assert target.id in [h.unit.id for h in hits[:2]]
+    # the expansion is keyword evidence (the query's vector stays the user's own words): the
+    # unit naming what "那个产品" points to comes first, and the stock fact gains keyword evidence
+    assert "Sony WH-1000XM5" in hits[0].unit.content
+    stock = next(c for c in trace.candidates if c.unit.id == target.id)
+    assert stock.features["keyword_rr"] > 0 and "keyword" in stock.sources
 
 
 def test_bad_input_is_clear(mem: Memory) -> None:

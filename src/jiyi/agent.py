@@ -3,16 +3,16 @@
 One :meth:`Agent.turn`:
 
 1. Recall for the user's text (once per turn), then ``build_prompt`` assembles a budgeted prompt
-   with the execution channel (S4, S17). ``num_ctx`` is the caller's, else the model's own (Ollama
-   ``/api/show``, llama.cpp ``/models``), else :data:`DEFAULT_NUM_CTX`.
+   with the execution channel, within the token budget. ``num_ctx`` is the caller's, else the
+   model's own (Ollama ``/api/show``, llama.cpp ``/models``), else :data:`DEFAULT_NUM_CTX`.
 2. The model answers. When it calls tools, each call is run, and the execution context is updated
-   atomically after the tool returns and before the model runs again (S5); the result (JSON) is
+   atomically after the tool returns and before the model runs again; the result (JSON) is
    ingested as a ``role="tool"`` turn (a ``tool_result`` unit). The prompt is rebuilt with the new
    execution context and the same hits (no second recall, no second ``recall_log`` row) and the
    model is asked again, at most ``max_tool_rounds`` times.
 3. The user turn and the reply are ingested, in that order (the user turn keeps its start time).
 4. Each injected memory gets feedback from :func:`jiyi.agent_feedback.judge_reply`.
-5. The reply goes to the amnesia detector (S9, ``Memory.observe_reply``); whether the turn's
+5. The reply goes to the amnesia detector (``Memory.observe_reply``); whether the turn's
    recall came back empty is :func:`jiyi.recall.outcome.recall_came_back_empty` of its hits,
    the same rule (on the same hits) the recall hook applies.
 """
@@ -231,7 +231,7 @@ class Agent:
             result = {"error": f"unknown tool {call.name!r}; known: {sorted(self.tools)}"}
         else:
             result = found.run(call.arguments)
-        # S5: the context changes after the tool returned, before the model runs again.
+        # Atomic execution context: it changes after the tool returned, before the model runs again.
         self.execution.set_tool_result(result)
         error = result.get("error") if isinstance(result, dict) else None
         record: dict[str, Any] = {"tool": call.name, **call.arguments}

@@ -1,4 +1,5 @@
-"""Which recalled memories a reply used, ignored or contradicted (S2 feedback), as pure rules.
+"""Which recalled memories a reply used, ignored or contradicted, as pure rules (the relevance
+feedback of each unit).
 
 * **wrong**: the unit holds a single-valued fact (it has a ``slot``) with an entity of some kind,
   and the reply states a *different* value of that kind without the unit's own value (the memory

@@ -1,4 +1,4 @@
-"""Online backup and restore of a SQLite store (issue 9).
+"""Online backup and restore of a SQLite store, taken while writers keep committing.
 
 A backup uses SQLite's online backup API on a connection of its own, copying every page in one
 step inside one read transaction: in WAL mode writers keep committing meanwhile and the copy is
@@ -115,8 +115,8 @@ def backup(source: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Back
 
 
 def _new_cache_epoch(conn: sqlite3.Connection) -> None:
-    """Tell every process with cached vector tables of this file to drop them (issue 16):
-    the restored rows replace what they cached."""
+    """Tell every process with cached vector tables of this file to drop them (see
+    :mod:`jiyi.store.sqlite_vector_cache`): the restored rows replace what they cached."""
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vector_cache_meta'").fetchone():
         conn.execute(NEW_CACHE_EPOCH_SQL)
 

@@ -1,4 +1,4 @@
-"""Time as pure functions (S15): every timestamp jiyi keeps is timezone-aware UTC.
+"""Time as pure functions: every timestamp jiyi keeps is timezone-aware UTC.
 
 A naive ``datetime`` is taken to be UTC (documented behaviour); an aware one is converted.
 """

@@ -16,7 +16,8 @@ class ValidationError(JiyiError, ValueError):
 
 
 class MissingSessionError(ValidationError):
-    """A call that needs ``session_id`` got none, or a blank one (S16)."""
+    """A call that needs ``session_id`` got none, or a blank one: sessions are
+    isolated, so jiyi never guesses one."""
 
     code = "missing_session_id"
 

@@ -2,8 +2,9 @@
 
 Four tools, each scoped by explicit ``session_id`` / ``user_id`` arguments (never a default
 session): ``remember`` (store a turn), ``recall`` (best memories for a query), ``forget``
-(invalidate a unit of that user; kept for audit) and ``memory_health`` (S9 figures). A jiyi
-error (bad input, unknown unit) comes back as a tool error result, never a crash.
+(invalidate a unit of that user; kept for audit) and ``memory_health`` (freshness, hit rate,
+amnesia alerts). A jiyi error (bad input, unknown unit) comes back as a tool error result, never
+a crash.
 
 Over streamable HTTP (:func:`mcp_http_app`) the app sits behind :class:`jiyi.auth.RequireToken`
 like ``serve`` and ``proxy``: a missing or wrong token is an HTTP 401, and each tool checks the
@@ -136,7 +137,7 @@ def create_mcp_server(memory: Memory) -> MCPServer:
             raise _fail(exc) from exc
         return {"unit": forgotten.to_public_dict()}
 
-    @server.tool(description="Memory health (S9): freshness ratio, hit rate, amnesia alerts and "
+    @server.tool(description="Memory health: freshness ratio, hit rate, amnesia alerts and "
                              "unit counts (valid + expired + superseded + forgotten = total), "
                              "for the whole store or one session. Read-only: it never deletes.")
     def memory_health(

@@ -1,7 +1,8 @@
 """Turns checked before the write path sees them: one rule for ``ingest`` and ``ingest_many``.
 
-A batch is checked whole before anything is stored (issue 15: "nothing stored when any item is
-bad"), so the checks are a pure function of the items and return every problem, not the first.
+A batch is checked whole before anything is stored ("nothing stored when any item is bad":
+the user fixes the file and runs it again), so the checks are a pure function of the items and
+return every problem, not the first.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The memory unit (S1), its lifespan, and the relevance-feedback rules (S2) as pure functions."""
+"""The memory unit, its lifespan, and the relevance-feedback rules as pure functions."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ class Entity(BaseModel):
 
 
 class Lifespan(BaseModel):
-    """When a unit was learned, how long it lives, and how relevant it has proved (S1)."""
+    """When a unit was learned, how long it lives, and how relevant it has proved."""
 
     created_at: datetime
     expires_in: int = Field(gt=0, description="seconds from created_at until the unit expires")
@@ -140,7 +140,8 @@ class MemoryUnit(BaseModel):
         return self.lifespan.relevance_score
 
     def is_valid_at(self, as_of: datetime) -> bool:
-        """True when the unit is current at ``as_of`` (S3). Pure: the same rule as the stores' SQL."""
+        """True when the unit is current at ``as_of`` (freshness). Pure: the same rule as the stores'
+        SQL."""
         return is_valid_at(self, as_of)
 
     def to_public_dict(self) -> dict[str, Any]:
@@ -238,7 +239,7 @@ class Hit(BaseModel):
         return data
 
 
-# ---------------------------------------------------------------- feedback rules (S2)
+# ---------------------------------------------------------------- relevance feedback rules
 
 #: Per-type change of relevance for each event. A confirmation never lowers a score; a profile
 #: fact that simply was not used in one turn is not penalised (only "wrong" lowers it).

@@ -1,4 +1,5 @@
-"""Guards at every entry point: clear errors, nothing half-written (S16 and "bad input")."""
+"""Guards at every entry point: clear errors, nothing half-written (session isolation and
+bad input)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ MAX_ID_CHARS = 256
 
 
 def require_session_id(session_id: Any) -> str:
-    """A non-blank session id, or :class:`MissingSessionError`. Never a default (S16)."""
+    """A non-blank session id, or :class:`MissingSessionError`. Never a default: sessions are
+    isolated, so jiyi never guesses one."""
     if session_id is None:
         raise MissingSessionError("session_id is required (jiyi never infers a session)")
     if not isinstance(session_id, str):

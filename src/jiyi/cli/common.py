@@ -16,7 +16,8 @@ from ..store.registry import default_db_path
 class CliState:
     db: str | None
     embedder: str | None
-    #: ``TYPE=NAME`` items of ``--type-embedder`` (S8); empty: ``$JIYI_TYPE_EMBEDDERS`` applies.
+    #: ``TYPE=NAME`` items of ``--type-embedder`` (per-type embedders); empty:
+    #: ``$JIYI_TYPE_EMBEDDERS`` applies.
     type_embedders: tuple[str, ...] = ()
 
     @property

@@ -1,6 +1,6 @@
 """How ``jiyi recall`` shows its answer: a one-line reason when the recall is empty or only
-history (issue 13 item 7), and a table that keeps the memory's text readable at 80 columns
-(issue 15: the turn-id column used to squeeze the answer into an ellipsis). Pure functions."""
+history, and a table that keeps the memory's text readable at 80 columns (the turn-id column
+must not squeeze the answer into an ellipsis). Pure functions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Channel 1 (S4, S5, S14): the structured execution context, held atomically, rendered as JSON.
+"""Channel 1: the structured execution context, held atomically, rendered as compact JSON.
 
 ``ExecutionState`` keeps one immutable snapshot. Writers change it inside ``with state.update() as
 draft:``; on a clean exit the draft is validated and swapped in under a lock, on an exception it is
@@ -66,7 +66,7 @@ def json_default(value: Any) -> Any:
 
 
 def dumps(obj: Any) -> str:
-    """Compact JSON as every prompt carries it (S14)."""
+    """Compact JSON as every prompt carries it: no Python repr, no ASCII escapes."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=json_default)
 
 
@@ -148,6 +148,6 @@ class ExecutionState:
             draft.last_tool_result = None
 
     def set_tool_result(self, result: Any) -> None:
-        """Record what the current tool returned, before the model runs again (S5)."""
+        """Record what the current tool returned, before the model runs again."""
         with self.update() as draft:
             draft.last_tool_result = result

@@ -1,4 +1,4 @@
-"""Neutralise channel markers in user- and tool-originated text (S4, S11).
+"""Neutralise channel markers in user- and tool-originated text.
 
 The prompt speaks to the model through markers such as ``<|memory_anchor|>``, ``<|context_reset|>``,
 ``<|execution_context|>`` and ChatML's ``<|im_start|>``/``<|im_end|>``/``<|endoftext|>``. Text that

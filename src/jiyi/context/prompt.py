@@ -1,4 +1,4 @@
-"""Prompt assembly (S4, S11, S17) as one pure function of its inputs.
+"""Prompt assembly (two channels, memory anchor, token budget) as one pure function of its inputs.
 
 Layout (one system message, then the raw turns, then the new input)::
 
@@ -143,7 +143,8 @@ def _render(
 
 
 def _next_trim(parts: _Parts) -> _Parts | None:
-    """``parts`` with the next thing dropped, in the S17 order, or ``None`` when nothing is left."""
+    """``parts`` with the next thing dropped, in the trim order of the module docstring, or
+    ``None`` when nothing is left."""
     if parts.summary:
         return replace(parts, summary=None, trimmed=(*parts.trimmed, "summary"))
     if (

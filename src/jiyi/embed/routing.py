@@ -1,4 +1,4 @@
-"""Per-type embedders (S8): which embedder (vector space) each memory type is indexed with.
+"""Per-type embedders: which embedder (vector space) each memory type is indexed with.
 
 Every unit type uses the default embedder unless the routing maps it to another one, e.g.
 ``bge-m3`` (``ollama:bge-m3``) for tool results and a Chinese model for profiles. Vectors are

@@ -273,7 +273,7 @@ async def relay_chat(
 
 
 def dumps(obj: Any) -> bytes:
-    """A request body as the proxy sends it: compact UTF-8 JSON (S14)."""
+    """A request body as the proxy sends it: compact UTF-8 JSON, never ASCII-escaped."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

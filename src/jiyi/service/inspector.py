@@ -173,7 +173,7 @@ def recall_stages(
 
 @inspector_router.get("/inspector/api/health")
 def health(request: Request, user_id: Annotated[str | None, Query()] = None) -> dict[str, Any]:
-    """The health figures (S9) and unit counts by type for the chart (store-wide figures: the
+    """The memory-health figures and unit counts by type for the chart (store-wide figures: the
     ``metrics`` operation)."""
     authorize(grant_of(request.scope), "metrics")
     mem = _memory(request)

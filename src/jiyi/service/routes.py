@@ -147,7 +147,7 @@ def get_recall(
 
 @router.post("/v1/feedback", response_model=FeedbackOut, tags=["memory"])
 def post_feedback(body: FeedbackIn, request: Request) -> FeedbackOut:
-    """A recalled unit was used, ignored, wrong, or confirmed by the user (S2)."""
+    """A recalled unit was used, ignored, wrong, or confirmed by the user (relevance feedback)."""
     mem = memory_of(request)
     allow_unit(request, mem, "write", body.unit_id)
     unit = mem.feedback(body.unit_id, body.event)
@@ -186,7 +186,7 @@ def get_health(
     session_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
     user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
 ) -> Health:
-    """Freshness, hit rate, amnesia alert, unit counts (S9): store-wide figures, so the token
+    """Freshness, hit rate, amnesia alert, unit counts : store-wide figures, so the token
     needs the ``metrics`` operation."""
     allow(request, "metrics")
     return memory_of(request).health(session_id, user_id=user_id)

@@ -1,4 +1,4 @@
-"""Typing (S1): which kind of memory a sentence is, and whether a turn is a pure confirmation.
+"""Typing: which kind of memory a sentence is, and whether a turn is a pure confirmation.
 
 * ``tool_result``: anything a tool returned;
 * ``batch_operation``: progress of a batch task ("已完成30/100", "processed 30 of 100");

@@ -1,4 +1,4 @@
-"""Semantic compression, never truncation (S6).
+"""Semantic compression, never truncation: the facts of a turn survive, the filler goes.
 
 A turn is cut into sentences; filler sentences (greetings, thanks, pure reactions) are dropped;
 inside a kept sentence, discourse fillers, hedges and boilerplate advice ("请稍后重试") go, a

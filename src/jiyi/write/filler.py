@@ -1,4 +1,4 @@
-"""The stop-list: clauses that carry no fact (issue 14, item 4).
+"""The stop-list: clauses that carry no fact.
 
 Greetings, acknowledgements, discourse markers ("另外", "by the way"), talk about the talk
 ("问个事", "quick question", "我得吐槽一下"), closings ("就这样吧", "that's all") and emotional

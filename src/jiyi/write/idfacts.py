@@ -1,5 +1,5 @@
-"""Identifier facts (issue 14, item 1): order, tracking, return, refund, ticket, booking, coupon and
-account ids become durable ``fact_reference`` units of the user, whoever said them.
+"""Identifier facts: order, tracking, return, refund, ticket, booking, coupon and account ids
+become durable ``fact_reference`` units of the user, whoever said them.
 
 A tool result or an assistant line that carries an id lives hours as ``tool_result`` /
 ``session_state``; the id itself must outlive it ("我买净化器那一单的订单号是多少？" two weeks

@@ -124,7 +124,7 @@ def _pieces_for_sentence(
     sent_text: str, start: int, entities: list[Entity], times: list[TimeMatch],
     turn: TurnInput,
 ) -> list[_Piece]:
-    """One sentence -> pieces, clause by clause (issue 14, item 2).
+    """One sentence -> pieces, clause by clause (a compound turn holds several facts).
 
     Each clause is filler (dropped), an emotional aside (session state), a slot statement
     (a slot piece, plus the clause itself when it says more than its value), an identifier

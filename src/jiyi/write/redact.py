@@ -88,8 +88,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("PRIVATE_KEY", re.compile(
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)"), 0),
     ("JWT", re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}"), 0),
-    # Provider keys are caught at any length after their prefix (issue 15): a body that looks
-    # like a key (a digit or mixed case, or 12+ characters), so "sk-short" or "SK-II" stay text.
+    # Provider keys are caught at any length after their prefix (a short key leaks as much as
+    # a long one) when the body looks like a key (a digit or mixed case, or 12+ characters),
+    # so "sk-short" or "SK-II" stay text.
     ("API_KEY", re.compile(r"(?<![A-Za-z0-9])sk-ant-[A-Za-z0-9_\-]{6,}"), 0),
     ("API_KEY", re.compile(
         r"(?<![A-Za-z0-9\-])sk-(?:proj-|svcacct-|admin-|None-|live-|test-)?" + _KEY_BODY), 0),

@@ -1,4 +1,4 @@
-"""Single-valued facts of a user ("slots") and validity windows (S2, S3).
+"""Single-valued facts of a user ("slots") and validity windows (replacement and freshness).
 
 A slot is a fact that has exactly one current value per user: phone, email, name, address,
 city, membership level, birthday. A new value for the slot supersedes the old unit (the store

@@ -121,16 +121,12 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 def _register() -> None:
+    """Every listed module is part of the package: a missing one is a broken install, not an
+    optional command, so its import error is not hidden."""
     import importlib
 
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"jiyi.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"jiyi.cli.{name}":
-                raise
-            continue  # not built yet
-        module.register(app)
+        importlib.import_module(f"jiyi.cli.{name}").register(app)
 
 
 _register()

@@ -29,7 +29,7 @@ _STATUS_CODES: dict[int, str] = {
     414: "uri_too_long", 431: "headers_too_large",
     405: "method_not_allowed", 406: "not_acceptable", 413: "payload_too_large",
     415: "unsupported_media_type", 422: "invalid_input", 429: "too_many_requests",
-    501: "not_implemented", 503: "unavailable",
+    503: "unavailable",
 }
 
 

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from pydantic import ValidationError as PydanticValidationError
 
 from ..auth import Operation, authorize, grant_of
@@ -17,7 +17,6 @@ from ..health import Health
 from ..memory import Memory
 from ..units import Hit
 from ..validation import check_time, check_user_id, require_session_id
-from .errors import error_response
 from .schemas import (
     AmnesiaOut,
     ErrorOut,
@@ -37,7 +36,7 @@ from .schemas import (
 )
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (400, 401, 403, 404, 413, 422, 501, 503)
+    code: {"model": ErrorOut} for code in (400, 401, 403, 404, 413, 422, 503)
 }
 
 router = APIRouter(responses=ERRORS)
@@ -155,13 +154,10 @@ def post_feedback(body: FeedbackIn, request: Request) -> FeedbackOut:
 
 
 @router.post("/v1/prompt", response_model=PromptOut, tags=["memory"])
-def post_prompt(body: PromptIn, request: Request) -> PromptOut | JSONResponse:
+def post_prompt(body: PromptIn, request: Request) -> PromptOut:
     """Assemble the prompt for a new user input (anchor, memories, execution context, summary)."""
     allow(request, "read", body.session_id, body.user_id)
     mem = memory_of(request)
-    build = getattr(mem, "build_prompt", None)
-    if build is None:
-        return error_response(501, "not_implemented", "prompt assembly is not available yet")
     from ..context import ExecutionContext
 
     try:
@@ -175,7 +171,7 @@ def post_prompt(body: PromptIn, request: Request) -> PromptOut | JSONResponse:
                               "execution": execution, "as_of": service_time(body.as_of, "as_of")}
     if body.num_ctx is not None:
         kwargs["num_ctx"] = body.num_ctx
-    prompt = build(body.text, **kwargs)
+    prompt = mem.build_prompt(body.text, **kwargs)
     return PromptOut(messages=list(prompt.messages), tokens=int(prompt.tokens),
                      trimmed=list(prompt.trimmed), hits=[_hit(h) for h in prompt.hits])
 
@@ -186,7 +182,7 @@ def get_health(
     session_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
     user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
 ) -> Health:
-    """Freshness, hit rate, amnesia alert, unit counts : store-wide figures, so the token
+    """Freshness, hit rate, amnesia alert, unit counts: store-wide figures, so the token
     needs the ``metrics`` operation."""
     allow(request, "metrics")
     return memory_of(request).health(session_id, user_id=user_id)

@@ -61,11 +61,18 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK_RE.search(text))
 
 
+#: Latin letters are counted in words of about four letters ...
+LETTERS_PER_WORD = 4
+#: ... and a text is Chinese when it has at least one ideograph per two such words: a Chinese
+#: clause beside English product names and codes ("我的 iPhone 15 Pro Max 订单") is Chinese.
+WORDS_PER_IDEOGRAPH = 2
+
+
 def detect_language(text: str) -> str:
     """``"zh"`` when the text has any CJK ideograph share worth speaking of, else ``"en"``."""
     cjk = len(_CJK_RE.findall(text))
     latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    if cjk and cjk * 2 >= latin // 4:
+    if cjk and cjk * WORDS_PER_IDEOGRAPH >= latin // LETTERS_PER_WORD:
         return "zh"
     return "en"
 

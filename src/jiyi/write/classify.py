@@ -56,11 +56,16 @@ _SESSION_EN = re.compile(
 
 _QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$")
 
+#: A confirmation is short ("对，就是这个号"); a longer turn that starts with "对" says more.
+MAX_CONFIRMATION_CHARS = 40
+#: The type shows in a sentence's opening; the regexes need not scan a pasted document.
+CLASSIFY_WINDOW_CHARS = 1000
+
 
 def is_confirmation(text: str) -> bool:
     """"对，就是这个号" / "yes, that's right": a pure confirmation of what was just said."""
     s = text.strip()
-    return len(s) <= 40 and bool(_CONFIRM.fullmatch(s))
+    return len(s) <= MAX_CONFIRMATION_CHARS and bool(_CONFIRM.fullmatch(s))
 
 
 def batch_progress(text: str) -> tuple[int, int] | None:
@@ -75,7 +80,7 @@ def batch_progress(text: str) -> tuple[int, int] | None:
 
 def classify(sentence: str, role: str, entities: list[Entity], slot: str | None) -> MemoryType:
     """The memory type of one (kept) sentence (judged on its first 1,000 characters)."""
-    sentence = sentence[:1000]
+    sentence = sentence[:CLASSIFY_WINDOW_CHARS]
     if role == "tool":
         return MemoryType.TOOL_RESULT
     if batch_progress(sentence):

@@ -41,6 +41,14 @@ _US = re.compile(_NB + r"\(?[2-9]\d{2}\)?[ \-.]\d{3}[ \-.]\d{4}" + _NA)
 _TW_MOBILE = re.compile(_NB + r"09\d{2}[ \-]?\d{3}[ \-]?\d{3}" + _NA)
 _DASHED_LANDLINE = re.compile(
     _NB + r"(?:(?:\(0\d{1,3}\)\s?|0\d{1,3}[ \-])\d{3,4}[ \-]\d{4}|0\d{4}[ \-]\d{6})" + _NA)
+#: E.164: a phone number has at most 15 digits; fewer than 7 is a code or an amount.
+PHONE_DIGITS_MIN, PHONE_DIGITS_MAX = 7, 15
+#: How close before a bare 8-digit number its phone word must stand (see ``_LOCAL8``); further
+#: away the word belongs to another number.
+PHONE_CUE_WINDOW_CHARS = 24
+#: An id label ("订单号", "order number") is looked for this far before a code: enough for
+#: "订单号是：" or "my order number for the blender is", not the whole text (the slow part).
+ID_LABEL_WINDOW_CHARS = 40
 #: A bare 8-digit local number (Hong Kong, Macau, Singapore...) is a phone only when a phone
 #: word comes shortly before it: "手机号变了，现在是62340143"; otherwise it may be an order id.
 _LOCAL8 = re.compile(_NB + r"[2-9]\d{3}[ \-]?\d{4}" + _NA)
@@ -181,12 +189,12 @@ def _phones(text: str) -> list[Entity]:
     for rx in (_INTL, _US):
         for m in rx.finditer(text):
             digits = re.sub(r"\D", "", m.group(0))
-            if 7 <= len(digits) <= 15:
+            if PHONE_DIGITS_MIN <= len(digits) <= PHONE_DIGITS_MAX:
                 out.append(_ent("phone", m, ("+" if m.group(0).startswith("+") else "") + digits))
     for rx in (_TW_MOBILE, _DASHED_LANDLINE):
         out += [_ent("phone", m, re.sub(r"[ ()\-]", "", m.group(0))) for m in rx.finditer(text)]
     for m in _LOCAL8.finditer(text):
-        window = text[max(0, m.start() - 24):m.start()]
+        window = text[max(0, m.start() - PHONE_CUE_WINDOW_CHARS):m.start()]
         if _PHONE_CUE.search(window) and not _NOT_PHONE_CUE.search(window):
             out.append(_ent("phone", m, re.sub(r"\D", "", m.group(0))))
     return out
@@ -202,7 +210,7 @@ def _ids(text: str) -> list[Entity]:
     # A label is looked for only in the few characters before a code that holds a digit: the
     # label alternation is long, and scanning the whole text with it is the slow part.
     for body in _ID_BODY.finditer(text):
-        lo = max(0, body.start() - 40)
+        lo = max(0, body.start() - ID_LABEL_WINDOW_CHARS)
         m = _ID_CONTEXT.search(text[lo:body.end()])
         while m is not None and m.end() != body.end() - lo:
             m = _ID_CONTEXT.search(text[lo:body.end()], m.start() + 1)

@@ -76,7 +76,7 @@ def id_category(text: str, e: Entity) -> str | None:
     is not an identifier."""
     if e.kind not in ("order_id", "tracking_no", "ticket_id", "code"):
         return None
-    before = text[max(0, e.start - 24):e.start]
+    before = text[max(0, e.start - LABEL_WINDOW_CHARS):e.start]
     for cat, rx in _LABEL_BEFORE.items():
         if rx.search(before):
             return cat
@@ -101,6 +101,8 @@ def find_ids(text: str, entities: list[Entity]) -> list[IdMention]:
     return out
 
 
+#: How far before an id its label may stand ("退货单号是", "the return number is").
+LABEL_WINDOW_CHARS = 24
 _SPECIFIC = ("return", "refund", "ticket", "booking")
 
 

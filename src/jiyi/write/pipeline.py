@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..text.segment import has_cjk
+from ..text.segment import detect_language, has_cjk
 from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
 from . import idfacts
 from .classify import classify, is_confirmation
@@ -45,6 +45,17 @@ if TYPE_CHECKING:
 #: At most this many units from one turn (a 1 MB paste must not become 7,000 units); the turn
 #: text itself is stored whole, so nothing is lost from provenance.
 MAX_UNITS_PER_TURN = 64
+#: A long fact is cut into pieces of at most ``MAX_CONTENT_CHARS``; more pieces than this are
+#: never kept (see ``MAX_UNITS_PER_TURN``), so the splitter stops early.
+MAX_PIECES_PER_FACT = 4 * MAX_UNITS_PER_TURN
+#: A clause with fewer content characters than this (stop-list and glue words removed: "就这样",
+#: "ok so") is too little to be a durable fact; it stays session state.
+MIN_FACT_CONTENT_CHARS = 3
+#: A clause of at most this many content characters after a profile clause (", Mia and Zoe")
+#: is a fragment that belongs to the clause before it.
+MAX_FRAGMENT_CONTENT_CHARS = 5
+#: A turn's language is judged on its opening: a long paste does not change the answer.
+LANGUAGE_SNIFF_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -174,10 +185,10 @@ def _pieces_for_sentence(
         if unit_type is MemoryType.FACT_REFERENCE and prev is MemoryType.USER_PROFILE \
                 and not c_local \
                 and not _SUBJECT.search(clause) and (
-                    _FRAGMENT.search(clause) or len(content_left(clause)) <= 5):
+                    _FRAGMENT.search(clause) or len(content_left(clause)) <= MAX_FRAGMENT_CONTENT_CHARS):
             unit_type = prev  # ", Mia and Zoe": a fragment belongs to the clause before it
         elif unit_type is MemoryType.FACT_REFERENCE and not c_local \
-                and len(content_left(clause)) < 3:
+                and len(content_left(clause)) < MIN_FACT_CONTENT_CHARS:
             unit_type = MemoryType.SESSION_STATE  # too little to be a durable fact
         if unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE) and any(
                 e.value in covered for e in c_local) and not (
@@ -220,7 +231,7 @@ def _whole_sentence(sent_text: str, start: int, entities: list[Entity],
         content = attribute(content, turn.speaker, lang)
     unit_type = typed or classify(sent_text, turn.role, entities, None)
     if typed is None and unit_type is MemoryType.FACT_REFERENCE and not entities \
-            and len(content_left(sent_text)) < 3:
+            and len(content_left(sent_text)) < MIN_FACT_CONTENT_CHARS:
         unit_type = MemoryType.SESSION_STATE
     slot = None
     if unit_type is MemoryType.BATCH_OPERATION:
@@ -388,7 +399,7 @@ def _pack_pieces(pieces: list[_Piece], speaker: str | None) -> list[UnitDraft]:
         keep = [e.text for p in group for e in p.entities] + [k for p in group for k in p.keep]
         parts: list[tuple[str, _Piece]] = []
         for p in group:
-            chunks = (split_long(p.content, MAX_CONTENT_CHARS, keep, 4 * MAX_UNITS_PER_TURN)
+            chunks = (split_long(p.content, MAX_CONTENT_CHARS, keep, MAX_PIECES_PER_FACT)
                       if len(p.content) > MAX_CONTENT_CHARS else [p.content])
             parts.extend((c, p) for c in chunks)
         current: list[tuple[str, _Piece]] = []
@@ -448,7 +459,7 @@ def _tool_drafts(text: str, turn: TurnInput) -> tuple[list[UnitDraft], list[Enti
         unit_type = MemoryType.BATCH_OPERATION if fact.batch else MemoryType.TOOL_RESULT
         slot = f"task:{fact.batch[0].upper()}" if fact.batch else None
         keep = [e.text for e in ents]
-        for content in split_long(fact.text, MAX_CONTENT_CHARS, keep, 4 * MAX_UNITS_PER_TURN):
+        for content in split_long(fact.text, MAX_CONTENT_CHARS, keep, MAX_PIECES_PER_FACT):
             drafts.append(UnitDraft(content=content, type=unit_type, slot=slot,
                                     entities=[e for e in ents if e.text in content]))
         drafts.extend(_tool_id_drafts(fact, ents, keep))
@@ -470,21 +481,11 @@ def _tool_id_drafts(fact: ToolFact, ents: list[Entity], keep: list[str]) -> list
     return out
 
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN = re.compile(r"[A-Za-z]")
-
-
-def _language(text: str) -> str:
-    """"zh" when CJK ideographs are a fair share of the text (same rule as text.detect_language)."""
-    cjk = len(_CJK.findall(text))
-    return "zh" if cjk and cjk * 2 >= len(_LATIN.findall(text)) // 4 else "en"
-
-
 def rule_extract(turn: TurnInput) -> Extraction:
     """The rule-based write path (no model)."""
     red = redact(turn.text)
     text = red.text
-    language = _language(text[:4000])
+    language = detect_language(text[:LANGUAGE_SNIFF_CHARS])
     if turn.role == "tool":
         tool = _tool_drafts(text, turn)
         if tool is not None:

@@ -178,7 +178,10 @@ def redact(text: str) -> Redaction:
     return Redaction(text=text, secrets=dict(namer.secrets))
 
 
-_CANDIDATE = re.compile(r"(?<![A-Za-z0-9._~+/=\-])[A-Za-z0-9._~+/=\-]{16,}")
+#: Shorter tokens are never taken for a secret by their look alone (too many words and codes).
+MIN_CANDIDATE_CHARS = 16
+_CANDIDATE = re.compile(
+    r"(?<![A-Za-z0-9._~+/=\-])[A-Za-z0-9._~+/=\-]{" + str(MIN_CANDIDATE_CHARS) + ",}")
 #: Words that name a secret; a long random token within a few characters of one is a secret
 #: ("my api token here: Zq8…", "密钥 Xy7…", "口令为…").
 _SECRET_WORD = re.compile(
@@ -199,17 +202,35 @@ def _entropy(token: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(token).values())
 
 
+#: A random-looking token is mostly not digits (a long number is an id, not a key) ...
+RANDOM_MAX_DIGIT_SHARE = 0.8
+#: ... and spread over many symbols: a random 16-character hex or base64 key has 3.5-4 bits per
+#: character, camel-case words ("HelloWorldFooBar") and short-alphabet ids about 3.1.
+RANDOM_MIN_ENTROPY_BITS = 3.3
+#: How far before a candidate token a secret-naming word may stand ("my api token here: …") ...
+SECRET_WORD_BEFORE_CHARS = 40
+#: ... or after it ("Zq8… 是我的密钥").
+SECRET_WORD_AFTER_CHARS = 24
+#: An id word this close before the token ("订单号", "order id") makes it an id, not a secret.
+ID_WORD_BEFORE_CHARS = 20
+#: An AWS secret key counts only this close to its access key id (same line or the next).
+AWS_SECRET_NEAR_KEY_CHARS = 160
+
+
 def _random_looking(token: str) -> bool:
     """A long token that is not a word, a number or an id: several character classes and
-    high entropy ("Zq8wL2…" yes; "PO-20260517-8891", "1234567890123456" no)."""
+    high entropy ("Zq8wL2…" yes; "1234567890123456", "HelloWorldFooBar" no). An id such as
+    "PO-20260517-8891" can look random too: a token is a secret only next to a word naming a
+    secret and with no id word just before it (:func:`_near_keyword`)."""
     classes = sum(bool(re.search(rx, token)) for rx in ("[a-z]", "[A-Z]", "[0-9]"))
-    return classes >= 2 and sum(ch.isdigit() for ch in token) < len(token) * 0.8 \
-        and _entropy(token) >= 3.3
+    return classes >= 2 \
+        and sum(ch.isdigit() for ch in token) < len(token) * RANDOM_MAX_DIGIT_SHARE \
+        and _entropy(token) >= RANDOM_MIN_ENTROPY_BITS
 
 
 def _near_keyword(text: str, namer: _Namer) -> str:
     """Long random tokens next to a word naming a secret (before it, or just after it)."""
-    if len(text) < 16:
+    if len(text) < MIN_CANDIDATE_CHARS:
         return text
     out: list[str] = []
     last = 0
@@ -217,9 +238,10 @@ def _near_keyword(text: str, namer: _Namer) -> str:
         tok = m.group(0).rstrip(".")
         if not _random_looking(tok):
             continue
-        before = text[max(0, m.start() - 40):m.start()]
-        near = _SECRET_WORD.search(before) or _SECRET_WORD_AFTER.search(text[m.end():m.end() + 24])
-        if not near or _ID_WORD.search(before[-20:]):
+        before = text[max(0, m.start() - SECRET_WORD_BEFORE_CHARS):m.start()]
+        after = text[m.end():m.end() + SECRET_WORD_AFTER_CHARS]
+        near = _SECRET_WORD.search(before) or _SECRET_WORD_AFTER.search(after)
+        if not near or _ID_WORD.search(before[-ID_WORD_BEFORE_CHARS:]):
             continue
         out.append(text[last:m.start()])
         out.append(namer("SECRET", tok))
@@ -239,7 +261,7 @@ def _aws_secret(text: str, namer: _Namer) -> str:
 
     def repl(m: re.Match[str]) -> str:
         tok = m.group(0)
-        if any(abs(m.start() - k) <= 160 for k in keys) and _random_looking(tok):
+        if any(abs(m.start() - k) <= AWS_SECRET_NEAR_KEY_CHARS for k in keys) and _random_looking(tok):
             return namer("SECRET", tok)
         return tok
     return _AWS_SECRET.sub(repl, text)

@@ -89,6 +89,17 @@ class SlotFact:
     entity: Entity | None = None
 
 
+#: The end of the previous clause read with this one, for a slot word or a change word said
+#: just before the value ("手机号变了哈，现在是62340143").
+CUE_WINDOW_CHARS = 40
+#: A third party named this close before the clause ("快递员的电话是…") owns its value.
+THIRD_PARTY_WINDOW_CHARS = 24
+#: A validity word ("有效期至", "valid until") this close before a time, or ("前有效", "到期")
+#: this close after it, makes the time the end of the fact's validity.
+VALIDITY_BEFORE_CHARS = 12
+VALIDITY_AFTER_CHARS = 8
+
+
 def _subject(lang: str, speaker: str | None) -> str:
     if speaker:
         return speaker
@@ -130,7 +141,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     if role != "user" or (not entities and not _LEVEL_HINT.search(clause)) \
             or _QUESTION.search(clause):
         return []
-    context = before[-40:] + " " + clause
+    context = before[-CUE_WINDOW_CHARS:] + " " + clause
     own = bool(_SELF.search(clause)) or speaker is not None
     changed = bool(CHANGE_WORDS.search(context))
     out: list[SlotFact] = []
@@ -142,7 +153,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             script = "hant" if lang == "zh" and to_simplified(clause) != clause else lang
             out.append(SlotFact(slot, value, _template(slot, value, script, speaker), entity))
 
-    prev_third = bool(_THIRD_PARTY.search(before[-24:])) and not _SELF.search(before[-24:])
+    near = before[-THIRD_PARTY_WINDOW_CHARS:]
+    prev_third = bool(_THIRD_PARTY.search(near)) and not _SELF.search(near)
     for e in entities:
         # A third party owns the value only when named before it ("快递员的电话是…", "my
         # friend's number is…"); "我的手机号是…，快递员可以打这个电话" is still the user's own.
@@ -183,8 +195,9 @@ def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> dateti
     if not times or not _VALIDITY_CONTEXT.search(clause):
         return None
     for tm in times:
-        before = clause[max(0, tm.start - offset - 12):max(0, tm.start - offset)]
-        after = clause[tm.end - offset:tm.end - offset + 8]
+        start, end = tm.start - offset, tm.end - offset
+        before = clause[max(0, start - VALIDITY_BEFORE_CHARS):max(0, start)]
+        after = clause[end:end + VALIDITY_AFTER_CHARS]
         if _VALIDITY.search(before) or re.match(r"\s*(?:前|之前|以前)?(?:有效|到期|过期|過期|截止)", after):
             return tm.end_instant()
     return None

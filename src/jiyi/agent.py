@@ -30,7 +30,7 @@ from .agent_feedback import Judgement, judge_reply
 from .agent_tools import Tool, as_tools
 from .context.builder import build_prompt, recall_for_prompt
 from .context.execution import ExecutionContext, ExecutionState, dumps
-from .context.prompt import Prompt
+from .context.prompt import MIN_NUM_CTX, Prompt
 from .errors import ValidationError
 from .llm.base import ChatClient, ChatReply, ToolCall
 from .memory import Memory
@@ -94,8 +94,9 @@ class Agent:
         feedback: bool = True,
     ) -> None:
         if num_ctx is not None and (isinstance(num_ctx, bool) or not isinstance(num_ctx, int)
-                                    or num_ctx < 256):
-            raise ValidationError(f"num_ctx must be an integer of at least 256; got {num_ctx!r}")
+                                    or num_ctx < MIN_NUM_CTX):
+            raise ValidationError(
+                f"num_ctx must be an integer of at least {MIN_NUM_CTX}; got {num_ctx!r}")
         if max_tokens is not None and max_tokens < 1:
             raise ValidationError("max_tokens must be at least 1")
         if max_tool_rounds < 0:

@@ -28,7 +28,7 @@ from starlette.routing import Route
 from .auth import LOCAL, Auth, Grant, Operation, RequireToken, authorize, grant_of
 from .errors import JiyiError, NotFoundError
 from .memory import Memory
-from .validation import check_user_id, require_session_id
+from .validation import MAX_ID_CHARS, check_user_id, require_session_id
 
 INSTRUCTIONS = (
     "Long-term memory for this conversation (jiyi, 记忆). Call `recall` with the user's question "
@@ -38,10 +38,10 @@ INSTRUCTIONS = (
 )
 
 Session = Annotated[str, Field(description="Conversation id (required; jiyi never infers one).",
-                               min_length=1, max_length=256)]
+                               min_length=1, max_length=MAX_ID_CHARS)]
 User = Annotated[str | None, Field(
     default=None, description="User id; memories of this user are shared across their sessions. "
-                              "Defaults to the session id.", max_length=256)]
+                              "Defaults to the session id.", max_length=MAX_ID_CHARS)]
 Instant = Annotated[str | None, Field(
     default=None, description="ISO-8601 instant, e.g. 2026-05-01T09:30:00Z (default: now).")]
 

@@ -12,6 +12,10 @@ from .errors import MissingSessionError, ValidationError
 from .units import ROLES
 
 MAX_ID_CHARS = 256
+#: The largest query a network door takes before ``Memory.recall`` applies
+#: ``JiyiConfig.max_query_chars`` (2,000 by default) with its own message: 2,000 characters at up
+#: to 4 UTF-8 bytes each. Larger requests are refused before any work.
+MAX_QUERY_TRANSPORT_SIZE = 8_000
 
 
 def require_session_id(session_id: Any) -> str:

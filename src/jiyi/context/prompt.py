@@ -38,6 +38,10 @@ from .markers import neutralise_markers
 from .stale import LOCALES, StaleValues, annotate_stale, history_note
 from .tokens import TokenCounter
 
+#: The smallest context window jiyi budgets for: the system prompt alone is ~150 tokens (zh 142,
+#: en 152 with Qwen2.5), so below 256 a question and its reply no longer fit.
+MIN_NUM_CTX = 256
+
 ANCHOR = "<|memory_anchor|>"
 RESET = "<|context_reset|>"
 

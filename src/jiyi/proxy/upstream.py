@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 import httpx
 from starlette.responses import Response
 
+from ..context.prompt import MIN_NUM_CTX
 from ..errors import ConfigError
 
 Flavor = Literal["ollama", "openai"]
@@ -53,8 +54,8 @@ class ProxySettings:
             raise ConfigError(f"--upstream must not carry a query or fragment: {url!r}")
         flavor: Flavor = "openai" if parts.path.endswith("/v1") else "ollama"
         settings = cls(upstream=base, flavor=flavor, **kwargs)
-        if settings.default_num_ctx < 256:
-            raise ConfigError("the default num_ctx must be at least 256 tokens")
+        if settings.default_num_ctx < MIN_NUM_CTX:
+            raise ConfigError(f"the default num_ctx must be at least {MIN_NUM_CTX} tokens")
         if min(settings.connect_timeout, settings.read_timeout, settings.write_timeout) <= 0:
             raise ConfigError("timeouts must be positive")
         return settings

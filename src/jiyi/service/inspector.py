@@ -25,7 +25,13 @@ from ..recall.rules import query_entities
 from ..store.base import Scope
 from ..text import keyword_terms
 from ..units import MemoryUnit
-from ..validation import check_identifier, check_text, check_user_id, require_session_id
+from ..validation import (
+    MAX_QUERY_TRANSPORT_SIZE,
+    check_identifier,
+    check_text,
+    check_user_id,
+    require_session_id,
+)
 
 inspector_router = APIRouter(tags=["inspector"])
 
@@ -144,7 +150,7 @@ def recall_stages(
     """A recall taken apart: stage 1 exact entity matches, stage 2 keyword and vector candidates,
     stage 3 the final re-ranked hits (with confidence). Not logged as a real recall."""
     mem = _memory(request)
-    query = check_text(q, what="query", max_bytes=8000)
+    query = check_text(q, what="query", max_bytes=MAX_QUERY_TRANSPORT_SIZE)
     sid = require_session_id(session_id)
     uid = check_user_id(user_id, sid)
     authorize(grant_of(request.scope), "read", uid)

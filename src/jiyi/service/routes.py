@@ -16,7 +16,13 @@ from ..errors import BatchValidationError, ValidationError
 from ..health import Health
 from ..memory import Memory
 from ..units import Hit
-from ..validation import check_time, check_user_id, require_session_id
+from ..validation import (
+    MAX_ID_CHARS,
+    MAX_QUERY_TRANSPORT_SIZE,
+    check_time,
+    check_user_id,
+    require_session_id,
+)
 from .schemas import (
     AmnesiaOut,
     ErrorOut,
@@ -131,9 +137,10 @@ def post_turn_batch(body: TurnBatchIn, request: Request) -> TurnBatchOut:
 @router.get("/v1/recall", response_model=RecallOut, tags=["memory"])
 def get_recall(
     request: Request,
-    q: Annotated[str, Query(min_length=1, max_length=8000, description="what to recall")],
-    session_id: Annotated[str, Query(min_length=1, max_length=256)],
-    user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+    q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_TRANSPORT_SIZE,
+                            description="what to recall")],
+    session_id: Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS)],
+    user_id: Annotated[str | None, Query(min_length=1, max_length=MAX_ID_CHARS)] = None,
     k: Annotated[int, Query(ge=1, le=100)] = 5,
     as_of: Annotated[str | None, Query(description="ISO-8601 instant")] = None,
 ) -> RecallOut:
@@ -179,8 +186,8 @@ def post_prompt(body: PromptIn, request: Request) -> PromptOut:
 @router.get("/memory/health", response_model=Health, tags=["health"])
 def get_health(
     request: Request,
-    session_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
-    user_id: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+    session_id: Annotated[str | None, Query(min_length=1, max_length=MAX_ID_CHARS)] = None,
+    user_id: Annotated[str | None, Query(min_length=1, max_length=MAX_ID_CHARS)] = None,
 ) -> Health:
     """Freshness, hit rate, amnesia alert, unit counts: store-wide figures, so the token
     needs the ``metrics`` operation."""

@@ -6,6 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
+from ..context.prompt import MIN_NUM_CTX
+from ..validation import MAX_ID_CHARS
+
 Id = StrictStr
 
 
@@ -14,25 +17,25 @@ class _In(BaseModel):
 
 
 class TurnIn(_In):
-    session_id: Id = Field(min_length=1, max_length=256)
-    user_id: Id | None = Field(default=None, min_length=1, max_length=256)
+    session_id: Id = Field(min_length=1, max_length=MAX_ID_CHARS)
+    user_id: Id | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS)
     role: Literal["user", "assistant", "tool", "system"] = "user"
     text: StrictStr = Field(min_length=1)
     at: StrictStr | None = Field(default=None, description="ISO-8601; default now (UTC)")
-    turn_id: Id | None = Field(default=None, min_length=1, max_length=256)
+    turn_id: Id | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS)
     recall_empty: StrictBool | None = Field(
         default=None, description="assistant turns: did this turn's recall find nothing? "
                                   "Default: the session's last recall")
 
 
 class BatchTurnIn(_In):
-    session_id: Id = Field(min_length=1, max_length=256)
-    user_id: Id | None = Field(default=None, min_length=1, max_length=256)
+    session_id: Id = Field(min_length=1, max_length=MAX_ID_CHARS)
+    user_id: Id | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS)
     role: Literal["user", "assistant", "tool", "system"] = "user"
     text: StrictStr = Field(min_length=1)
     at: StrictStr | None = Field(default=None, description="ISO-8601; default now (UTC)")
     turn_id: Id | None = Field(
-        default=None, min_length=1, max_length=256,
+        default=None, min_length=1, max_length=MAX_ID_CHARS,
         description="a turn id this user's session already holds is a no-op")
 
 
@@ -45,16 +48,16 @@ class TurnBatchIn(_In):
 
 
 class FeedbackIn(_In):
-    unit_id: Id = Field(min_length=1, max_length=256)
+    unit_id: Id = Field(min_length=1, max_length=MAX_ID_CHARS)
     event: Literal["used", "ignored", "wrong", "confirmed"]
 
 
 class PromptIn(_In):
     text: StrictStr = Field(min_length=1)
-    session_id: Id = Field(min_length=1, max_length=256)
-    user_id: Id | None = Field(default=None, min_length=1, max_length=256)
+    session_id: Id = Field(min_length=1, max_length=MAX_ID_CHARS)
+    user_id: Id | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS)
     execution: dict[str, Any] | None = None
-    num_ctx: StrictInt | None = Field(default=None, ge=256, le=10_000_000)
+    num_ctx: StrictInt | None = Field(default=None, ge=MIN_NUM_CTX, le=10_000_000)
     as_of: StrictStr | None = None
 
 

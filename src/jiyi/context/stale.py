@@ -40,6 +40,9 @@ _LOCALE_SAMPLE = 2000
 #: Share of CJK characters that must change under Traditional->Simplified to call a text
 #: Traditional (a Simplified text may hold the odd character OpenCC would still map).
 _HANT_SHARE = 0.05
+#: A value with this many digits is a number (phone, id) and is found in any spacing or dashes
+#: (138-0000-0000); a shorter one ("12", "2024") would also match amounts and dates.
+MIN_NUMBER_DIGITS = 5
 
 
 def detect_locale(text: str) -> Locale:
@@ -122,7 +125,7 @@ def _pair_values(unit: MemoryUnit, other: MemoryUnit | None) -> list[str]:
 
 def _key(value: str) -> str:
     digits = re.sub(r"\D", "", value)
-    if len(digits) >= 5 and len(digits) * 2 >= len(re.sub(r"\s", "", value)):
+    if len(digits) >= MIN_NUMBER_DIGITS and len(digits) * 2 >= len(re.sub(r"\s", "", value)):
         return digits
     return to_simplified(value.casefold())
 
@@ -176,7 +179,7 @@ def value_pattern(value: str) -> re.Pattern[str]:
     (138-0000-0000 for 13800000000), Latin text in any case and not inside a longer word,
     Chinese in Simplified or Traditional (台北/臺北)."""
     digits = re.sub(r"\D", "", value)
-    if len(digits) >= 5 and re.fullmatch(r"[\d\s\-\u2013.()+]+", value):
+    if len(digits) >= MIN_NUMBER_DIGITS and re.fullmatch(r"[\d\s\-\u2013.()+]+", value):
         return re.compile(r"(?<!\d)" + _SEP.join(digits) + r"(?!\d)")
     parts: list[str] = []
     for ch in value:
@@ -201,7 +204,7 @@ def _needles(value: str) -> tuple[bool, tuple[str, ...]]:
     """What must occur in a text for ``value`` to be there at all: its digits (in the text's
     digits) or its case-folded Simplified/Traditional spellings (in the folded text)."""
     digits = re.sub(r"\D", "", value)
-    if len(digits) >= 5 and re.fullmatch(r"[\d\s\-\u2013.()+]+", value):
+    if len(digits) >= MIN_NUMBER_DIGITS and re.fullmatch(r"[\d\s\-\u2013.()+]+", value):
         return True, (digits,)
     low = re.sub(r"\s+", " ", value.casefold())
     return False, tuple({low, to_simplified(low), _to_traditional(low)})

@@ -20,7 +20,11 @@ from ..units import MAX_CONTENT_CHARS
 _SENT_END = re.compile(
     r"[。！？!?；;\n]+|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bvs)(?<!\bProf)(?<!\bNo)"
     r"(?<!\b[A-Z])\.(?=\s|$)|…+|\.{3,}")
-_LONG_TOKEN = re.compile(r"[^\s\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]{65,}")
+#: A run of this many characters without a space or a CJK character is a blob (base64, minified
+#: data, a long URL), not words: it cannot be cut into units without breaking it, so it is named.
+MAX_TOKEN_CHARS = 64
+_LONG_TOKEN = re.compile(
+    r"[^\s\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]{" + str(MAX_TOKEN_CHARS + 1) + ",}")
 _URLISH = re.compile(r"(?:https?://|www\.)", re.I)
 
 _ZH_LEAD = re.compile(
@@ -81,7 +85,7 @@ def normalise_long_tokens(text: str) -> str:
             host = re.match(r"(?:https?://)?[^/\s]+", tok, re.I)
             return (host.group(0) if host else "") + "/[LONG_URL]"
         return "[LONG_TEXT]"
-    return _LONG_TOKEN.sub(repl, text) if len(text) > 64 else text
+    return _LONG_TOKEN.sub(repl, text) if len(text) > MAX_TOKEN_CHARS else text
 
 
 def split_sentences(text: str) -> list[Sentence]:

@@ -160,6 +160,14 @@ def _rest(record: dict[str, Any], used: set[str]) -> str:
     return "，".join(items)
 
 
+#: A wrapper such as {"code": 0, "msg": "ok", "data": [...]} has a few keys; a record with more
+#: keys is a record, even when one of them holds a list.
+ENVELOPE_MAX_KEYS = 4
+#: Records of one tool result read at most; the units of a turn are capped anyway
+#: (``pipeline.MAX_UNITS_PER_TURN``) and the raw result stays in the turn.
+MAX_TOOL_RECORDS = 200
+
+
 def summarise_tool(text: str) -> list[ToolFact] | None:
     """Facts of a JSON tool result, or None when ``text`` is not JSON (kept as text then)."""
     s = text.strip()
@@ -174,7 +182,7 @@ def summarise_tool(text: str) -> list[ToolFact] | None:
         inner = next((v for k, v in data.items()
                       if k in ("data", "result", "results", "items", "orders", "records")
                       and isinstance(v, (dict, list))), None)
-        if inner is not None and len(data) <= 4:
+        if inner is not None and len(data) <= ENVELOPE_MAX_KEYS:
             head = {k: v for k, v in data.items() if not isinstance(v, (dict, list))
                     and k not in ("ok", "success", "code") }
             records = inner if isinstance(inner, list) else [inner]
@@ -187,7 +195,7 @@ def summarise_tool(text: str) -> list[ToolFact] | None:
     else:
         records = [data]
     facts: list[ToolFact] = []
-    for rec in records[:200]:
+    for rec in records[:MAX_TOOL_RECORDS]:
         fact = _record_fact(rec) if isinstance(rec, dict) else ToolFact(_scalar(rec))
         if fact.text.strip():
             facts.append(fact)

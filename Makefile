@@ -10,10 +10,10 @@ PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml benchmarks/pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PIP_INSTALL) -e '.[dev,postgres,eval,mcp]'
+	$(PIP_INSTALL) -e '.[dev,postgres,eval,mcp]' -e ./benchmarks
 	@touch $(STAMP)
 
 run: setup
@@ -23,7 +23,7 @@ test: setup
 	$(PY) -m pytest -q
 
 lint: setup
-	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff check src tests benchmarks
 
 typecheck: setup
 	$(VENV)/bin/mypy

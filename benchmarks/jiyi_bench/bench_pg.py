@@ -35,7 +35,7 @@ from jiyi.store.sqlite import fts_body
 from jiyi.units import content_hash
 
 from .paths import report_dir
-from .scale_corpus import QUERIES, distinct_sentences, perturb
+from .scale_corpus import QUERIES, distinct_sentences, perturb, sentence_vectors
 
 TWO_YEARS = 2 * 365 * 86400
 CHUNK = 5000
@@ -57,14 +57,8 @@ def machine() -> dict[str, str]:
 def corpus(distinct: int, embedder_name: str,
            cache: Path) -> tuple[list[Any], np.ndarray[Any, Any], list[str]]:
     """Distinct sentences, their vectors (cached on disk) and their keyword-index bodies."""
-    from jiyi.embed import get_embedder
-
     sentences = distinct_sentences(distinct)
-    if cache.exists():
-        base = np.load(cache)
-    else:
-        base = get_embedder(embedder_name).embed_passages([s.text for s in sentences])
-        np.save(cache, base)
+    base = sentence_vectors(sentences, embedder_name, cache)
     bodies = [fts_body(s.text, s.text) for s in sentences]
     return sentences, base, bodies
 

@@ -65,8 +65,9 @@ def write_report(rows: list[dict[str, Any]], out_dir: Path, *, embedder: str,
         f"Generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `jiyi bench scale` "
         f"(embedder `{embedder}`). Machine: {machine()}",
         "",
-        "Stores are written in bulk into the SQLite store's schema (its row serialiser, 5,000 "
-        "units per transaction; FTS5 bodies segmented like the store does) with vectors of a few thousand distinct bilingual sentences (zh-Hans, zh-Hant, en) "
+        "Stores are written with the public bulk loader `jiyi.bulk.import_units` (one "
+        "`Store.commit_ingest` per turn: the store writes its own rows, FTS5 bodies and events) "
+        "with vectors of a few thousand distinct bilingual sentences (zh-Hans, zh-Hant, en) "
         "embedded once and perturbed per unit, each turn with its own vector (the episodic layer). "
         "Recall goes through `Memory.recall` (real query "
         "embedding, k=5, no recall log) in a fresh process per store, after an untimed warm-up. "

@@ -34,6 +34,7 @@ from jiyi.memory import Memory
 
 from .bench_write import machine
 from .paths import OUT_HELP, report_dir
+from .report import report_head
 
 SESSION = "bench-prompt"
 PLAN_A_SYSTEM = "You are a helpful customer-service assistant. Answer from the conversation."
@@ -112,9 +113,7 @@ def _fmt(value: Any) -> str:
 def render_md(result: dict[str, Any]) -> str:
     m, s = result["machine"], result["summary"]
     lines = [
-        "# Plan A (raw history) vs plan B (jiyi prompt) on a real model (`jiyi bench prompt`)", "",
-        f"Command: `{result['command']}`  ",
-        f"Date: {result['date']}  ",
+        *report_head("Plan A (raw history) vs plan B (jiyi prompt) on a real model (`jiyi bench prompt`)", result),
         f"Model: {result['model']} at {result['llm']}; plan B budgeted for num_ctx "
         f"{result['num_ctx']} tokens; answers capped at {result['max_tokens']} tokens; "
         "temperature 0  ",

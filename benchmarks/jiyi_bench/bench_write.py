@@ -30,6 +30,7 @@ from jiyi.memory import Memory
 from jiyi.write import TurnInput, extract_turn
 
 from .paths import OUT_HELP, report_dir
+from .report import report_head
 
 START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 SURNAMES = "张王李赵陈刘杨黄周吴"
@@ -214,9 +215,7 @@ def machine() -> dict[str, str]:
 def render_md(result: dict[str, Any]) -> str:
     m = result["machine"]
     lines = [
-        "# Write-path benchmark (`jiyi bench write`)", "",
-        f"Command: `{result['command']}`  ",
-        f"Date: {result['date']}  ",
+        *report_head("Write-path benchmark (`jiyi bench write`)", result),
         f"Conversation: {result['turns']} generated turns (zh-Hans, zh-Hant, en; user, assistant, "
         f"tool; seed {result['seed']})  ",
         f"Machine: nproc {m['nproc']}, Python {m['python']}, {m['platform']}, load {m['loadavg']}",

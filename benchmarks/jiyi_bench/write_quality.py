@@ -34,6 +34,7 @@ from jiyi.write import TurnInput, extract_turn
 from jiyi.write.slots import slot_sentence
 
 from .paths import repo_file
+from .report import report_head
 
 START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 DURABLE = (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE)
@@ -252,9 +253,7 @@ def render_md(result: dict[str, Any]) -> str:
     ]
     langs = [x for x in ("zh-Hans", "zh-Hant", "en") if x in result["languages"]]
     lines = [
-        "# Write-path quality (`jiyi bench write --quality`)", "",
-        f"Command: `{result['command']}`  ",
-        f"Date: {result['date']}  ",
+        *report_head("Write-path quality (`jiyi bench write --quality`)", result),
         f"Corpus: `{result['corpus']}` ({result['turns']} annotated turns, 30 conversations)  ",
         f"Embedder: {result['embedder']}; recall k = 5  ",
         f"Machine: nproc {m['nproc']}, Python {m['python']}, {m['platform']}, load {m['loadavg']}",

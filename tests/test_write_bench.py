@@ -8,8 +8,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from jiyi.cli.app import app
-from jiyi.eval.bench_write import generate, percentile
 from jiyi.text.segment import has_cjk, to_simplified
+from jiyi_bench.bench_write import generate, percentile
 
 
 def test_generated_conversation_is_bilingual_and_deterministic() -> None:
@@ -59,7 +59,7 @@ def test_bench_write_quality(tmp_path: Path) -> None:
 
 
 def test_quality_corpus_is_bilingual_and_annotated() -> None:
-    from jiyi.eval.write_quality import default_corpus, load_corpus
+    from jiyi_bench.write_quality import default_corpus, load_corpus
 
     rows = load_corpus(default_corpus())
     assert len(rows) >= 300

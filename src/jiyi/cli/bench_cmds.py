@@ -1,44 +1,64 @@
-"""``jiyi bench ...`` and ``jiyi eval ...``: measurement commands, each from its own module.
+"""``jiyi bench ...`` and ``jiyi eval ...``: measurement commands from the ``jiyi_bench`` package.
 
-A module listed in :data:`BENCH_MODULES` / :data:`EVAL_MODULES` exposes ``register(group)`` and
-adds its subcommand to the ``bench`` or ``eval`` group.
+The harnesses are a separate distribution (``benchmarks/`` in the repository, installed by the
+``eval`` extra) so the library does not ship them. Each module listed in :data:`BENCH_MODULES` /
+:data:`EVAL_MODULES` exposes ``register(group)`` and adds its subcommand to the ``bench`` or
+``eval`` group. Without the package both commands stay visible and say in one line how to get it.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 import typer
 
-bench_app = typer.Typer(help="Measure speed and memory use; results go to docs/benchmarks/.",
-                        no_args_is_help=True)
-eval_app = typer.Typer(help="Measure recall quality on public benchmarks.", no_args_is_help=True)
+BENCH_PACKAGE = "jiyi_bench"
+INSTALL_HINT = ("needs the benchmark harnesses: pip install 'jiyi[eval]' "
+                "(from a checkout: pip install -e ./benchmarks)")
 
 BENCH_MODULES: tuple[str, ...] = (
-    "jiyi.eval.bench_write",
-    "jiyi.eval.bench_recall",
-    "jiyi.eval.bench_serve",
-    "jiyi.eval.bench_prompt",
-    "jiyi.eval.bench_scale",
-    "jiyi.eval.bench_pg",
+    "jiyi_bench.bench_write",
+    "jiyi_bench.bench_recall",
+    "jiyi_bench.bench_serve",
+    "jiyi_bench.bench_prompt",
+    "jiyi_bench.bench_scale",
+    "jiyi_bench.bench_pg",
 )
-EVAL_MODULES: tuple[str, ...] = ("jiyi.eval.locomo_cmd", "jiyi.eval.madial_cmd",
-                                 "jiyi.eval.scenarios_cmd")
+EVAL_MODULES: tuple[str, ...] = ("jiyi_bench.locomo_cmd", "jiyi_bench.madial_cmd",
+                                 "jiyi_bench.scenarios_cmd")
+
+BENCH_HELP = "Measure speed and memory use; reports go to docs/benchmarks/ (see --out)."
+EVAL_HELP = "Measure recall quality on public benchmarks."
 
 
-def _load(modules: tuple[str, ...], group: typer.Typer) -> None:
+def harnesses_installed() -> bool:
+    """True when ``jiyi_bench`` can be imported (the ``eval`` extra is installed)."""
+    return importlib.util.find_spec(BENCH_PACKAGE) is not None
+
+
+def _group(help_text: str, modules: tuple[str, ...]) -> typer.Typer:
+    group = typer.Typer(help=help_text, no_args_is_help=True)
     for name in modules:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        module.register(group)
+        importlib.import_module(name).register(group)
+    return group
+
+
+def _missing(app: typer.Typer, name: str, help_text: str) -> None:
+    """A stand-in ``jiyi NAME ...`` that accepts any arguments and prints the install hint."""
+
+    @app.command(name=name, help=f"{help_text} [not installed: pip install 'jiyi[eval]']",
+                 add_help_option=False,
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    def missing() -> None:
+        typer.echo(f"Error: jiyi {name} {INSTALL_HINT}", err=True)
+        raise typer.Exit(2)
 
 
 def register(app: typer.Typer) -> None:
-    _load(BENCH_MODULES, bench_app)
-    _load(EVAL_MODULES, eval_app)
-    app.add_typer(bench_app, name="bench")
-    app.add_typer(eval_app, name="eval")
+    if not harnesses_installed():
+        _missing(app, "bench", BENCH_HELP)
+        _missing(app, "eval", EVAL_HELP)
+        return
+    app.add_typer(_group(BENCH_HELP, BENCH_MODULES), name="bench")
+    app.add_typer(_group(EVAL_HELP, EVAL_MODULES), name="eval")

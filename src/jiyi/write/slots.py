@@ -106,6 +106,14 @@ def _subject(lang: str, speaker: str | None) -> str:
     return "用户" if lang == "zh" else "The user"
 
 
+def slot_sentence(slot: str, value: str, lang: str, speaker: str | None = None) -> str:
+    """The canonical sentence a slot fact is stored as (``lang``: zh, hant or en).
+
+    Public so a checker (the write-quality benchmark) can tell an exact slot value from a near miss
+    without reaching into this module's helpers."""
+    return _template(slot, value, lang, speaker)
+
+
 def _template(slot: str, value: str, lang: str, speaker: str | None) -> str:
     subj = _subject("zh" if lang == "hant" else lang, speaker)
     if lang == "hant":  # a Traditional turn keeps its script ("用戶的會員等級是黃金")

@@ -18,11 +18,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..config import JiyiConfig
-from ..embed import get_embedder
-from ..embed.base import Embedder
-from ..errors import ValidationError
-from ..memory import Memory
+from jiyi.config import JiyiConfig
+from jiyi.embed import get_embedder
+from jiyi.embed.base import Embedder
+from jiyi.errors import ValidationError
+from jiyi.memory import Memory
+
 from .ranking import Case, RankingResult, RawTurn, evaluate
 
 KS = (5, 10)

@@ -15,15 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ValidationError
-from ..recall.calibrate import (
+from jiyi.errors import ValidationError
+from jiyi.recall.calibrate import (
     expected_calibration_error,
     fit_logistic,
     log_loss,
     precision_above,
     predict,
 )
-from ..recall.rerank import FEATURES
+from jiyi.recall.rerank import FEATURES
 
 Row = tuple[int, int, list[float], int]
 

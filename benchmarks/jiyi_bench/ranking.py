@@ -6,7 +6,7 @@ The MADial and scenario evaluations share it: a data set becomes a list of :clas
 A jiyi hit covers the turn ids in its ``source_turn_ids``; a baseline result covers its own
 turn. The baselines rank the raw turns of the case's user only (jiyi never crosses users):
 
-- ``bm25``: :func:`~jiyi.eval.baselines.reference_bm25` (rank_bm25's Okapi over jieba tokens);
+- ``bm25``: :func:`~jiyi_bench.baselines.reference_bm25` (rank_bm25's Okapi over jieba tokens);
 - ``bm25_cw``: the LoCoMo report's BM25 over content words (stopwords dropped);
 - ``dense``: cosine over the embedder's passage vectors, query through ``embed_query``;
 - ``rrf``: reciprocal-rank fusion (k=60) of ``bm25`` and ``dense`` over all the user's turns.
@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..embed.base import Embedder
-from ..memory import Memory
+from jiyi.embed.base import Embedder
+from jiyi.memory import Memory
+
 from .baselines import BM25, Dense, reference_bm25, rrf
 from .metrics import gold_recall, ndcg
 

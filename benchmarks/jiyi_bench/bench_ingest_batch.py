@@ -20,10 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from ..embed import Embedder
-from ..embed.registry import get_embedder
-from ..memory import Memory
+from jiyi.embed import Embedder
+from jiyi.embed.registry import get_embedder
+from jiyi.memory import Memory
+
 from .bench_write import START, GenTurn, generate, machine
+from .report import report_head
 
 TARGET_RATIO = 0.8
 
@@ -126,9 +128,7 @@ def run(turns: int, seed: int, embedder: str, rounds: int, batch_size: int) -> d
 def render_md(result: dict[str, Any]) -> str:
     m, s = result["machine"], result["summary"]
     lines = [
-        "# Bulk ingest at the embedder's pace (`jiyi bench write --batch-compare`)", "",
-        f"Command: `{result['command']}`  ",
-        f"Date: {result['date']}  ",
+        *report_head("Bulk ingest at the embedder's pace (`jiyi bench write --batch-compare`)", result),
         f"Turns: {result['turns']} generated turns of `jiyi bench write` (zh-Hans, zh-Hant, en; "
         f"user, assistant, tool; long turns; seed {result['seed']})  ",
         f"Embedder: {result['embedder']}; ingest_many batch size {result['batch_size']}  ",
@@ -172,7 +172,7 @@ def render_md(result: dict[str, Any]) -> str:
 
 
 def bench_batch_compare(turns: int, seed: int, embedder: str, rounds: int, batch_size: int,
-                        out: str, name: str) -> dict[str, Any]:
+                        out: Path, name: str) -> dict[str, Any]:
     result = run(turns, seed, embedder, rounds, batch_size)
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Writing a :class:`~jiyi.eval.ranking.RankingResult`: Markdown table, JSON, PNG bar chart."""
+"""Writing a :class:`~jiyi_bench.ranking.RankingResult`: Markdown table, JSON, PNG bar chart."""
 
 from __future__ import annotations
 

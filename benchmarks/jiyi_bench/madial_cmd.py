@@ -7,8 +7,10 @@ from typing import Annotated
 
 import typer
 
-from ..errors import ValidationError
+from jiyi.errors import ValidationError
+
 from . import madial
+from .paths import OUT_HELP, report_dir
 from .ranking_report import table, write_outputs
 
 
@@ -30,8 +32,7 @@ def register(group: typer.Typer) -> None:
             "--data", help="Folder holding MADial-Bench-{zh,en}-{memory,dialogue}.json.")],
         lang: Annotated[str, typer.Option("--lang", help="zh, en or both.")] = "both",
         k: Annotated[str, typer.Option("--k", help="Cut-offs, comma-separated.")] = "5,10",
-        out_dir: Annotated[Path, typer.Option("--out-dir", help="Where results go.")] = Path(
-            "docs/benchmarks"),
+        out_dir: Annotated[Path | None, typer.Option("--out-dir", help=OUT_HELP)] = None,
         store: Annotated[str | None, typer.Option(
             "--store", help="Store to ingest into (reused when it already holds the "
                             "memories); default: a temporary SQLite file.")] = None,
@@ -40,6 +41,7 @@ def register(group: typer.Typer) -> None:
         name: Annotated[str, typer.Option("--name", help="File stem of the outputs.")] = "madial",
     ) -> None:
         """Memory recall on MADial-Bench (default configuration), beside BM25 / dense / RRF."""
+        out_dir = report_dir(out_dir)
         if lang not in ("zh", "en", "both"):
             raise ValidationError(f"--lang must be zh, en or both, not {lang!r}")
         langs = ["zh", "en"] if lang == "both" else [lang]

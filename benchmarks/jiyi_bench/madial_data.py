@@ -19,7 +19,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from ..errors import ValidationError
+from jiyi.errors import ValidationError
 
 LANGS = ("zh", "en")
 _SPEAKER_RE = re.compile(r"^\s*<[^<>]{1,40}>\s*[:：]\s*")

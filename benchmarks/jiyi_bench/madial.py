@@ -10,7 +10,7 @@ Protocol (``docs/benchmarks/madial.md`` repeats it):
   (``madial-<lang>-u<user>-dialogue-<id>``), ``as_of`` = one day after the user's last memory;
 - recall@k = share of the dialogue's ``relevant-id`` among the ids covered by the top k (a
   jiyi hit covers its ``source_turn_ids``), averaged over dialogues; nDCG@k as in
-  :func:`jiyi.eval.metrics.ndcg`; dialogues with an even id are ``dev``, odd ``held-out``;
+  :func:`jiyi_bench.metrics.ndcg`; dialogues with an even id are ``dev``, odd ``held-out``;
 - the baselines rank the same user's raw memories with the same query.
 
 Users get a language prefix, so zh and en live side by side in one store.
@@ -36,10 +36,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from ..config import JiyiConfig
-from ..embed import get_embedder
-from ..embed.base import Embedder
-from ..memory import Memory
+from jiyi.config import JiyiConfig
+from jiyi.embed import get_embedder
+from jiyi.embed.base import Embedder
+from jiyi.memory import Memory
+
 from .madial_data import LANGS, MadialSet, load_madial, query_of
 from .ranking import Case, RankingResult, RawTurn, evaluate
 

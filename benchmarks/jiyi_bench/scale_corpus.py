@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..units import MemoryType
+from jiyi.units import MemoryType
 
 _NAMES_ZH = ["张伟", "王芳", "李娜", "刘洋", "陈静", "杨帆", "赵磊", "黄敏", "周杰", "吴婷"]
 _NAMES_TW = ["張偉", "王芳", "李娜", "劉洋", "陳靜", "楊帆", "趙磊", "黃敏", "周傑", "吳婷"]
@@ -85,6 +86,20 @@ def distinct_sentences(n: int, seed: int = 7) -> list[Sentence]:
                                n=rng.randint(1, 99))
         out.setdefault(text, Sentence(utype, text))
     return list(out.values())
+
+
+def sentence_vectors(sentences: list[Sentence], embedder: str,
+                     cache: Path) -> NDArray[np.float32]:
+    """The sentences' passage vectors from ``embedder``, computed once and kept in ``cache`` (.npy):
+    a rebuilt store reuses them instead of embedding thousands of sentences again."""
+    if cache.exists():
+        vectors: NDArray[np.float32] = np.load(cache)
+        return vectors
+    from jiyi.embed import get_embedder
+
+    vectors = get_embedder(embedder).embed_passages([s.text for s in sentences])
+    np.save(cache, vectors)
+    return vectors
 
 
 def user_sizes(total: int, big_share: float, seed: int = 11) -> list[int]:

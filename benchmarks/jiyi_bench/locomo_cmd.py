@@ -14,8 +14,10 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import ValidationError
+from jiyi.errors import ValidationError
+
 from .locomo import CATEGORY_NAMES, LocomoRun, Progress
+from .paths import OUT_HELP, report_dir
 
 SYSTEM_LABELS = {"jiyi": "jiyi recall", "bm25": "BM25 raw turns", "dense": "dense raw turns",
                  "last50": "last 50 turns"}
@@ -128,8 +130,7 @@ def register(group: typer.Typer) -> None:
     @group.command("locomo")
     def locomo(
         data: Annotated[Path, typer.Option("--data", help="Path of locomo10.json (not shipped).")],
-        out_dir: Annotated[Path, typer.Option("--out-dir", help="Where results go.")] = Path(
-            "docs/benchmarks"),
+        out_dir: Annotated[Path | None, typer.Option("--out-dir", help=OUT_HELP)] = None,
         db: Annotated[Path | None, typer.Option(
             "--store", help="SQLite file for the ingested conversations (reused when it already "
                             "holds them); default: a temporary file.")] = None,
@@ -150,6 +151,7 @@ def register(group: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Recall quality on LoCoMo categories 1-4, beside BM25 / dense / last-50 baselines."""
+        out_dir = report_dir(out_dir)
         if not data.is_file():
             raise ValidationError(f"no LoCoMo file at {data}")
         out_dir.mkdir(parents=True, exist_ok=True)

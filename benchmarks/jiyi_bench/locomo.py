@@ -24,13 +24,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from ..config import JiyiConfig
-from ..context.tokens import get_counter
-from ..embed import get_embedder
-from ..embed.base import Embedder
-from ..memory import Memory
-from ..recall import RecallTrace
-from ..units import MemoryType
+from jiyi.config import JiyiConfig
+from jiyi.context.tokens import get_counter
+from jiyi.embed import get_embedder
+from jiyi.embed.base import Embedder
+from jiyi.memory import Memory
+from jiyi.recall import RecallTrace
+from jiyi.units import MemoryType
+
 from .baselines import BM25, Dense, last_window
 from .locomo_data import Conversation, Question, load
 from .metrics import answer_covered, covered, percentile, recall_all, recall_any

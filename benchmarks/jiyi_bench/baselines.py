@@ -10,8 +10,8 @@ from typing import Literal
 
 import numpy as np
 
-from ..embed.base import Embedder
-from ..text import content_words, tokens
+from jiyi.embed.base import Embedder
+from jiyi.text import content_words, tokens
 
 
 class BM25:

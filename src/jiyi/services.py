@@ -18,10 +18,11 @@ from typing import Protocol
 from .clock import Clock
 from .config import JiyiConfig
 from .embed.base import Embedder
+from .embed.routing import EmbedderRouting
 from .health.model import HealthConfig
 from .recall.topics import TopicState
 from .store.base import Store
-from .units import Hit, MemoryType
+from .units import FeedbackEvent, Hit, MemoryType, MemoryUnit
 
 
 class MemoryServices(Protocol):
@@ -70,3 +71,15 @@ class WriteServices(MemoryServices, Protocol):
         """The write lock every change to a user's units is decided and committed under: the
         same lock :meth:`jiyi.Memory.ingest` holds, so no ingest interleaves."""
         ...
+
+
+class IngestServices(WriteServices, Protocol):
+    """The ingest write path (:class:`jiyi.write.placement.WritePath`): every embedder space,
+    and feedback (a bare confirmation reinforces the previous turns' facts)."""
+
+    @property
+    def embedder_routing(self) -> EmbedderRouting:
+        """The default embedder and the memory types routed to other ones."""
+        ...
+
+    def feedback(self, unit_id: str, event: FeedbackEvent) -> MemoryUnit: ...

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 import typer
 
 from jiyi.memory import Memory
+from jiyi.validation import check_role
 from jiyi.write import TurnInput, extract_turn
 
 from .paths import OUT_HELP, report_dir
@@ -191,7 +192,8 @@ def bench_ingest(conv: list[GenTurn], embedder: str) -> dict[str, Any]:
             cpu0 = time.process_time()
             for i, t in enumerate(conv):
                 t0 = time.perf_counter()
-                written = mem.ingest(t.text, session_id="bench", user_id="u1", role=t.role,
+                written = mem.ingest(t.text, session_id="bench", user_id="u1",
+                                     role=check_role(t.role),
                                      at=t.at, turn_id=f"t{i}", speaker=t.speaker)
                 times.append(time.perf_counter() - t0)
                 units += len(written)

@@ -22,6 +22,7 @@ from typing import Any
 
 from jiyi.embed.base import Embedder
 from jiyi.memory import Memory
+from jiyi.validation import check_role
 
 from .baselines import BM25, Dense, reference_bm25, rrf
 from .metrics import gold_recall, ndcg
@@ -143,7 +144,8 @@ def ingest_turns(mem: Memory, turns: Sequence[RawTurn]) -> dict[str, Any]:
             known[turn.user_id] = {str(t.get("turn_id")) for t in exported.get("turns", [])}
         if turn.turn_id in known[turn.user_id]:
             continue
-        mem.ingest(turn.text, session_id=turn.session_id, user_id=turn.user_id, role=turn.role,
+        mem.ingest(turn.text, session_id=turn.session_id, user_id=turn.user_id,
+                   role=check_role(turn.role),
                    at=turn.at, turn_id=turn.turn_id)
         known[turn.user_id].add(turn.turn_id)
         done += 1

@@ -6,34 +6,44 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Literal, TypedDict, cast
 
 from .clock import Clock, ensure_utc, utc_now
 from .config import JiyiConfig
+from .context.execution import ExecutionContext
 from .context.prompt import Prompt
 from .embed import Embedder
 from .embed.routing import EmbedderRouting, TypeEmbedders
 from .errors import NotFoundError, ValidationError
-from .health.hooks import instrumented
-from .health.retention import auto_gc_after_ingest
+from .health import (
+    AmnesiaStatus,
+    Health,
+    HealthConfig,
+    MemoryObserver,
+    auto_gc_after_ingest,
+    compute_health,
+    instrumented,
+    observe_reply,
+)
 from .recall import RecallRequest, RecallTrace, TopicState, TopicTracker, run_recall
 from .recall.episodes import episode_text
-from .store import IngestBatch, RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
+from .store import RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
 from .store.base import Vector
+from .tasks import BatchTask
 from .turn_items import TurnItem, check_turn, check_turn_items
 from .units import (
     FEEDBACK_EVENTS,
-    USER_LEVEL_TYPES,
+    FeedbackEvent,
     Hit,
-    Lifespan,
+    MemoryType,
     MemoryUnit,
+    Role,
     apply_feedback,
-    content_hash,
-    new_unit_id,
 )
 from .validation import (
     check_identifier,
@@ -43,11 +53,7 @@ from .validation import (
     check_user_id,
     require_session_id,
 )
-from .write import TurnInput, UnitDraft, extract_turn
-
-if TYPE_CHECKING:
-    from .health import AmnesiaStatus, Health, HealthConfig, MemoryObserver
-    from .tasks import BatchTask
+from .write.placement import TurnOutcome, WritePath
 
 
 @dataclass
@@ -59,6 +65,19 @@ class UnitHistory:
     events: list[UnitEvent]
     superseded: list[MemoryUnit] = field(default_factory=list)  # older versions, newest first
     superseded_by: list[MemoryUnit] = field(default_factory=list)  # newer versions, oldest first
+
+
+class UserExport(TypedDict):
+    """Everything held about one user (``Memory.export_user``, ``jiyi export-user``): JSON-ready.
+    Units as in ``recall --json``; turns, events and recalls as flat objects; ``provenance``
+    maps a unit id to the keys of the turns it was cut from."""
+
+    user_id: str
+    units: list[dict[str, object]]
+    turns: list[dict[str, object]]
+    provenance: dict[str, list[str]]
+    events: list[dict[str, object]]
+    recalls: list[dict[str, object]]
 
 
 class Memory:
@@ -82,6 +101,7 @@ class Memory:
         self.config = config or JiyiConfig()
         self.embedder_routing = EmbedderRouting.build(embedder, type_embedders)
         self.clock = clock
+        self._write_path = WritePath(self)
         self._ingest_lock = threading.Lock()
         self._topics = TopicTracker()
         warm_fn = getattr(store, "warm", None)
@@ -113,7 +133,7 @@ class Memory:
     def embedder(self, value: Embedder) -> None:
         self.embedder_routing = self.embedder_routing.with_default(value)
 
-    def embedder_for(self, unit_type: Any) -> Embedder:
+    def embedder_for(self, unit_type: MemoryType | str) -> Embedder:
         """The embedder whose space indexes units of ``unit_type`` (S8)."""
         return self.embedder_routing.for_type(unit_type)
 
@@ -133,14 +153,14 @@ class Memory:
     @instrumented("ingest")
     def ingest(
         self,
-        text: Any,
+        text: str,
         *,
-        session_id: Any = None,
-        user_id: Any = None,
-        role: Any = "user",
-        at: Any = None,
-        turn_id: Any = None,
-        speaker: Any = None,
+        session_id: str,
+        user_id: str | None = None,
+        role: Role = "user",
+        at: datetime | str | None = None,
+        turn_id: str | None = None,
+        speaker: str | None = None,
     ) -> list[MemoryUnit]:
         """Store one turn and the memory units it yields. Returns units written or updated.
 
@@ -148,7 +168,12 @@ class Memory:
         ``turn_id``, nothing is written and the units already cut from that turn are returned
         (those it created or repeated, as they are now, oldest first). Decided under the
         per-user placement lock, so two concurrent repeats never both write. Without a
-        ``turn_id`` every call is a new turn. The same path as :meth:`ingest_many`."""
+        ``turn_id`` every call is a new turn. The same path as :meth:`ingest_many`.
+
+        ``session_id`` is required (never inferred); ``user_id`` defaults to it. ``at``: a
+        datetime (naive means UTC) or an ISO-8601 string; default now. The types are for
+        callers; the values are checked again here, because the CLI, HTTP and MCP doors pass
+        what they were sent (a wrong one is a :class:`~jiyi.errors.ValidationError`)."""
         item = check_turn(text, session_id=session_id, user_id=user_id, role=role, at=at,
                           turn_id=turn_id, speaker=speaker,
                           max_bytes=self.config.max_turn_bytes, now=self.clock)
@@ -156,7 +181,7 @@ class Memory:
 
     def ingest_many(
         self,
-        turns: Any,
+        turns: Iterable[Mapping[str, object]],
         *,
         batch_size: int = 64,
         progress: Callable[[int, int], None] | None = None,
@@ -188,199 +213,34 @@ class Memory:
                 progress(len(outcomes), sum(o.new for o in outcomes))
         return out
 
-    def _ingest_items(self, items: Sequence[TurnItem]) -> list[_Outcome]:
-        """The write path of a batch (of one, for :meth:`ingest`). Outside any lock: cut and
-        embed the turns not already stored (a lookup that only saves work). Then per user, in
-        one placement lock and one transaction, decide each turn in order: a known turn id
-        gives its units; otherwise the drafts are placed against the store, which by then holds
-        the batch's earlier turns, exactly as one-by-one ingests would have left it."""
-        skip = self._already_stored(items)
-        todo = [i for i in range(len(items)) if i not in skip]
-        prepared = dict(zip(todo, self._prepare([items[i] for i in todo]), strict=True))
-        outcomes: dict[int, _Outcome] = {}
-        for uid, indices in _by_user(items):
-            with self._ingest_lock, self.store.placement_lock(uid):
-                for i in indices:
-                    outcomes[i] = self._decide(items[i], prepared.get(i))
+    def _ingest_items(self, items: Sequence[TurnItem]) -> list[TurnOutcome]:
+        """The write path (:class:`~jiyi.write.placement.WritePath`), then the opt-in
+        retention: each turn's units and whether it was new."""
+        outcomes = self._write_path.ingest(items)
         auto_gc_after_ingest(self)  # opt-in retention (JiyiConfig.auto_gc); a no-op by default
-        return [outcomes[i] for i in range(len(items))]
+        return outcomes
 
-    def _already_stored(self, items: Sequence[TurnItem]) -> set[int]:
-        """Indices of turns whose id is stored, or repeats one earlier in ``items``: they need
-        no extraction or embedding (the decision itself is taken again under the lock)."""
-        wanted: dict[tuple[str, str], list[str]] = {}
-        for item in items:
-            if item.turn_id is not None:
-                wanted.setdefault((item.user_id, item.session_id), []).append(item.turn_id)
-        stored: set[tuple[str, str, str]] = set()
-        for (uid, sid), tids in wanted.items():
-            stored.update((uid, sid, t) for t in self.store.find_turns(uid, sid, tids))
-        skip: set[int] = set()
-        for i, item in enumerate(items):
-            ident = item.identity
-            if ident is not None:
-                if ident in stored:
-                    skip.add(i)
-                stored.add(ident)
-        return skip
-
-    def _prepare(self, items: Sequence[TurnItem]) -> list[_Prepared]:
-        """Cut each turn into drafts (rules, or the model when ``JIYI_LLM_EXTRACT`` is set) and
-        embed the batch. Pure of the store: nothing here depends on what is stored."""
-        if not items:
-            return []
-        from .write.llm_extract import llm_extractor_from_env
-
-        llm = llm_extractor_from_env()
-        out: list[_Prepared] = []
-        for item in items:
-            key = "t_" + uuid.uuid4().hex
-            tid = item.turn_id or key
-            extraction = extract_turn(
-                TurnInput(text=item.text, role=item.role, at=item.at, session_id=item.session_id,
-                          user_id=item.user_id, turn_id=tid, speaker=item.speaker), llm=llm)
-            turn = TurnRecord(key=key, turn_id=tid, session_id=item.session_id,
-                              user_id=item.user_id, role=item.role,
-                              text=extraction.redacted_text, at=item.at, speaker=item.speaker)
-            out.append(_Prepared(turn, _dedupe_drafts(extraction.drafts),
-                                 extraction.is_confirmation))
-        embedded = self._embed_turns([(p.drafts, p.turn.text) for p in out])
-        for prep, (vectors, turn_vector) in zip(out, embedded, strict=True):
-            prep.vectors, prep.turn_vector = vectors, turn_vector
-        return out
-
-    def _decide(self, item: TurnItem, prepared: _Prepared | None) -> _Outcome:
-        """Under the placement lock: a repeat of a stored turn id, or a new turn placed."""
-        if item.turn_id is not None:
-            key = self.store.find_turns(item.user_id, item.session_id,
-                                        [item.turn_id]).get(item.turn_id)
-            if key is not None:
-                units = self.store.get_units(self.store.turn_units([key]).get(key, []))
-                units.sort(key=lambda u: (u.created_at, u.type.value, u.content))
-                return _Outcome(units, new=False)
-        if prepared is None:  # stored when looked at outside the lock, erased since
-            prepared = self._prepare([item])[0]
-        return _Outcome(self._place_turn(prepared), new=True)
-
-    def _place_turn(self, prepared: _Prepared) -> list[MemoryUnit]:
-        """Decide each draft (repeat, replacement or new) against the store and write the turn
-        with them; a confirmation then reinforces the previous turns' facts."""
-        turn = prepared.turn
-        batch = IngestBatch(turn=turn, embedder=self.embedder.name,
-                            turn_vector=prepared.turn_vector)
-        written: list[MemoryUnit] = []
-        for i, draft in enumerate(prepared.drafts):
-            unit, is_new = self._place_draft(draft, turn, batch)
-            written.append(unit)
-            if is_new:
-                batch.add_vector(prepared.vectors[i][0], unit.id, prepared.vectors[i][1])
-        self.store.commit_ingest(batch)
-        if prepared.is_confirmation:
-            written.extend(self._confirm_previous(turn))
-        return written
-
-    def _embed_turns(self, turns: Sequence[tuple[list[UnitDraft], str]]
-                     ) -> list[tuple[list[tuple[str, Vector]], Vector | None]]:
-        """For each ``(drafts, turn text)``: the drafts' vectors (each in its type's space) and
-        the raw turn's vector in the default space (the episodic layer; None for a blank
-        episode). One ``embed_passages`` call per embedder space for the whole batch, each
-        distinct text embedded once (a draft whose content is the whole turn shares the
-        turn's vector)."""
-        routing = self.embedder_routing
-        spaces: dict[str, tuple[Embedder, dict[str, int]]] = {}
-
-        def ask(emb: Embedder, text: str) -> tuple[str, str]:
-            rows = spaces.setdefault(emb.name, (emb, {}))[1]
-            rows.setdefault(text, len(rows))
-            return emb.name, text
-
-        plan: list[tuple[list[tuple[str, str]], tuple[str, str] | None]] = []
-        for drafts, text in turns:
-            refs = [ask(routing.for_type(d.type), d.content) for d in drafts]
-            episode = episode_text(text)
-            plan.append((refs, ask(self.embedder, episode) if episode else None))
-        matrices = {name: emb.embed_passages(list(rows)) for name, (emb, rows) in spaces.items()}
-
-        def vector(ref: tuple[str, str]) -> Vector:
-            name, text = ref
-            row: Vector = matrices[name][spaces[name][1][text]]
-            return row
-
-        return [([(ref[0], vector(ref)) for ref in refs],
-                 vector(episode_ref) if episode_ref is not None else None)
-                for refs, episode_ref in plan]
-
-    def _place_draft(
-        self, draft: UnitDraft, turn: TurnRecord, batch: IngestBatch
-    ) -> tuple[MemoryUnit, bool]:
-        """Decide whether a draft is a repeat (update), a replacement (supersede) or new."""
-        scope = Scope(user_id=turn.user_id, session_id=turn.session_id)
-        chash = content_hash(turn.user_id, draft.content)
-        same = [
-            u for u in self.store.find_units(scope, as_of=turn.at, content_hash=chash, limit=5)
-            if u.type == draft.type
-        ]
-        if same:
-            unit = same[0]
-            ids = list(dict.fromkeys([*unit.source_turn_ids, turn.turn_id]))
-            lifespan = self._lifespan_for(draft, turn.at)
-            keep_until = max(unit.expires_at, lifespan.expires_at)
-            updated = unit.model_copy(update={
-                "source_turn_ids": ids,
-                "lifespan": unit.lifespan.model_copy(update={
-                    "expires_in": int((keep_until - unit.created_at).total_seconds())}),
-            })
-            batch.upserts.append(updated)
-            batch.events.append(UnitEvent(unit.id, turn.at, "repeated", turn.turn_id))
-            return updated, False
-
-        unit = MemoryUnit(
-            id=new_unit_id(), content=draft.content, type=draft.type,
-            lifespan=self._lifespan_for(draft, turn.at),
-            session_id=turn.session_id, user_id=turn.user_id,
-            valid_at=draft.valid_at, valid_until=draft.valid_until,
-            source_turn_ids=[turn.turn_id], entities=list(draft.entities),
-            slot=draft.slot, topic=draft.topic, content_hash=chash,
-        )
-        if draft.slot:
-            slot_scope = scope if draft.type not in USER_LEVEL_TYPES else Scope(turn.user_id, None)
-            older = self.store.find_units(slot_scope, as_of=turn.at, slot=draft.slot, limit=20)
-            replaced = [u for u in older if u.content_hash != chash]
-            if replaced:
-                unit = unit.model_copy(update={"supersedes": replaced[0].id})
-                for old in replaced:
-                    batch.invalidations.append((old.id, turn.at, "superseded", unit.id))
-                    batch.events.append(UnitEvent(old.id, turn.at, "superseded", unit.id))
-        batch.upserts.append(unit)
-        batch.events.append(UnitEvent(unit.id, turn.at, "created", turn.turn_id, 1.0))
-        return unit, True
-
-    def _lifespan_for(self, draft: UnitDraft, at: datetime) -> Lifespan:
-        seconds = draft.expires_in or self.config.lifespan_of(draft.type)
-        return Lifespan(created_at=at, expires_in=max(1, int(seconds)))
-
-    def _confirm_previous(self, turn: TurnRecord) -> list[MemoryUnit]:
-        """A pure confirmation ("对，就是这个号") reinforces the facts of the previous turns."""
-        scope = Scope(user_id=turn.user_id, session_id=turn.session_id)
-        recent = [t for t in self.store.recent_turns(scope, 3) if t.key != turn.key][-2:]
-        keys = {t.turn_id for t in recent}
-        confirmed: list[MemoryUnit] = []
-        for unit in self.store.find_units(scope, as_of=turn.at, since=turn.at - timedelta(days=1),
-                                          limit=50):
-            if keys & set(unit.source_turn_ids):
-                confirmed.append(self.feedback(unit.id, "confirmed"))
-        return confirmed
+    @contextmanager
+    def placement_lock(self, user_id: str) -> Iterator[None]:
+        """The one write lock: every change to ``user_id``'s units is decided and committed
+        under it (this process's ingest lock, then the store's per-user placement lock, whose
+        transaction the writes inside join). :meth:`ingest`, :meth:`ingest_many` and batch
+        tasks all write through it, so a check-then-write (a repeat? a supersession? the task's
+        unit already there?) never interleaves with another writer, in this process or
+        another."""
+        with self._ingest_lock, self.store.placement_lock(user_id):
+            yield
 
     # ------------------------------------------------------------------ read
     @instrumented("recall")
     def recall(
         self,
-        query: Any,
+        query: str,
         *,
-        session_id: Any = None,
-        user_id: Any = None,
-        k: Any = 5,
-        as_of: Any = None,
+        session_id: str,
+        user_id: str | None = None,
+        k: int = 5,
+        as_of: datetime | str | None = None,
         log: bool = True,
         trace: RecallTrace | None = None,
     ) -> list[Hit]:
@@ -401,7 +261,7 @@ class Memory:
                                 as_of=when, k=kk)
         observer = None
         if self.config.recall.topics:
-            def observer(terms: list[str], vec: Any) -> TopicState:
+            def observer(terms: list[str], vec: Vector | None) -> TopicState:
                 return self._topics.observe(uid, sid, text, terms, vec, when,
                                             self.config.recall.topic_switch_cosine)
         hits = run_recall(self.store, self.embedder_routing, request, self.config,
@@ -414,7 +274,7 @@ class Memory:
             ])
         return hits
 
-    def topic_state(self, session_id: Any, user_id: Any = None) -> TopicState | None:
+    def topic_state(self, session_id: str, user_id: str | None = None) -> TopicState | None:
         """The session's topics after its latest recall: ``.switched`` is True when that query
         left the previous topic (the prompt builder inserts ``<|context_reset|>``, S11),
         ``.returned`` when it went back to a frozen one; ``.active``, ``.frozen``. None before
@@ -491,13 +351,13 @@ class Memory:
     # ------------------------------------------------------------------ prompt
     def build_prompt(
         self,
-        text: Any,
+        text: str,
         *,
-        session_id: Any = None,
-        user_id: Any = None,
-        execution: Any = None,
-        num_ctx: Any = 32768,
-        as_of: Any = None,
+        session_id: str,
+        user_id: str | None = None,
+        execution: ExecutionContext | Mapping[str, object] | None = None,
+        num_ctx: int = 32768,
+        as_of: datetime | str | None = None,
         reserve_for_reply: int = 512,
     ) -> Prompt:
         """Recall, then assemble a token-budgeted prompt (S4, S11, S17) for the model."""
@@ -508,7 +368,7 @@ class Memory:
                             reserve_for_reply=reserve_for_reply)
 
     # ------------------------------------------------------------------ feedback and care
-    def feedback(self, unit_id: Any, event: Any) -> MemoryUnit:
+    def feedback(self, unit_id: str, event: FeedbackEvent) -> MemoryUnit:
         """Record that a unit was ``used``, ``ignored``, ``wrong`` or ``confirmed`` (S2)."""
         if event not in FEEDBACK_EVENTS:
             raise ValidationError(f"event must be one of {', '.join(FEEDBACK_EVENTS)}; got {event!r}")
@@ -537,12 +397,13 @@ class Memory:
         return self.store.purge_expired(self.clock() - timedelta(days=days))
 
     # ------------------------------------------------------------------ privacy (issue 9)
-    def export_user(self, user_id: Any) -> dict[str, Any]:
+    def export_user(self, user_id: str) -> UserExport:
         """Everything held about a user (units, turns, provenance, events, recalls) as JSON-ready
         data: what ``jiyi export-user`` writes before an erase."""
-        return self.store.export_user(check_identifier(user_id, "user_id"))
+        # the store's export is shaped once for both backends (store/export.py: shape_export)
+        return cast(UserExport, self.store.export_user(check_identifier(user_id, "user_id")))
 
-    def erase_user(self, user_id: Any) -> int:
+    def erase_user(self, user_id: str) -> int:
         """Hard-delete every unit, turn, vector, index entry, event and recall trace of a user,
         leaving no copy in the store's files. Returns the number of units deleted."""
         uid = check_identifier(user_id, "user_id")
@@ -555,71 +416,26 @@ class Memory:
     #: Health thresholds and forgetting phrases; None means ``HealthConfig()`` defaults.
     health_config: HealthConfig | None = None
 
-    def health(self, session_id: Any = None, *, user_id: Any = None,
+    def health(self, session_id: str | None = None, *, user_id: str | None = None,
                cleanup: bool = False) -> Health:
         """Freshness, hit rate, amnesia alert, unit counts, store size (S9). A pure read: it
         never deletes anything. ``cleanup`` is accepted for old callers and ignored; purging is
         :meth:`gc` or the opt-in ``JiyiConfig.auto_gc`` (after an ingest)."""
-        from .health import compute_health
-
         del cleanup  # deprecated: reading health is never a reason to delete
         return compute_health(self, session_id=session_id, user_id=user_id)
 
-    def observe_reply(self, reply: Any, *, session_id: Any, user_id: Any = None,
+    def observe_reply(self, reply: str, *, session_id: str, user_id: str | None = None,
                       recall_empty: bool | None = None) -> AmnesiaStatus:
         """Feed the model's reply of one turn to the amnesia detector (S9). ``recall_empty``:
         did this turn's recall find nothing? ``None`` uses the session's last recall."""
-        from .health import observe_reply
-
         return observe_reply(self, reply, session_id=session_id, user_id=user_id,
                              recall_empty=recall_empty)
 
     # ------------------------------------------------------------------ batch tasks (S13)
-    def batch(self, task_id: Any, items: Any, *, session_id: Any, user_id: Any = None,
-              language: str | None = None) -> BatchTask:
+    def batch(self, task_id: str, items: Iterable[str], *, session_id: str,
+              user_id: str | None = None, language: Literal["zh", "en"] | None = None
+              ) -> BatchTask:
         """Open or resume a batch task over item ids; its progress is a ``batch_operation``
         unit ("how far along?" is answered by recall). Survives a crash: see :mod:`jiyi.tasks`."""
-        from .tasks import BatchTask
-
         return BatchTask(self, task_id, items, session_id=session_id, user_id=user_id,
                          language=language)
-
-
-@dataclass
-class _Prepared:
-    """A turn cut into drafts and embedded, waiting for its placement under the lock."""
-
-    turn: TurnRecord
-    drafts: list[UnitDraft]
-    is_confirmation: bool
-    vectors: list[tuple[str, Vector]] = field(default_factory=list)
-    turn_vector: Vector | None = None
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    """What ingesting one turn did: its units, and whether the turn was new."""
-
-    units: list[MemoryUnit]
-    new: bool
-
-
-def _by_user(items: Sequence[TurnItem]) -> list[tuple[str, list[int]]]:
-    """Item indices grouped by user, users in order of first appearance (turns of different
-    users never affect each other's placement, so each user's group keeps its own order)."""
-    groups: dict[str, list[int]] = {}
-    for i, item in enumerate(items):
-        groups.setdefault(item.user_id, []).append(i)
-    return list(groups.items())
-
-
-def _dedupe_drafts(drafts: list[UnitDraft]) -> list[UnitDraft]:
-    """One turn never writes the same content twice."""
-    seen: set[tuple[str, str]] = set()
-    out: list[UnitDraft] = []
-    for d in drafts:
-        key = (d.type.value, d.content.casefold())
-        if key not in seen:
-            seen.add(key)
-            out.append(d)
-    return out

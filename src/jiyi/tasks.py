@@ -15,6 +15,11 @@ new process never redoes an item whose success was recorded. The one item a cras
 (started, no outcome) is yielded again and listed in :attr:`BatchTask.in_doubt`, so work that is
 not idempotent can check whether it already happened. A failure is recorded and skipped, never
 fatal. One runner per task at a time.
+
+Every write goes through the one write path of the facade (:meth:`jiyi.Memory.placement_lock`,
+the lock :meth:`jiyi.Memory.ingest` decides and commits under): opening a task checks for its unit
+again under that lock before creating it, so two processes opening the same task make one unit,
+and no step commits while an ingest of the same user is deciding.
 """
 
 from __future__ import annotations
@@ -26,18 +31,16 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from .errors import ValidationError
+from .services import WriteServices
 from .store.base import IngestBatch, Scope, TurnRecord, UnitEvent
 from .text import detect_language, is_cjk
 from .units import MAX_CONTENT_CHARS, Entity, Lifespan, MemoryType, MemoryUnit, new_unit_id
 from .validation import check_identifier, check_user_id, require_session_id
-
-if TYPE_CHECKING:
-    from .memory import Memory
 
 MAX_TASK_ID_CHARS = 40
 MAX_ERROR_CHARS = 500
@@ -128,7 +131,7 @@ def fold_events(events: Iterable[UnitEvent]) -> _State:
     return st
 
 
-def _check_task_id(task_id: Any) -> str:
+def _check_task_id(task_id: object) -> str:
     tid = check_identifier(task_id, "task_id")
     if len(tid) > MAX_TASK_ID_CHARS or any(ch.isspace() for ch in tid):
         raise ValidationError(f"task_id must be one word of at most {MAX_TASK_ID_CHARS} "
@@ -136,7 +139,7 @@ def _check_task_id(task_id: Any) -> str:
     return tid
 
 
-def _check_items(items: Iterable[Any]) -> list[str]:
+def _check_items(items: Iterable[object]) -> list[str]:
     if isinstance(items, (str, bytes)):
         raise ValidationError("items must be a list of item ids, not one string")
     out: list[str] = []
@@ -153,8 +156,9 @@ def _check_items(items: Iterable[Any]) -> list[str]:
 class BatchTask:
     """A resumable task over item ids; open it with :meth:`jiyi.Memory.batch`."""
 
-    def __init__(self, mem: Memory, task_id: Any, items: Iterable[Any], *, session_id: Any,
-                 user_id: Any = None, language: str | None = None) -> None:
+    def __init__(self, mem: WriteServices, task_id: str, items: Iterable[str], *,
+                 session_id: str, user_id: str | None = None,
+                 language: Literal["zh", "en"] | None = None) -> None:
         self.session_id = require_session_id(session_id)
         self.user_id = check_user_id(user_id, self.session_id)
         self.task_id = _check_task_id(task_id)
@@ -169,12 +173,8 @@ class BatchTask:
                              .encode()).hexdigest()[:32]
         self._turn_key = "tb_" + key
         self.language = language or self._language()
-        unit = self._find_unit()
-        if unit is None:
-            unit = self._create()
-            self._state = _State()
-        else:
-            self._state = self._load(unit)
+        unit = self._find_unit() or self._create()
+        self._state = self._load(unit)
         self._unit = unit
 
     # ------------------------------------------------------------------ opening
@@ -218,6 +218,9 @@ class BatchTask:
         return fold_events(events)
 
     def _create(self) -> MemoryUnit:
+        """Create the task's unit, unless another writer created it since :meth:`_find_unit`
+        looked: the check is repeated under the write lock, and the embedding (slow) is done
+        before taking it."""
         now = self._mem.clock()
         turn = TurnRecord(
             key=self._turn_key, turn_id=f"batch:{self.task_id}", session_id=self.session_id,
@@ -236,7 +239,11 @@ class BatchTask:
                             vectors={unit.id: emb.embed_passages([content])[0]},
                             events=[UnitEvent(unit.id, now, "created", turn.turn_id, 1.0),
                                     UnitEvent(unit.id, now, "batch_created", meta)])
-        self._store.commit_ingest(batch)
+        with self._mem.placement_lock(self.user_id):
+            existing = self._find_unit()
+            if existing is not None:
+                return existing
+            self._store.commit_ingest(batch)
         return unit
 
     def _lifespan(self, since: datetime | None = None) -> int:
@@ -282,7 +289,7 @@ class BatchTask:
                                     item_id)])
         return self.progress()
 
-    def failed(self, item_id: str, error: Any) -> BatchProgress:
+    def failed(self, item_id: str, error: object) -> BatchProgress:
         """Record a failure; the item is skipped from now on (``pending(retry_failed=True)``
         offers it again). Never raises for the failure itself."""
         self._check_known(item_id)
@@ -298,7 +305,7 @@ class BatchTask:
             self._commit([UnitEvent(self._unit.id, self._mem.clock(), "batch_failed", detail)])
         return self.progress()
 
-    def run(self, work: Callable[[str], Any], *, retry_failed: bool = False) -> BatchProgress:
+    def run(self, work: Callable[[str], object], *, retry_failed: bool = False) -> BatchProgress:
         """Call ``work(item)`` for every pending item; an exception marks the item failed."""
         for item in self.pending(retry_failed=retry_failed):
             try:
@@ -351,7 +358,9 @@ class BatchTask:
             batch.upserts.append(unit)
             if content != self._unit.content:
                 batch.vectors[unit.id] = emb.embed_passages([content])[0]
-            self._store.commit_ingest(batch)
+            with self._mem.placement_lock(self.user_id):
+                self._store.commit_ingest(batch)
             self._unit = unit
         else:
-            self._store.commit_ingest(batch)
+            with self._mem.placement_lock(self.user_id):
+                self._store.commit_ingest(batch)

@@ -9,7 +9,7 @@ from typing import Any
 
 from .clock import ensure_utc, parse_time
 from .errors import MissingSessionError, ValidationError
-from .units import ROLES
+from .units import ROLES, Role
 
 MAX_ID_CHARS = 256
 #: The largest query a network door takes before ``Memory.recall`` applies
@@ -79,10 +79,11 @@ def check_text(text: Any, *, what: str, max_bytes: int) -> str:
     return cleaned
 
 
-def check_role(role: Any) -> str:
-    if role not in ROLES:
-        raise ValidationError(f"role must be one of {', '.join(ROLES)}; got {role!r}")
-    return str(role)
+def check_role(role: object) -> Role:
+    """One of the four roles, typed as such (callers reading roles from files narrow with it)."""
+    if role == "user" or role == "assistant" or role == "tool" or role == "system":
+        return role
+    raise ValidationError(f"role must be one of {', '.join(ROLES)}; got {role!r}")
 
 
 def check_time(value: Any, name: str) -> datetime | None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from ..units import Role
+from ..validation import check_role
+
 START = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 
 # (day offset, minute offset, role, text)
@@ -86,9 +89,9 @@ QUESTIONS: list[str] = [
 ]
 
 
-def turns() -> list[tuple[datetime, str, str, str]]:
+def turns() -> list[tuple[datetime, Role, str, str]]:
     """(at, role, text, turn_id) for every scripted turn."""
     return [
-        (START + timedelta(days=d, minutes=m), role, text, f"T{i + 1}")
+        (START + timedelta(days=d, minutes=m), check_role(role), text, f"T{i + 1}")
         for i, (d, m, role, text) in enumerate(SCRIPT)
     ]

@@ -6,12 +6,12 @@ The impure half of prompt assembly (recall, recent turns, topic state); the pure
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
+from ..services import PromptServices
 from ..store.base import Scope
 from ..text import detect_language
 from ..units import Hit, MemoryType
@@ -21,9 +21,6 @@ from .prompt import Prompt, assemble_prompt
 from .stale import StaleValues, annotate_stale, detect_locale, stale_values
 from .summary import summarize_turns
 from .tokens import TokenCounter, get_counter
-
-if TYPE_CHECKING:
-    from ..memory import Memory
 
 RAW_TURNS = 6
 SUMMARY_TURNS = 10
@@ -54,7 +51,7 @@ def choose_anchor(hits: list[Hit], threshold: float) -> Hit | None:
 
 
 def recall_for_prompt(
-    mem: Memory, text: str, *, session_id: str, user_id: str, as_of: datetime,
+    mem: PromptServices, text: str, *, session_id: str, user_id: str, as_of: datetime,
     k: int = RECALL_K,
 ) -> list[Hit]:
     """The recall behind a prompt: at most ``max_query_chars`` of the input is the query (the
@@ -63,7 +60,7 @@ def recall_for_prompt(
     return mem.recall(query, session_id=session_id, user_id=user_id, k=k, as_of=as_of)
 
 
-def replaced_values(mem: Memory, user_id: str, as_of: datetime, hits: Sequence[Hit]) -> StaleValues:
+def replaced_values(mem: PromptServices, user_id: str, as_of: datetime, hits: Sequence[Hit]) -> StaleValues:
     """The user's slot values replaced before ``as_of``: read from the profile units of every
     session (newest ``STALE_SCAN``) and the recalled units, then :func:`stale_values`."""
     units = mem.store.find_units(Scope(user_id=user_id, session_id=None), as_of=None,
@@ -72,14 +69,14 @@ def replaced_values(mem: Memory, user_id: str, as_of: datetime, hits: Sequence[H
 
 
 def build_prompt(
-    mem: Memory,
-    text: Any,
+    mem: PromptServices,
+    text: str,
     *,
-    session_id: Any,
-    user_id: Any = None,
-    execution: ExecutionContext | dict[str, Any] | None = None,
-    num_ctx: Any = 32768,
-    as_of: Any = None,
+    session_id: str,
+    user_id: str | None = None,
+    execution: ExecutionContext | Mapping[str, object] | None = None,
+    num_ctx: int = 32768,
+    as_of: datetime | str | None = None,
     reserve_for_reply: int = 512,
     k: int = RECALL_K,
     hits: Sequence[Hit] | None = None,
@@ -94,8 +91,8 @@ def build_prompt(
     if isinstance(num_ctx, bool) or not isinstance(num_ctx, int) or num_ctx < 256:
         raise ValidationError(f"num_ctx must be an integer of at least 256; got {num_ctx!r}")
     when: datetime = check_time(as_of, "as_of") or mem.clock()
-    if isinstance(execution, dict):
-        execution = ExecutionContext.model_validate(execution)
+    if isinstance(execution, Mapping):
+        execution = ExecutionContext.model_validate(dict(execution))
 
     found = (recall_for_prompt(mem, user_input, session_id=sid, user_id=uid, as_of=when, k=k)
              if hits is None else list(hits))

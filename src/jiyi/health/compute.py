@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
+from ..services import HealthServices
 from ..validation import check_identifier, check_text, check_user_id, require_session_id
 from .model import AmnesiaStatus, Health, HealthConfig, Thresholds, UserHealth
 from .phrases import find_forgetting_phrase
 from .state import health_state_for
-
-if TYPE_CHECKING:
-    from ..memory import Memory
 
 log = logging.getLogger("jiyi.health")
 
@@ -23,12 +20,13 @@ def ratio(part: int, whole: int) -> float:
     return 1.0 if whole <= 0 else part / whole
 
 
-def config_of(mem: Memory) -> HealthConfig:
-    cfg = getattr(mem, "health_config", None)
+def config_of(mem: HealthServices) -> HealthConfig:
+    cfg = mem.health_config
     return cfg if isinstance(cfg, HealthConfig) else HealthConfig()
 
 
-def compute_health(mem: Memory, *, session_id: Any = None, user_id: Any = None) -> Health:
+def compute_health(mem: HealthServices, *, session_id: str | None = None,
+                   user_id: str | None = None) -> Health:
     """A pure read of the store and the health state: it measures (freshness, hit rate, amnesia,
     counts) and never acts. Purging is ``Memory.gc()`` or the opt-in ``JiyiConfig.auto_gc``."""
     cfg = config_of(mem)
@@ -75,8 +73,8 @@ def compute_health(mem: Memory, *, session_id: Any = None, user_id: Any = None) 
     )
 
 
-def observe_reply(mem: Memory, reply: Any, *, session_id: Any, user_id: Any = None,
-                  recall_empty: Any = None) -> AmnesiaStatus:
+def observe_reply(mem: HealthServices, reply: str, *, session_id: str,
+                  user_id: str | None = None, recall_empty: bool | None = None) -> AmnesiaStatus:
     """Feed one assistant reply to the amnesia detector. ``recall_empty`` says whether this turn's
     rule + vector recall found nothing; ``None`` takes it from the session's last logged recall."""
     sid = require_session_id(session_id)

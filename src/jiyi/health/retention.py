@@ -14,25 +14,23 @@ import logging
 import threading
 import weakref
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from ..errors import JiyiError
+from ..services import HealthServices
+from ..store.base import Store
 from .compute import config_of
 from .model import CleanupReport
 from .state import health_state_for
-
-if TYPE_CHECKING:
-    from ..memory import Memory
 
 log = logging.getLogger("jiyi.health")
 
 # The last claim attempt of this process per store: within the interval an ingest skips the
 # cross-process claim (a write transaction) altogether.
-_last_attempt: weakref.WeakKeyDictionary[Any, datetime] = weakref.WeakKeyDictionary()
+_last_attempt: weakref.WeakKeyDictionary[Store, datetime] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
-def _due_locally(store: Any, now: datetime, interval_seconds: float) -> bool:
+def _due_locally(store: Store, now: datetime, interval_seconds: float) -> bool:
     with _lock:
         last = _last_attempt.get(store)
         if last is not None and 0 <= (now - last).total_seconds() < interval_seconds:
@@ -41,7 +39,7 @@ def _due_locally(store: Any, now: datetime, interval_seconds: float) -> bool:
         return True
 
 
-def auto_gc_after_ingest(mem: Memory) -> CleanupReport | None:
+def auto_gc_after_ingest(mem: HealthServices) -> CleanupReport | None:
     """Run :meth:`Memory.gc` with the configured retention when ``mem.config.auto_gc`` is on and
     no process of this store ran it within the interval. Returns what it did (None: not run).
     A failure is logged, not raised: the turn that triggered it is already committed."""

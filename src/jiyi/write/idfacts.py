@@ -6,7 +6,7 @@ A tool result or an assistant line that carries an id lives hours as ``tool_resu
 later). For each identifier of a sentence (or tool record) this module words one fact:
 ``订单 PO-10023：空气净化器，运单YT8812345678`` / ``Ticket CS-4410: complaint about the courier``,
 with the slot ``id:<ID>``, so a later fact about the same id (a new status) supersedes the older
-one (:meth:`jiyi.memory.Memory._place_draft`), and a repeat is the same content. A mention with
+one (:meth:`jiyi.write.placement.WritePath._place_draft`), and a repeat is the same content. A mention with
 nothing said about the id ("帮我查一下订单ABC123") gets a bare ``订单 ABC123`` and no slot: it
 must not replace a richer fact. A status line without an id ("您的订单已发货") is no id fact.
 

@@ -22,11 +22,15 @@ once apply each migration exactly once.
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import psycopg
 from psycopg import sql
 
-from ..clock import to_micros, utc_now
+from .migrations import run_migrations
 
 #: Serialises schema changes between processes (any constant; "jiyi" in ASCII).
 MIGRATION_LOCK = 0x6A697969
@@ -297,26 +301,46 @@ def apply_migrations(conn: psycopg.Connection[tuple[object, ...]]) -> list[str]:
 
     ``conn`` must be in autocommit mode; each migration opens its own transaction.
     """
-    applied: list[str] = []
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS jiyi_migrations"
-            " (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)"
-        )
-    for name, body in MIGRATIONS:
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-            if conn.execute("SELECT 1 FROM jiyi_migrations WHERE name = %s", (name,)).fetchone():
-                continue
-            for statement in _split(body):
-                conn.execute(statement.encode())
-            conn.execute(
-                "INSERT INTO jiyi_migrations (name, applied_at) VALUES (%s, %s)",
-                (name, to_micros(utc_now())),
-            )
-        applied.append(name)
-    return applied
+    return run_migrations(_PgMigrationDb(conn), MIGRATIONS)
+
+
+def pyformat(query: str) -> str:
+    """``query`` with ``:name`` placeholders rewritten for psycopg (``%(name)s``, a literal
+    ``%`` doubled); ``::`` casts are left alone."""
+    return _NAMED.sub(r"%(\1)s", query.replace("%", "%%"))
+
+
+_NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+
+
+class _PgMigrationDb:
+    """PostgreSQL for :func:`~.migrations.run_migrations`: every schema transaction holds the
+    advisory lock :data:`MIGRATION_LOCK`, so workers starting at once apply each migration once."""
+
+    def __init__(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
+        self._conn = conn
+
+    def prepare(self) -> set[str]:
+        with self.schema_transaction():
+            self._conn.execute("CREATE TABLE IF NOT EXISTS jiyi_migrations"
+                               " (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+            return {str(r[0]) for r in self._conn.execute("SELECT name FROM jiyi_migrations")}
+
+    @contextmanager
+    def schema_transaction(self) -> Iterator[None]:
+        with self._conn.transaction():
+            self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            yield
+
+    def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[Any]:
+        if params is None:  # a migration's own text: sent as written (its % are its own)
+            cur = self._conn.execute(statement.encode())
+        else:
+            cur = self._conn.execute(pyformat(statement).encode(), params)
+        return cur.fetchall() if cur.description is not None else []
+
+    def split(self, body: str) -> list[str]:
+        return _split(body)
 
 
 def user_bucket(user_id: str) -> int:

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
-from ..clock import to_micros, utc_now
+from .migrations import run_migrations
 
 #: Name of the SQL function (registered on every store connection) that computes :func:`owner_token`.
 OWNER_FUNCTION = "jiyi_owner"
@@ -295,32 +298,37 @@ def apply_migrations(conn: sqlite3.Connection) -> list[str]:
     """Apply every migration not yet recorded, each in its own transaction. Returns the names.
 
     ``conn`` must have :func:`register_functions` applied (m004 computes owner tokens)."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS jiyi_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
-    )
-    done = {row[0] for row in conn.execute("SELECT name FROM jiyi_migrations")}
-    applied: list[str] = []
-    for name, sql in MIGRATIONS:
-        if name in done:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
+    return run_migrations(_SqliteMigrationDb(conn), MIGRATIONS)
+
+
+class _SqliteMigrationDb:
+    """SQLite for :func:`~.migrations.run_migrations`: ``BEGIN IMMEDIATE`` is the schema lock."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def prepare(self) -> set[str]:
+        self._conn.execute("CREATE TABLE IF NOT EXISTS jiyi_migrations"
+                           " (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
+        return {row[0] for row in self._conn.execute("SELECT name FROM jiyi_migrations")}
+
+    @contextmanager
+    def schema_transaction(self) -> Iterator[None]:
+        self._conn.execute("BEGIN IMMEDIATE")
         try:
-            # Another process may have applied it while we waited for the lock.
-            if conn.execute("SELECT 1 FROM jiyi_migrations WHERE name = ?", (name,)).fetchone():
-                conn.execute("COMMIT")
-                continue
-            for statement in _split(sql):
-                conn.execute(statement)
-            conn.execute(
-                "INSERT INTO jiyi_migrations (name, applied_at) VALUES (?, ?)",
-                (name, to_micros(utc_now())),
-            )
-            conn.execute("COMMIT")
+            yield
         except BaseException:
-            conn.execute("ROLLBACK")
+            self._conn.execute("ROLLBACK")
             raise
-        applied.append(name)
-    return applied
+        self._conn.execute("COMMIT")
+
+    def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[Any]:
+        if params is None:  # a migration's own text: run as written
+            return self._conn.execute(statement).fetchall()
+        return self._conn.execute(statement, params).fetchall()
+
+    def split(self, body: str) -> list[str]:
+        return _split(body)
 
 
 def _split(sql: str) -> list[str]:

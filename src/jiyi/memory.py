@@ -34,6 +34,7 @@ from .recall import RecallRequest, RecallTrace, TopicState, TopicTracker, run_re
 from .recall.episodes import episode_text
 from .store import RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
 from .store.base import Vector
+from .store.capabilities import WarmableStore
 from .tasks import BatchTask
 from .turn_items import TurnItem, check_turn, check_turn_items
 from .units import (
@@ -104,8 +105,8 @@ class Memory:
         self._write_path = WritePath(self)
         self._ingest_lock = threading.Lock()
         self._topics = TopicTracker()
-        warm_fn = getattr(store, "warm", None)
-        self.warmed_units = int(warm_fn(self.config.warm_hours)) if warm and warm_fn else 0
+        self.warmed_units = (store.warm(self.config.warm_hours)
+                             if warm and isinstance(store, WarmableStore) else 0)
 
     @classmethod
     def open(

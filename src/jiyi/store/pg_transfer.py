@@ -5,9 +5,14 @@ text lists), so a copy is table by table, column by column: every table the two 
 (units, turns, provenance ``unit_turns``, entities, vectors, the keyword-index bodies, events,
 recall log, and tables added by later migrations such as health), except ``jiyi_migrations``.
 Only vectors change form (float32 BLOB <-> pgvector). The target must be empty; the copy is one
-transaction on the target; PostgreSQL's HNSW indexes are built after it, in bulk. :func:`table_digest` is an order-independent checksum (the sum of
-per-row SHA-256 values mod 2**256) computed on both sides after the copy, over the shared columns.
-A column only one side has is not copied: SQLite's FTS ``owner`` token is computed on the way in.
+transaction on the target; vector indexes built apart from the rows (PostgreSQL's HNSW) are built
+after it, in bulk. :func:`table_digest` is an order-independent checksum (the sum of per-row
+SHA-256 values mod 2**256) computed on both sides after the copy, over the shared columns. A
+column only one side has is not copied: SQLite's FTS ``owner`` token is computed on the way in.
+
+Each store does its side through the optional capabilities of :mod:`.capabilities`
+(:class:`~.capabilities.BulkTransferStore`, :class:`~.capabilities.VectorIndexStore`); this
+module never asks which backend it holds.
 """
 
 from __future__ import annotations
@@ -19,13 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from psycopg import sql
 
 from ..errors import StoreError
 from .base import Store
-from .sqlite import SQLiteStore
+from .capabilities import BulkTransferStore, VectorIndexStore
 
-BATCH = 5000
 #: Never copied: each store records its own migrations; SQLite's FTS rowid map is derived data
 #: that the target rebuilds from its own keyword index; the vector-cache change log and its
 #: epoch are each SQLite file's own (the target's triggers log the copied rows themselves).
@@ -33,8 +36,9 @@ SKIP_TABLES = frozenset({"jiyi_migrations", "unit_fts_rows", "vector_changes",
                          "vector_cache_meta"})
 #: Columns one backend has and the other does not (PostgreSQL's insertion counter for turns).
 SKIP_COLUMNS = frozenset({"seq"})
-#: Tables whose rows must be inserted in their original order, and that order per backend.
-ORDER_BY = {"turns": {"sqlite": "seq, at", "postgresql": "seq"}}
+#: Tables whose rows must be inserted in their original order, and that order (``seq`` is the
+#: order of ingestion on both backends).
+ORDER_BY = {"turns": ("seq", "at")}
 #: Tables holding vectors in a ``vec`` column (BLOB in SQLite, pgvector in PostgreSQL).
 VECTOR_TABLES = frozenset({"unit_vectors", "turn_vectors"})
 
@@ -53,26 +57,17 @@ class TableReport:
 
 
 # ---------------------------------------------------------------- schema
+def transferable(store: Store) -> BulkTransferStore:
+    """``store`` as a store whose tables can be copied raw, or a clear error."""
+    if not isinstance(store, BulkTransferStore):
+        raise StoreError(f"the {store.backend} store {store.location} cannot be copied table by"
+                         " table (it has no bulk transfer)")
+    return store
+
+
 def table_columns(store: Store) -> dict[str, list[str]]:
-    """Ordinary tables of a store and their columns (FTS5 shadow tables excluded)."""
-    out: dict[str, list[str]] = {}
-    if store.backend == "sqlite":
-        with store.locked() as conn:  # type: ignore[attr-defined]
-            rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'"
-                                " AND name NOT LIKE 'sqlite_%'").fetchall()
-            virtual = [n for n, s in rows if (s or "").upper().startswith("CREATE VIRTUAL")]
-            for name, _ in rows:
-                if any(name.startswith(v + "_") for v in virtual):
-                    continue
-                out[name] = [r[1] for r in conn.execute(f'PRAGMA table_info("{name}")')]
-        return out
-    with store.connection() as conn:  # type: ignore[attr-defined]
-        for table, column in conn.execute(
-            "SELECT table_name, column_name FROM information_schema.columns"
-            " WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position"
-        ).fetchall():
-            out.setdefault(table, []).append(column)
-    return out
+    """Ordinary tables of a store and their columns (index internals excluded)."""
+    return transferable(store).table_columns()
 
 
 def shared_tables(source: Store, target: Store) -> dict[str, list[str]]:
@@ -96,25 +91,9 @@ def _to_canonical(table: str, column: str, value: Any) -> Any:
 
 def read_rows(store: Store, table: str, columns: Sequence[str]) -> Iterator[tuple[Any, ...]]:
     """Every row of ``table`` (vectors as float32 numpy arrays), streamed in batches."""
-    order = ORDER_BY.get(table, {}).get(store.backend)
     vec_idx = [i for i, c in enumerate(columns) if table in VECTOR_TABLES and c == "vec"]
-    if store.backend == "sqlite":
-        query = f'SELECT {", ".join(columns)} FROM "{table}"' + (f" ORDER BY {order}" if order else "")
-        with store.locked() as conn:  # type: ignore[attr-defined]
-            cur = conn.execute(query)
-            while batch := cur.fetchmany(BATCH):
-                yield from (_convert(r, columns, table, vec_idx) for r in batch)
-        return
-    pg_query = sql.SQL("SELECT {} FROM {}").format(
-        sql.SQL(", ").join(sql.Identifier(c) for c in columns), sql.Identifier(table))
-    if order:
-        pg_query = sql.SQL("{} ORDER BY {}").format(pg_query, sql.SQL(order))
-    with (store.connection() as conn,  # type: ignore[attr-defined]
-          conn.transaction(), conn.cursor(name=f"jiyi_copy_{table}") as cur):
-        cur.itersize = BATCH
-        cur.execute(pg_query)
-        for r in cur:
-            yield _convert(r, columns, table, vec_idx)
+    for row in transferable(store).read_table(table, columns, ORDER_BY.get(table, ())):
+        yield _convert(row, columns, table, vec_idx)
 
 
 def _convert(row: Sequence[Any], columns: Sequence[str], table: str,
@@ -127,34 +106,13 @@ def _convert(row: Sequence[Any], columns: Sequence[str], table: str,
 
 def vector_kinds(store: Store) -> set[tuple[str, int]]:
     """The (embedder, dimension) pairs a store holds vectors for."""
-    query = "SELECT DISTINCT embedder, dim FROM unit_vectors"
-    if store.backend == "sqlite":
-        with store.locked() as conn:  # type: ignore[attr-defined]
-            return {(r[0], int(r[1])) for r in conn.execute(query)}
-    with store.connection() as conn:  # type: ignore[attr-defined]
-        return {(r[0], int(r[1])) for r in conn.execute(query)}
+    return {(r[0], int(r[1])) for r in read_rows(store, "unit_vectors", ("embedder", "dim"))}
 
 
 # ---------------------------------------------------------------- writing
 def write_rows(store: Store, tables: dict[str, tuple[list[str], Iterable[tuple[Any, ...]]]]) -> None:
     """Insert rows into several tables in ONE transaction (all or nothing)."""
-    if isinstance(store, SQLiteStore):
-        store.bulk_insert(tables)
-        return
-    with store.connection() as conn, conn.transaction():  # type: ignore[attr-defined]
-        for table, (columns, rows) in tables.items():
-            copy = sql.SQL("COPY {} ({}) FROM STDIN").format(
-                sql.Identifier(table), sql.SQL(", ").join(sql.Identifier(c) for c in columns))
-            with conn.cursor() as cur, cur.copy(copy) as cp:
-                for row in rows:
-                    cp.write_row(row)
-        for table, column, seq in conn.execute(
-            "SELECT table_name, column_name, pg_get_serial_sequence(table_name, column_name)"
-            " FROM information_schema.columns WHERE table_schema = current_schema()"
-            " AND column_default LIKE 'nextval%%'").fetchall():
-            conn.execute(sql.SQL("SELECT setval({}, COALESCE((SELECT MAX({}) FROM {}), 0) + 1,"
-                                 " false)").format(sql.Literal(seq), sql.Identifier(column),
-                                                   sql.Identifier(table)))
+    transferable(store).bulk_insert(tables)
 
 
 # ---------------------------------------------------------------- checksum and copy
@@ -194,10 +152,10 @@ def copy_store(source: Store, target: Store) -> list[TableReport]:
     for table, columns in tables.items():
         payload[table] = (columns, read_rows(source, table, columns))
     write_rows(target, payload)
-    if target.backend == "postgresql":
-        # HNSW indexes are built once, after the bulk load (much faster than row by row).
+    if isinstance(target, VectorIndexStore):
+        # Such indexes are built once, after the bulk load (much faster than row by row).
         for embedder, dim in sorted(vector_kinds(target)):
-            target.ensure_vector_index(embedder, dim, bulk=True)  # type: ignore[attr-defined]
+            target.ensure_vector_index(embedder, dim, bulk=True)
     reports = []
     for table, columns in tables.items():
         sn, sd = table_digest(source, table, columns)

@@ -40,7 +40,7 @@ from .base import (
     Vector,
     missing_store_message,
 )
-from .pg_health import PgHealthState
+from .pg_caps import PgCapabilities
 from .pg_queries import PgReports, PgSearch
 from .pg_sql import (
     TURN_COLUMNS,
@@ -71,7 +71,7 @@ def redact_url(url: str) -> str:
     return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
 
 
-class PostgresStore(PgSearch, PgReports):
+class PostgresStore(PgCapabilities, PgSearch, PgReports):
     """PostgreSQL backend. ``url`` is a libpq URL (``postgresql://user:pw@host/db``)."""
 
     backend = "postgresql"
@@ -122,10 +122,6 @@ class PostgresStore(PgSearch, PgReports):
                 yield conn
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL error: {exc}") from exc
-
-    def health_state(self) -> PgHealthState:
-        """Amnesia streaks and health counters shared by every worker (see ``jiyi.health``)."""
-        return PgHealthState(self)
 
     @contextmanager
     def placement_lock(self, user_id: str) -> Iterator[None]:

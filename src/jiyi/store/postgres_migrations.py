@@ -16,144 +16,41 @@ Differences from SQLite, by design:
   ``embedder = ... AND dim = ...``. New embedders need no migration.
 
 Every migration runs in one transaction under an advisory lock, so several workers starting at
-once apply each migration exactly once.
+once apply each migration exactly once (the runner, :func:`.migrations.run_migrations`, is
+SQLite's too). Tables both backends declare alike are spelled once in :mod:`.schema_ddl`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import psycopg
 from psycopg import sql
 
-from ..clock import to_micros, utc_now
+from .migrations import run_migrations
+from .schema_ddl import POSTGRES_TYPES, m001_initial, m002_health, turn_vectors_table
 
 #: Serialises schema changes between processes (any constant; "jiyi" in ASCII).
 MIGRATION_LOCK = 0x6A697969
 
-M001_INITIAL = """
-CREATE EXTENSION IF NOT EXISTS vector;
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
-
-CREATE TABLE turns (
-    key         TEXT PRIMARY KEY,
-    turn_id     TEXT NOT NULL,
-    session_id  TEXT NOT NULL,
-    user_id     TEXT NOT NULL,
-    role        TEXT NOT NULL,
-    speaker     TEXT,
-    text        TEXT NOT NULL,
-    at          BIGINT NOT NULL,
-    seq         BIGSERIAL
-);
-CREATE INDEX turns_by_session ON turns (user_id, session_id, at);
-
-CREATE TABLE units (
-    id                  TEXT PRIMARY KEY,
-    user_id             TEXT NOT NULL,
-    session_id          TEXT NOT NULL,
-    type                TEXT NOT NULL,
-    content             TEXT NOT NULL CHECK (char_length(content) BETWEEN 1 AND 150),
-    content_hash        TEXT NOT NULL,
-    slot                TEXT,
-    topic               TEXT,
-    created_at          BIGINT NOT NULL,
-    expires_in          BIGINT NOT NULL,
-    expires_at          BIGINT NOT NULL,
-    relevance_score     DOUBLE PRECISION NOT NULL CHECK (relevance_score BETWEEN 0.1 AND 2.0),
-    valid_at            BIGINT,
-    valid_until         BIGINT,
-    invalidated_at      BIGINT,
-    invalidation_reason TEXT,
-    supersedes          TEXT,
-    superseded_by       TEXT,
-    source_turn_ids     TEXT NOT NULL DEFAULT '[]',
-    entities            TEXT NOT NULL DEFAULT '[]',
-    updated_at          BIGINT NOT NULL
-);
-CREATE INDEX units_by_scope ON units (user_id, session_id, type);
-CREATE INDEX units_by_user_type ON units (user_id, type, created_at);
-CREATE INDEX units_by_hash ON units (user_id, content_hash);
-CREATE INDEX units_by_slot ON units (user_id, slot);
-CREATE INDEX units_by_expiry ON units (expires_at);
-CREATE INDEX units_by_created ON units (created_at);
-
-CREATE TABLE unit_turns (
-    unit_id  TEXT NOT NULL,
-    turn_key TEXT NOT NULL,
-    PRIMARY KEY (unit_id, turn_key)
-);
-CREATE INDEX unit_turns_by_turn ON unit_turns (turn_key);
-
-CREATE TABLE unit_entities (
-    unit_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    kind    TEXT NOT NULL,
-    value   TEXT NOT NULL
-);
-CREATE INDEX unit_entities_by_value ON unit_entities (user_id, value);
-CREATE INDEX unit_entities_by_unit ON unit_entities (unit_id);
-
-CREATE TABLE unit_vectors (
-    unit_id  TEXT NOT NULL,
-    embedder TEXT NOT NULL,
-    dim      INTEGER NOT NULL,
-    vec      vector NOT NULL,
-    PRIMARY KEY (unit_id, embedder)
-);
-
-CREATE TABLE units_fts (
+#: The keyword index of m001: a plain table with a stored ``tsvector`` (see above).
+_M001_KEYWORD_INDEX = """CREATE TABLE units_fts (
     unit_id TEXT PRIMARY KEY,
     body    TEXT NOT NULL,
     tsv     tsvector GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED
 );
 CREATE INDEX units_fts_tsv ON units_fts USING gin (tsv);
-CREATE INDEX units_fts_trgm ON units_fts USING gin (body gin_trgm_ops);
+CREATE INDEX units_fts_trgm ON units_fts USING gin (body gin_trgm_ops);"""
 
-CREATE TABLE unit_events (
-    id          BIGSERIAL PRIMARY KEY,
-    unit_id     TEXT NOT NULL,
-    at          BIGINT NOT NULL,
-    event       TEXT NOT NULL,
-    detail      TEXT NOT NULL DEFAULT '',
-    score_after DOUBLE PRECISION
-);
-CREATE INDEX unit_events_by_unit ON unit_events (unit_id, at);
+M001_INITIAL = ("\nCREATE EXTENSION IF NOT EXISTS vector;"
+                "\nCREATE EXTENSION IF NOT EXISTS pg_trgm;\n"
+                + m001_initial(POSTGRES_TYPES, _M001_KEYWORD_INDEX))
 
-CREATE TABLE recall_log (
-    id         BIGSERIAL PRIMARY KEY,
-    recall_id  TEXT NOT NULL,
-    at         BIGINT NOT NULL,
-    session_id TEXT NOT NULL,
-    user_id    TEXT NOT NULL,
-    unit_id    TEXT NOT NULL,
-    stage      TEXT NOT NULL,
-    rank       INTEGER NOT NULL,
-    used       INTEGER
-);
-CREATE INDEX recall_log_by_unit ON recall_log (unit_id, at);
-CREATE INDEX recall_log_by_at ON recall_log (at);
-CREATE INDEX recall_log_by_user ON recall_log (user_id);
-"""
-
-M002_HEALTH = """
-CREATE TABLE health_sessions (
-    user_id           TEXT NOT NULL,
-    session_id        TEXT NOT NULL,
-    last_recall_empty INTEGER NOT NULL DEFAULT 0,
-    streak            INTEGER NOT NULL DEFAULT 0,
-    alerting          INTEGER NOT NULL DEFAULT 0,
-    alert_since       BIGINT,
-    updated_at        BIGINT NOT NULL,
-    PRIMARY KEY (user_id, session_id)
-);
-CREATE INDEX health_sessions_alerting ON health_sessions (alerting, session_id);
-
-CREATE TABLE health_counters (
-    name  TEXT PRIMARY KEY,
-    value BIGINT NOT NULL
-);
-"""
+M002_HEALTH = m002_health(POSTGRES_TYPES)
 
 #: Keyword search always runs for one user. With one GIN index over every user's text, a common
 #: word matched every user's rows before the user filter (350 ms at 1M units). ``user_id`` is
@@ -186,17 +83,8 @@ DROP INDEX units_fts_trgm
 #: The episodic layer (issue 13): one vector per raw turn and embedder, the owner and the
 #: instant denormalised so a search reads one user's rows through one index. ``turns.seq``
 #: (a BIGSERIAL since m001) already records the order of ingestion.
-M006_EPISODIC = """
-CREATE TABLE turn_vectors (
-    turn_key TEXT NOT NULL,
-    embedder TEXT NOT NULL,
-    user_id  TEXT NOT NULL,
-    at       BIGINT NOT NULL,
-    dim      INTEGER NOT NULL,
-    vec      vector NOT NULL,
-    PRIMARY KEY (turn_key, embedder)
-);
-CREATE INDEX turn_vectors_by_user ON turn_vectors (user_id, embedder, at);
+M006_EPISODIC = f"""
+{turn_vectors_table(POSTGRES_TYPES)}
 CREATE INDEX turns_by_session_seq ON turns (user_id, session_id, seq)
 """
 
@@ -297,26 +185,46 @@ def apply_migrations(conn: psycopg.Connection[tuple[object, ...]]) -> list[str]:
 
     ``conn`` must be in autocommit mode; each migration opens its own transaction.
     """
-    applied: list[str] = []
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS jiyi_migrations"
-            " (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)"
-        )
-    for name, body in MIGRATIONS:
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-            if conn.execute("SELECT 1 FROM jiyi_migrations WHERE name = %s", (name,)).fetchone():
-                continue
-            for statement in _split(body):
-                conn.execute(statement.encode())
-            conn.execute(
-                "INSERT INTO jiyi_migrations (name, applied_at) VALUES (%s, %s)",
-                (name, to_micros(utc_now())),
-            )
-        applied.append(name)
-    return applied
+    return run_migrations(_PgMigrationDb(conn), MIGRATIONS)
+
+
+def pyformat(query: str) -> str:
+    """``query`` with ``:name`` placeholders rewritten for psycopg (``%(name)s``, a literal
+    ``%`` doubled); ``::`` casts are left alone."""
+    return _NAMED.sub(r"%(\1)s", query.replace("%", "%%"))
+
+
+_NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+
+
+class _PgMigrationDb:
+    """PostgreSQL for :func:`~.migrations.run_migrations`: every schema transaction holds the
+    advisory lock :data:`MIGRATION_LOCK`, so workers starting at once apply each migration once."""
+
+    def __init__(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
+        self._conn = conn
+
+    def prepare(self) -> set[str]:
+        with self.schema_transaction():
+            self._conn.execute("CREATE TABLE IF NOT EXISTS jiyi_migrations"
+                               " (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+            return {str(r[0]) for r in self._conn.execute("SELECT name FROM jiyi_migrations")}
+
+    @contextmanager
+    def schema_transaction(self) -> Iterator[None]:
+        with self._conn.transaction():
+            self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            yield
+
+    def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[Any]:
+        if params is None:  # a migration's own text: sent as written (its % are its own)
+            cur = self._conn.execute(statement.encode())
+        else:
+            cur = self._conn.execute(pyformat(statement).encode(), params)
+        return cur.fetchall() if cur.description is not None else []
+
+    def split(self, body: str) -> list[str]:
+        return _split(body)
 
 
 def user_bucket(user_id: str) -> int:

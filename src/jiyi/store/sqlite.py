@@ -24,6 +24,7 @@ from .base import (
     Vector,
     missing_store_message,
 )
+from .sqlite_caps import SqliteCapabilities
 from .sqlite_migrations import (
     NEW_CACHE_EPOCH_SQL,
     OWNER_FUNCTION,
@@ -48,7 +49,7 @@ __all__ = ["VALID_AT_SQL", "SQLiteStore", "fts_body", "fts_query", "scope_sql", 
 BUSY_TIMEOUT_MS = 30_000
 
 
-class SQLiteStore(SqliteReports):
+class SQLiteStore(SqliteCapabilities, SqliteReports):
     """SQLite backend. One connection guarded by a lock; writes are ``BEGIN IMMEDIATE``
     transactions; other processes coordinate through WAL and ``busy_timeout``."""
 

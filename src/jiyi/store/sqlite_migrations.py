@@ -1,137 +1,36 @@
 """SQLite schema as named, recorded, transactional migrations.
 
 The PostgreSQL backend uses the same migration names, so ``jiyi_migrations`` tells the same story
-on both. Add a migration by appending to :data:`MIGRATIONS`; never edit an applied one.
+on both. Add a migration by appending to :data:`MIGRATIONS`; never edit an applied one. Tables both
+backends declare alike are spelled once in :mod:`.schema_ddl`; the runner is
+:func:`.migrations.run_migrations`, shared with PostgreSQL.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
-from ..clock import to_micros, utc_now
+from .migrations import run_migrations
+from .schema_ddl import SQLITE_TYPES, m001_initial, m002_health, turn_vectors_table
 
 #: Name of the SQL function (registered on every store connection) that computes :func:`owner_token`.
 OWNER_FUNCTION = "jiyi_owner"
 
-M001_INITIAL = """
-CREATE TABLE turns (
-    key         TEXT PRIMARY KEY,
-    turn_id     TEXT NOT NULL,
-    session_id  TEXT NOT NULL,
-    user_id     TEXT NOT NULL,
-    role        TEXT NOT NULL,
-    speaker     TEXT,
-    text        TEXT NOT NULL,
-    at          INTEGER NOT NULL
-);
-CREATE INDEX turns_by_session ON turns (user_id, session_id, at);
-
-CREATE TABLE units (
-    id                  TEXT PRIMARY KEY,
-    user_id             TEXT NOT NULL,
-    session_id          TEXT NOT NULL,
-    type                TEXT NOT NULL,
-    content             TEXT NOT NULL CHECK (length(content) BETWEEN 1 AND 150),
-    content_hash        TEXT NOT NULL,
-    slot                TEXT,
-    topic               TEXT,
-    created_at          INTEGER NOT NULL,
-    expires_in          INTEGER NOT NULL,
-    expires_at          INTEGER NOT NULL,
-    relevance_score     REAL NOT NULL CHECK (relevance_score BETWEEN 0.1 AND 2.0),
-    valid_at            INTEGER,
-    valid_until         INTEGER,
-    invalidated_at      INTEGER,
-    invalidation_reason TEXT,
-    supersedes          TEXT,
-    superseded_by       TEXT,
-    source_turn_ids     TEXT NOT NULL DEFAULT '[]',
-    entities            TEXT NOT NULL DEFAULT '[]',
-    updated_at          INTEGER NOT NULL
-);
-CREATE INDEX units_by_scope ON units (user_id, session_id, type);
-CREATE INDEX units_by_user_type ON units (user_id, type, created_at);
-CREATE INDEX units_by_hash ON units (user_id, content_hash);
-CREATE INDEX units_by_slot ON units (user_id, slot);
-CREATE INDEX units_by_expiry ON units (expires_at);
-CREATE INDEX units_by_created ON units (created_at);
-
-CREATE TABLE unit_turns (
-    unit_id  TEXT NOT NULL,
-    turn_key TEXT NOT NULL,
-    PRIMARY KEY (unit_id, turn_key)
-) WITHOUT ROWID;
-CREATE INDEX unit_turns_by_turn ON unit_turns (turn_key);
-
-CREATE TABLE unit_entities (
-    unit_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    kind    TEXT NOT NULL,
-    value   TEXT NOT NULL
-);
-CREATE INDEX unit_entities_by_value ON unit_entities (user_id, value);
-CREATE INDEX unit_entities_by_unit ON unit_entities (unit_id);
-
-CREATE TABLE unit_vectors (
-    unit_id  TEXT NOT NULL,
-    embedder TEXT NOT NULL,
-    dim      INTEGER NOT NULL,
-    vec      BLOB NOT NULL,
-    PRIMARY KEY (unit_id, embedder)
-) WITHOUT ROWID;
-
-CREATE VIRTUAL TABLE units_fts USING fts5 (
+#: The keyword index of m001: an FTS5 table over the segmented text.
+_M001_KEYWORD_INDEX = """CREATE VIRTUAL TABLE units_fts USING fts5 (
     unit_id UNINDEXED,
     body,
     tokenize = 'unicode61 remove_diacritics 2'
-);
+);"""
 
-CREATE TABLE unit_events (
-    id          INTEGER PRIMARY KEY,
-    unit_id     TEXT NOT NULL,
-    at          INTEGER NOT NULL,
-    event       TEXT NOT NULL,
-    detail      TEXT NOT NULL DEFAULT '',
-    score_after REAL
-);
-CREATE INDEX unit_events_by_unit ON unit_events (unit_id, at);
-
-CREATE TABLE recall_log (
-    id         INTEGER PRIMARY KEY,
-    recall_id  TEXT NOT NULL,
-    at         INTEGER NOT NULL,
-    session_id TEXT NOT NULL,
-    user_id    TEXT NOT NULL,
-    unit_id    TEXT NOT NULL,
-    stage      TEXT NOT NULL,
-    rank       INTEGER NOT NULL,
-    used       INTEGER
-);
-CREATE INDEX recall_log_by_unit ON recall_log (unit_id, at);
-CREATE INDEX recall_log_by_at ON recall_log (at);
-CREATE INDEX recall_log_by_user ON recall_log (user_id);
-"""
+M001_INITIAL = m001_initial(SQLITE_TYPES, _M001_KEYWORD_INDEX)
 
 #: Health state shared by worker processes (S9): amnesia streaks per session, persisted counters.
-M002_HEALTH = """
-CREATE TABLE health_sessions (
-    user_id           TEXT NOT NULL,
-    session_id        TEXT NOT NULL,
-    last_recall_empty INTEGER NOT NULL DEFAULT 0,
-    streak            INTEGER NOT NULL DEFAULT 0,
-    alerting          INTEGER NOT NULL DEFAULT 0,
-    alert_since       INTEGER,
-    updated_at        INTEGER NOT NULL,
-    PRIMARY KEY (user_id, session_id)
-) WITHOUT ROWID;
-CREATE INDEX health_sessions_alerting ON health_sessions (alerting, session_id);
-
-CREATE TABLE health_counters (
-    name  TEXT PRIMARY KEY,
-    value INTEGER NOT NULL
-) WITHOUT ROWID;
-"""
+M002_HEALTH = m002_health(SQLITE_TYPES)
 
 #: FTS5 cannot index ``unit_id``, so deleting a unit's keyword row by it scans the whole index.
 #: This map finds the row by its FTS rowid instead (stable across VACUUM, unlike ``units.rowid``).
@@ -167,23 +66,14 @@ ALTER TABLE units_fts_m004 RENAME TO units_fts;
 #: timestamp, so "the next turn" must never be read from ``at``. ``turn_vectors`` holds one
 #: vector per turn and embedder, with the owner and the instant denormalised so a search reads
 #: one user's rows through one index.
-M006_EPISODIC = """
+M006_EPISODIC = f"""
 ALTER TABLE turns ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
 UPDATE turns SET seq = r.n FROM (
     SELECT key, ROW_NUMBER() OVER (ORDER BY at, rowid) AS n FROM turns) AS r
 WHERE turns.key = r.key;
 CREATE INDEX turns_by_seq ON turns (seq);
 CREATE INDEX turns_by_session_seq ON turns (user_id, session_id, seq);
-CREATE TABLE turn_vectors (
-    turn_key TEXT NOT NULL,
-    embedder TEXT NOT NULL,
-    user_id  TEXT NOT NULL,
-    at       INTEGER NOT NULL,
-    dim      INTEGER NOT NULL,
-    vec      BLOB NOT NULL,
-    PRIMARY KEY (turn_key, embedder)
-) WITHOUT ROWID;
-CREATE INDEX turn_vectors_by_user ON turn_vectors (user_id, embedder, at);
+{turn_vectors_table(SQLITE_TYPES)}
 """
 
 #: Idempotent turns (issue 15): re-ingesting a known ``turn_id`` of the same user and session
@@ -295,32 +185,37 @@ def apply_migrations(conn: sqlite3.Connection) -> list[str]:
     """Apply every migration not yet recorded, each in its own transaction. Returns the names.
 
     ``conn`` must have :func:`register_functions` applied (m004 computes owner tokens)."""
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS jiyi_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
-    )
-    done = {row[0] for row in conn.execute("SELECT name FROM jiyi_migrations")}
-    applied: list[str] = []
-    for name, sql in MIGRATIONS:
-        if name in done:
-            continue
-        conn.execute("BEGIN IMMEDIATE")
+    return run_migrations(_SqliteMigrationDb(conn), MIGRATIONS)
+
+
+class _SqliteMigrationDb:
+    """SQLite for :func:`~.migrations.run_migrations`: ``BEGIN IMMEDIATE`` is the schema lock."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def prepare(self) -> set[str]:
+        self._conn.execute("CREATE TABLE IF NOT EXISTS jiyi_migrations"
+                           " (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
+        return {row[0] for row in self._conn.execute("SELECT name FROM jiyi_migrations")}
+
+    @contextmanager
+    def schema_transaction(self) -> Iterator[None]:
+        self._conn.execute("BEGIN IMMEDIATE")
         try:
-            # Another process may have applied it while we waited for the lock.
-            if conn.execute("SELECT 1 FROM jiyi_migrations WHERE name = ?", (name,)).fetchone():
-                conn.execute("COMMIT")
-                continue
-            for statement in _split(sql):
-                conn.execute(statement)
-            conn.execute(
-                "INSERT INTO jiyi_migrations (name, applied_at) VALUES (?, ?)",
-                (name, to_micros(utc_now())),
-            )
-            conn.execute("COMMIT")
+            yield
         except BaseException:
-            conn.execute("ROLLBACK")
+            self._conn.execute("ROLLBACK")
             raise
-        applied.append(name)
-    return applied
+        self._conn.execute("COMMIT")
+
+    def execute(self, statement: str, params: dict[str, Any] | None = None) -> list[Any]:
+        if params is None:  # a migration's own text: run as written
+            return self._conn.execute(statement).fetchall()
+        return self._conn.execute(statement, params).fetchall()
+
+    def split(self, body: str) -> list[str]:
+        return _split(body)
 
 
 def _split(sql: str) -> list[str]:

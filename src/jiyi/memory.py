@@ -44,6 +44,7 @@ from .validation import (
     require_session_id,
 )
 from .write import TurnInput, UnitDraft, extract_turn
+from .write.llm_extract import extractor_from_config
 
 if TYPE_CHECKING:
     from .health import AmnesiaStatus, Health, HealthConfig, MemoryObserver
@@ -80,6 +81,7 @@ class Memory:
         :mod:`jiyi.embed.routing`)."""
         self.store = store
         self.config = config or JiyiConfig()
+        self.llm_extractor = extractor_from_config(self.config)  # None: rules only
         self.embedder_routing = EmbedderRouting.build(embedder, type_embedders)
         self.clock = clock
         self._ingest_lock = threading.Lock()
@@ -118,6 +120,8 @@ class Memory:
         return self.embedder_routing.for_type(unit_type)
 
     def close(self) -> None:
+        if self.llm_extractor is not None:
+            self.llm_extractor.close()
         self.store.close()
 
     def __enter__(self) -> Memory:
@@ -225,13 +229,11 @@ class Memory:
         return skip
 
     def _prepare(self, items: Sequence[TurnItem]) -> list[_Prepared]:
-        """Cut each turn into drafts (rules, or the model when ``JIYI_LLM_EXTRACT`` is set) and
+        """Cut each turn into drafts (rules, or the model ``config.extract_llm`` names) and
         embed the batch. Pure of the store: nothing here depends on what is stored."""
         if not items:
             return []
-        from .write.llm_extract import llm_extractor_from_env
-
-        llm = llm_extractor_from_env()
+        llm = self.llm_extractor
         out: list[_Prepared] = []
         for item in items:
             key = "t_" + uuid.uuid4().hex

@@ -135,3 +135,15 @@ def test_lately_is_a_recall_window_only() -> None:
     assert find_times("最近买了什么", AS_OF) == []
     w = time_window("最近买了什么", AS_OF)
     assert w is not None and (w.since.date(), w.until.date()) == (d(2026, 5, 13), d(2026, 5, 21))
+
+
+@pytest.mark.parametrize(("query", "since"), [
+    ("What was the issue last week, as mentioned on November 6, 2025?", d(2025, 11, 6)),
+    ("上周说的，就是5月3日那次", d(2026, 5, 3)),
+    ("上週說的，就是5月3日那次", d(2026, 5, 3)),
+])
+def test_a_named_date_anchors_the_window(query: str, since: date) -> None:
+    """Both dates are read the same on both sides; the window is the one the query names."""
+    assert len(find_times(query, AS_OF)) == 2
+    w = time_window(query, AS_OF)
+    assert w is not None and w.since.date() == since

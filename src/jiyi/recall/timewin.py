@@ -2,12 +2,14 @@
 
 Pure functions of ``(query, as_of)``. The dates come from the one time grammar
 (:mod:`jiyi.text.timegrammar`), the same the write path dates facts with, so "三天前" or
-"大前天" is the same day on both sides. The window is the whole period the first expression in
-the query names (UTC): a day ("5月2日那天", "May 2", "2023-05-02", "大前天"), a calendar week
-("上周" / "last week": weeks start on Monday), a month ("上个月", "last May" = the most recent May
-before ``as_of``'s month), a year. A question about memory looks back: a day or month named
-without its year that would lie after ``as_of`` ("12月25日" asked in May) is last year's.
-"Lately" words (最近, recently) are the last :data:`~jiyi.text.timewords.RECENT_DAYS` days.
+"大前天" is the same day on both sides. The window is the whole period (UTC) one expression
+names: a day ("5月2日那天", "May 2", "2023-05-02", "大前天"), a calendar week ("上周" /
+"last week": weeks start on Monday), a month ("上个月", "last May" = the most recent May before
+``as_of``'s month), a year. It is the first date the query names outright ("May 2", "2023年")
+when it names one, else its first relative one. A question about memory looks back: a day or
+month named without its year that would lie after ``as_of`` ("12月25日" asked in May) is last
+year's. "Lately" words (最近, recently) are the last
+:data:`~jiyi.text.timewords.RECENT_DAYS` days.
 """
 
 from __future__ import annotations
@@ -51,7 +53,9 @@ def time_window(query: str, as_of: datetime) -> TimeWindow | None:
     """The time window a query talks about, or ``None``."""
     times = find_times(query, as_of)
     if times:
-        return window_of(times[0], as_of)
+        # a date the query names anchors it: "last week, as mentioned on November 6, 2023"
+        # asks about November, not about the week before as_of
+        return window_of(next((t for t in times if not t.relative), times[0]), as_of)
     m = _RECENT.search(fold(query))
     if m:
         today = _midnight(as_of.astimezone(UTC).date() if as_of.tzinfo else as_of.date())

@@ -124,7 +124,7 @@ def test_a_yearless_date_after_as_of_is_last_years_when_recalled(
 
 @pytest.mark.parametrize("phrase", [
     "This may be wrong", "this may take a while", "I may 5 times a day", "may I change it?",
-    "三个月", "每月一次", "我的订单号是多少", "2000年前的事",
+    "三个月", "每月一次", "一月两次", "我的订单号是多少", "2000年前的事", "they march 5 miles",
 ])
 def test_not_dates_on_either_side(phrase: str) -> None:
     assert find_times(phrase, AS_OF) == []

@@ -160,7 +160,7 @@ _ZH_YEAR_ABS = re.compile(rf"(?<!\d)(\d{{4}})\s*年(?!前|以前|之前|\s*{CN_N
 _ZH_YEAR_MONTH = re.compile(rf"({'|'.join(ZH_YEAR_OFFSETS)})\s*({_ZH_MONTH_NUM})\s*月(?:份)?")
 _ZH_BARE_MONTH = re.compile(
     rf"(?<![\d年个個第每几幾零〇一二两兩三四五六七八九十])({_ZH_MONTH_NUM})\s*月(?:份)?"
-    rf"(?!\s*{CN_NUM}{{1,3}}\s*[日号號])")
+    rf"(?!\s*{CN_NUM}{{1,3}}\s*[日号號次回趟遍])")  # not 一月两次 (twice a month)
 _ZH_SPAN = re.compile(rf"(?<!\d)({CN_NUM}{{1,3}})\s*(?:个|個)?(天|周|週|星期|个月|個月|年)(后|後|之后|之後|以后|以後|前|之前|以前)")
 
 
@@ -249,9 +249,9 @@ def _month_of(name: str) -> int:
     return MONTHS_EN[name.lower().rstrip(".")]
 
 
-def _modal_may(text: str, m: re.Match[str], group: int) -> bool:
-    """"I may 5 ..." / "we may 2 ...": the verb, not the month."""
-    if m.group(group).lower() != "may":
+def _verb_month(text: str, m: re.Match[str], group: int) -> bool:
+    """"I may 5 ..." / "they march 3 miles": the verb after its subject, not the month."""
+    if m.group(group).lower() not in ("may", "march"):
         return False
     before = text[:m.start(group)].split()
     return bool(before) and before[-1].lower() in _MODAL_SUBJECTS
@@ -262,7 +262,7 @@ def _en_absolute(text: str, at: date) -> list[TimeMatch]:
     out: list[TimeMatch] = []
     for rx, day_group, mon_group in ((_EN_DMY, 1, 2), (_EN_MDY, 2, 1)):
         for m in rx.finditer(text):
-            if not m.group(3) and _modal_may(text, m, mon_group):
+            if not m.group(3) and _verb_month(text, m, mon_group):
                 continue
             year = int(m.group(3)) if m.group(3) else at.year
             day = safe_date(year, _month_of(m.group(mon_group)), int(m.group(day_group)))

@@ -51,7 +51,7 @@ def test_chat_answers_and_runs_the_slash_commands(tmp_path: Path,
 
 
 def test_chat_survives_a_dead_server_and_ends_on_eof(tmp_path: Path) -> None:
-    code, out = _chat(str(tmp_path / "m.db"), "http://127.0.0.1:9/v1#m", "hello\n/memory\n",
+    code, out = _chat(str(tmp_path / "m.db"), "m@http://127.0.0.1:9/v1", "hello\n/memory\n",
                       "--num-ctx", "4096")
     assert code == 0, out
     assert "error: " in out and "Traceback" not in out
@@ -60,7 +60,7 @@ def test_chat_survives_a_dead_server_and_ends_on_eof(tmp_path: Path) -> None:
 
 def test_chat_rejects_a_bad_llm_spec(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "m.db"), "chat", "--llm", "gpt"])
-    assert result.exit_code == 1 and "ollama:MODEL or openai:URL" in result.output
+    assert result.exit_code == 1 and "ollama:MODEL[@URL] or openai:[MODEL@]URL" in result.output
 
 
 def test_modelfile_command() -> None:

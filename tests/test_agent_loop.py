@@ -222,7 +222,7 @@ def test_bad_input_and_dead_server_are_clear_errors(mem: Memory, scripted: Scrip
         agent.turn("   ", session_id="s10")
     with pytest.raises(ValidationError):
         Agent(mem, agent.llm, num_ctx=10)
-    dead = Agent(mem, make_client("openai:http://127.0.0.1:9/v1#m", timeout=2.0, retries=0),
+    dead = Agent(mem, make_client("openai:m@http://127.0.0.1:9/v1", timeout=2.0, retries=0),
                  num_ctx=4096)
     with dead, pytest.raises(LLMError):
         dead.turn("hi", session_id="s10")

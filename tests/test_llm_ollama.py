@@ -286,6 +286,8 @@ def test_registry_and_urls(server: FakeOllama, monkeypatch: pytest.MonkeyPatch) 
     assert client.name == "ollama:qwen2.5:7b"
     assert client.chat(MESSAGES, num_ctx=1024).content
     client.close()
+    with make_client(f"ollama:qwen2.5:7b@{server.url}") as spelled:  # type: ignore[attr-defined]
+        assert spelled.chat(MESSAGES, num_ctx=1024).content
     monkeypatch.setenv("OLLAMA_HOST", "0.0.0.0:11434")
     assert ollama_base_url() == "http://127.0.0.1:11434"
     assert ollama_base_url("gpu-box") == "http://gpu-box:11434"

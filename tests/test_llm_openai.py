@@ -148,7 +148,7 @@ def test_chat_request_shape_and_model_discovery(
 
 
 def test_api_key_is_sent_as_bearer(server: FakeOpenAI) -> None:
-    with make_client(f"openai:{server.url}#my-model", api_key="k-123") as c:  # type: ignore[attr-defined]
+    with make_client(f"openai:my-model@{server.url}", api_key="k-123") as c:  # type: ignore[attr-defined]
         c.chat(MESSAGES)
     _method, _path, body, headers = server.requests[-1]
     assert body["model"] == "my-model"

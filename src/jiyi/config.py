@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .llm.base import ChatClient
 from .units import MemoryType
 
 HOUR = 3600
@@ -74,7 +75,7 @@ class RecallWeights(BaseModel):
 class JiyiConfig(BaseModel):
     """Everything tunable. Frozen: build a new one with ``model_copy(update=...)``."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     lifespans: dict[MemoryType, int] = Field(default_factory=lambda: dict(DEFAULT_LIFESPANS))
     max_turn_bytes: int = 1_000_000
@@ -88,6 +89,11 @@ class JiyiConfig(BaseModel):
     warm_hours: float = 24.0
     recall: RecallWeights = Field(default_factory=RecallWeights)
     candidate_pool: int = 50
+    # Optional model extraction on the write path (jiyi.write.llm_extract): a ChatClient, or a
+    # spec in the one spelling of jiyi.llm.registry ("ollama:qwen2.5:7b@http://127.0.0.1:11434",
+    # "openai:MODEL@http://127.0.0.1:8080/v1"). None: $JIYI_LLM_EXTRACT, else rules only.
+    extract_llm: str | ChatClient | None = None
+    extract_llm_timeout: float = Field(default=20.0, gt=0)  # seconds per attempt, for a spec
 
     def lifespan_of(self, unit_type: MemoryType) -> int:
         return int(self.lifespans.get(unit_type, DEFAULT_LIFESPANS[unit_type]))

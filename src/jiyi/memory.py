@@ -54,6 +54,7 @@ from .validation import (
     check_user_id,
     require_session_id,
 )
+from .write.llm_extract import extractor_from_config
 from .write.placement import TurnOutcome, WritePath
 
 
@@ -100,6 +101,7 @@ class Memory:
         :mod:`jiyi.embed.routing`)."""
         self.store = store
         self.config = config or JiyiConfig()
+        self.llm_extractor = extractor_from_config(self.config)  # None: rules only
         self.embedder_routing = EmbedderRouting.build(embedder, type_embedders)
         self.clock = clock
         self._write_path = WritePath(self)
@@ -122,8 +124,13 @@ class Memory:
         """Open a store by URL: a file path (SQLite, the default) or ``postgresql://...``.
         ``create=False``: fail with a :class:`StoreError` naming the store when it does not
         exist, instead of creating it."""
-        return cls(open_store(url, create=create), embedder=embedder, config=config, clock=clock,
-                   type_embedders=type_embedders)
+        store = open_store(url, create=create)
+        try:
+            return cls(store, embedder=embedder, config=config, clock=clock,
+                       type_embedders=type_embedders)
+        except BaseException:
+            store.close()  # a bad setting (embedder, extraction model) must not leak the store
+            raise
 
     @property
     def embedder(self) -> Embedder:
@@ -139,6 +146,8 @@ class Memory:
         return self.embedder_routing.for_type(unit_type)
 
     def close(self) -> None:
+        if self.llm_extractor is not None:
+            self.llm_extractor.close()
         self.store.close()
 
     def __enter__(self) -> Memory:

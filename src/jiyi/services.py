@@ -23,6 +23,7 @@ from .health.model import HealthConfig
 from .recall.topics import TopicState
 from .store.base import Store
 from .units import FeedbackEvent, Hit, MemoryType, MemoryUnit
+from .write.llm_extract import LLMExtractor
 
 
 class MemoryServices(Protocol):
@@ -80,6 +81,11 @@ class IngestServices(WriteServices, Protocol):
     @property
     def embedder_routing(self) -> EmbedderRouting:
         """The default embedder and the memory types routed to other ones."""
+        ...
+
+    @property
+    def llm_extractor(self) -> LLMExtractor | None:
+        """The model that refines the rules' drafts (None: rules only)."""
         ...
 
     def feedback(self, unit_id: str, event: FeedbackEvent) -> MemoryUnit: ...

@@ -135,7 +135,7 @@ def chat(
     ctx: typer.Context,
     llm: Annotated[str, typer.Option(
         "--llm", envvar="JIYI_LLM",
-        help="ollama:MODEL, openai:BASE_URL or openai:BASE_URL#MODEL "
+        help="ollama:MODEL[@URL] or openai:[MODEL@]BASE_URL "
              "(e.g. openai:http://127.0.0.1:8080/v1).")
     ] = "ollama:qwen2.5:7b",
     session: Annotated[str | None, typer.Option(

@@ -1,16 +1,18 @@
-"""HTTP plumbing shared by the LLM clients: bounded retries on connection errors, clear errors."""
+"""HTTP and JSON plumbing shared by the LLM clients: bounded retries on connection errors, clear
+errors, tool calls."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 import httpx
 
 from ..errors import LLMError
+from .base import ChatReply, ToolCall
 
 #: Failures where the request never reached the model: safe to send again.
 RETRYABLE = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
@@ -100,6 +102,35 @@ class Retrying:
             f"{what}: cannot reach {url} after {self.retries + 1} attempts: {last}"
         ) from last
 
+    def json_stream(
+        self,
+        client: httpx.Client,
+        path: str,
+        what: str,
+        body: Mapping[str, Any],
+        payload_of: Callable[[str], str | None],
+        end_marker: str | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """The JSON objects of a streamed POST answer. ``payload_of`` picks a line's JSON text
+        (None: not a data line); a payload equal to ``end_marker`` ends the stream. An object
+        with an ``error`` raises it."""
+        with self.stream(client, "POST", path, what, json=body) as response:
+            try:
+                for line in response.iter_lines():
+                    payload = payload_of(line)
+                    if payload is None:
+                        continue
+                    if payload == end_marker:
+                        return
+                    obj = parse_json(payload, what)
+                    if not isinstance(obj, dict):
+                        raise LLMError(f"{what}: expected an object, got {payload[:200]!r}")
+                    if obj.get("error"):
+                        raise LLMError(f"{what}: {obj['error']}")
+                    yield obj
+            except httpx.HTTPError as exc:
+                raise LLMError(f"{what}: connection lost mid-answer: {exc}") from exc
+
     def request(self, client: httpx.Client, method: str, url: str, what: str, **kwargs: Any) -> Any:
         """The parsed JSON body of a successful request."""
         with self.stream(client, method, url, what, **kwargs) as response:
@@ -108,3 +139,35 @@ class Retrying:
             except httpx.HTTPError as exc:
                 raise LLMError(f"{what}: connection lost while reading: {exc}") from exc
         return parse_json(body, what)
+
+
+def parse_tool_calls(raw_calls: Any, backend: str) -> list[ToolCall]:
+    """The function calls of a reply, as Ollama and OpenAI both send them
+    (``[{"id"?, "function": {"name", "arguments": object or JSON text}}]``). A call whose
+    arguments are not a JSON object is kept with ``arguments_error`` set, not raised."""
+    calls: list[ToolCall] = []
+    for raw in raw_calls or []:
+        fn = raw.get("function") if isinstance(raw, Mapping) else None
+        if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
+            raise LLMError(f"{backend}: malformed tool call {raw!r:.200}")
+        args: Any = fn.get("arguments") or {}
+        try:
+            if isinstance(args, str):
+                args = parse_json(args, f"{backend} tool call {fn['name']} arguments")
+            if not isinstance(args, dict):
+                raise LLMError(f"{backend}: tool call arguments are not an object: {args!r:.200}")
+        except LLMError as exc:
+            calls.append(ToolCall(name=fn["name"], id=raw.get("id"), arguments_error=str(exc)))
+            continue
+        calls.append(ToolCall(name=fn["name"], arguments=args, id=raw.get("id")))
+    return calls
+
+
+def message_reply(message: Mapping[str, Any], what: str, backend: str, **fields: Any) -> ChatReply:
+    """A reply from the ``{"content", "tool_calls"}`` message both APIs answer with; ``fields``
+    are the backend's counts, timings, model and finish reason."""
+    content = message.get("content") or ""
+    if not isinstance(content, str):
+        raise LLMError(f"{what}: content is not text: {content!r:.200}")
+    tool_calls = parse_tool_calls(message.get("tool_calls"), backend)
+    return ChatReply(content=content, tool_calls=tool_calls, **fields)

@@ -10,15 +10,15 @@ and always sends it, so the server never silently cuts a prompt at its small def
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 
 from ..errors import ConfigError, LLMError
-from ._http import Retrying, default_timeout, parse_json
-from .base import ChatReply, Format, Message, ToolCall
+from ._client import HTTPChatClient, ReplyStream
+from ._http import message_reply, parse_tool_calls
+from .base import ChatOptions, ChatReply, Message, ToolCall
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434"
 DEFAULT_MAX_NUM_CTX = 32768
@@ -57,26 +57,11 @@ def _ns(body: Mapping[str, Any], key: str) -> float | None:
     return value / 1e9 if isinstance(value, (int, float)) else None
 
 
-def _tool_calls(message: Mapping[str, Any]) -> list[ToolCall]:
-    calls: list[ToolCall] = []
-    for raw in message.get("tool_calls") or []:
-        fn = raw.get("function") if isinstance(raw, Mapping) else None
-        if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
-            raise LLMError(f"ollama: malformed tool call {raw!r}")
-        args = fn.get("arguments") or {}
-        try:
-            if isinstance(args, str):
-                args = parse_json(args, "ollama tool call arguments")
-            if not isinstance(args, dict):
-                raise LLMError(f"ollama: tool call arguments are not an object: {args!r:.200}")
-        except LLMError as exc:
-            calls.append(ToolCall(name=fn["name"], id=raw.get("id"), arguments_error=str(exc)))
-            continue
-        calls.append(ToolCall(name=fn["name"], arguments=args, id=raw.get("id")))
-    return calls
+def _ndjson_line(line: str) -> str | None:
+    return line if line.strip() else None
 
 
-class OllamaClient:
+class OllamaClient(HTTPChatClient):
     """A :class:`~jiyi.llm.base.ChatClient` for one Ollama model."""
 
     def __init__(
@@ -97,14 +82,9 @@ class OllamaClient:
         self.name = f"ollama:{model}"
         self.keep_alive = keep_alive
         self.max_num_ctx = max_num_ctx
-        self._retry = Retrying(retries)
         self._num_ctx: int | None = None
         self._shown = False
-        self._http = httpx.Client(
-            base_url=self.base_url,
-            timeout=timeout if timeout is not None else default_timeout(),
-            transport=transport,
-        )
+        super().__init__(self.base_url, timeout=timeout, retries=retries, transport=transport)
 
     # ------------------------------------------------------------------ model info
     def show(self) -> dict[str, Any]:
@@ -124,19 +104,12 @@ class OllamaClient:
 
     # ------------------------------------------------------------------ chat
     def build_request(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[Mapping[str, Any]] | None,
-        format: Format,
-        num_ctx: int | None,
-        stream: bool,
-        max_tokens: int | None,
-        temperature: float | None,
-        options: Mapping[str, Any] | None,
+        self, messages: Sequence[Message], *, stream: bool, **options: Unpack[ChatOptions]
     ) -> dict[str, Any]:
         """The ``/api/chat`` body (pure apart from reading the context window once)."""
-        opts: dict[str, Any] = dict(options or {})
+        opts: dict[str, Any] = dict(options.get("options") or {})
+        num_ctx, max_tokens = options.get("num_ctx"), options.get("max_tokens")
+        temperature, fmt = options.get("temperature"), options.get("format")
         ctx = num_ctx if num_ctx is not None else self.context_length()
         if ctx is not None:
             opts["num_ctx"] = int(ctx)
@@ -151,122 +124,49 @@ class OllamaClient:
         }
         if opts:
             body["options"] = opts
-        if tools:
-            body["tools"] = [dict(t) for t in tools]
-        if format is not None:
-            body["format"] = format if isinstance(format, str) else dict(format)
+        if options.get("tools"):
+            body["tools"] = [dict(t) for t in options.get("tools") or []]
+        if fmt is not None:
+            body["format"] = fmt if isinstance(fmt, str) else dict(fmt)
         if self.keep_alive is not None:
             body["keep_alive"] = self.keep_alive
         return body
 
-    def chat(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        format: Format = None,
-        num_ctx: int | None = None,
-        stream: bool = False,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        options: Mapping[str, Any] | None = None,
-    ) -> ChatReply:
-        body = self.build_request(
-            messages,
-            tools=tools,
-            format=format,
-            num_ctx=num_ctx,
-            stream=stream,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            options=options,
-        )
-        started = time.perf_counter()
-        if not stream:
-            data = self._retry.request(
-                self._http, "POST", "/api/chat", "ollama /api/chat", json=body
-            )
-            if not isinstance(data, dict) or not isinstance(data.get("message"), dict):
-                raise LLMError(f"ollama /api/chat: no message in the answer: {data!r:.200}")
-            if data.get("error"):
-                raise LLMError(f"ollama /api/chat: {data['error']}")
-            return self._reply(data, data["message"], started, None)
-        parts: list[str] = []
+    def _complete(self, messages: Sequence[Message], options: ChatOptions) -> ChatReply:
+        body = self.build_request(messages, stream=False, **options)
+        data = self._retry.request(self._http, "POST", "/api/chat", "ollama /api/chat", json=body)
+        if not isinstance(data, dict) or not isinstance(data.get("message"), dict):
+            raise LLMError(f"ollama /api/chat: no message in the answer: {data!r:.200}")
+        if data.get("error"):
+            raise LLMError(f"ollama /api/chat: {data['error']}")
+        return self._reply(data, data["message"])
+
+    def _stream(self, messages: Sequence[Message], options: ChatOptions) -> ReplyStream:
         calls: list[ToolCall] = []
-        first: float | None = None
         final: dict[str, Any] = {}
-        for chunk in self._chunks(body):
+        for chunk in self._chunks(self.build_request(messages, stream=True, **options)):
             msg = chunk.get("message") or {}
             text = msg.get("content") or ""
             if text:
-                if first is None:
-                    first = time.perf_counter() - started
-                parts.append(text)
-            calls.extend(_tool_calls(msg))
+                yield text
+            calls.extend(parse_tool_calls(msg.get("tool_calls"), "ollama"))
             if chunk.get("done"):
                 final = chunk
-        reply = self._reply(final, {"content": "".join(parts)}, started, first)
-        return reply.model_copy(update={"tool_calls": calls})
-
-    def stream_chat(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        format: Format = None,
-        num_ctx: int | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        options: Mapping[str, Any] | None = None,
-    ) -> Iterator[str]:
-        body = self.build_request(
-            messages,
-            tools=tools,
-            format=format,
-            num_ctx=num_ctx,
-            stream=True,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            options=options,
-        )
-        for chunk in self._chunks(body):
-            text = (chunk.get("message") or {}).get("content") or ""
-            if text:
-                yield text
+        return self._reply(final, {}).model_copy(update={"tool_calls": calls})
 
     def _chunks(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """The NDJSON objects of a streamed ``/api/chat`` answer, up to the ``done`` one."""
         what = "ollama /api/chat (stream)"
-        with self._retry.stream(self._http, "POST", "/api/chat", what, json=body) as response:
-            done = False
-            try:
-                for line in response.iter_lines():
-                    if not line.strip():
-                        continue
-                    chunk = parse_json(line, what)
-                    if not isinstance(chunk, dict):
-                        raise LLMError(f"{what}: expected an object per line, got {line[:200]!r}")
-                    if chunk.get("error"):
-                        raise LLMError(f"{what}: {chunk['error']}")
-                    yield chunk
-                    if chunk.get("done"):
-                        done = True
-                        break
-            except httpx.HTTPError as exc:
-                raise LLMError(f"{what}: connection lost mid-answer: {exc}") from exc
-            if not done:
-                raise LLMError(f"{what}: the stream ended without a final done message")
+        for chunk in self._retry.json_stream(self._http, "/api/chat", what, body, _ndjson_line):
+            yield chunk
+            if chunk.get("done"):
+                return
+        raise LLMError(f"{what}: the stream ended without a final done message")
 
-    def _reply(
-        self,
-        data: Mapping[str, Any],
-        message: Mapping[str, Any],
-        started: float,
-        first: float | None,
-    ) -> ChatReply:
-        timings = {"total_s": time.perf_counter() - started}
-        if first is not None:
-            timings["first_token_s"] = first
+    @staticmethod
+    def _reply(data: Mapping[str, Any], message: Mapping[str, Any]) -> ChatReply:
+        """A reply from Ollama's answer (the final object when streamed), server timings in s."""
+        timings: dict[str, float] = {}
         for key, name in (
             ("total_duration", "server_total_s"),
             ("load_duration", "load_s"),
@@ -276,24 +176,11 @@ class OllamaClient:
             value = _ns(data, key)
             if value is not None:
                 timings[name] = value
-        content = message.get("content") or ""
-        if not isinstance(content, str):
-            raise LLMError(f"ollama /api/chat: content is not text: {content!r:.200}")
-        return ChatReply(
-            content=content,
-            tool_calls=_tool_calls(message),
+        return message_reply(
+            message, "ollama /api/chat", "ollama",
             prompt_tokens=data.get("prompt_eval_count"),
             completion_tokens=data.get("eval_count"),
             timings=timings,
             model=data.get("model"),
             finish_reason=data.get("done_reason"),
         )
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> OllamaClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

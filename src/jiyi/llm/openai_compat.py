@@ -8,15 +8,17 @@ that (llama-cpp-python accepts only ``json_object``) is asked again once with
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar, Unpack
 
 import httpx
 
 from ..errors import ConfigError, LLMError
-from ._http import Retrying, default_timeout, parse_json
-from .base import ChatReply, Format, Message, ToolCall
+from ._client import HTTPChatClient, ReplyStream
+from ._http import message_reply, parse_tool_calls
+from .base import ChatOptions, ChatReply, Format, Message
+
+T = TypeVar("T")
 
 
 def response_format(format: Format, style: str = "openai") -> dict[str, Any] | None:
@@ -33,23 +35,10 @@ def response_format(format: Format, style: str = "openai") -> dict[str, Any] | N
     return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}}
 
 
-def _parse_tool_calls(raw_calls: Any) -> list[ToolCall]:
-    calls: list[ToolCall] = []
-    for raw in raw_calls or []:
-        fn = raw.get("function") if isinstance(raw, Mapping) else None
-        if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
-            raise LLMError(f"openai: malformed tool call {raw!r:.200}")
-        args: Any = fn.get("arguments") or "{}"
-        try:
-            if isinstance(args, str):
-                args = parse_json(args, f"openai tool call {fn['name']} arguments")
-            if not isinstance(args, dict):
-                raise LLMError(f"openai: tool call arguments are not an object: {args!r:.200}")
-        except LLMError as exc:
-            calls.append(ToolCall(name=fn["name"], id=raw.get("id"), arguments_error=str(exc)))
-            continue
-        calls.append(ToolCall(name=fn["name"], arguments=args, id=raw.get("id")))
-    return calls
+def _sse_data(line: str) -> str | None:
+    """The payload of an SSE ``data:`` line (comments and other fields are skipped)."""
+    line = line.strip()
+    return line[5:].strip() if line.startswith("data:") else None
 
 
 class _StreamState:
@@ -88,8 +77,18 @@ class _StreamState:
                 self.finish = choice["finish_reason"]
         return out
 
+    def reply(self) -> ChatReply:
+        """The streamed reply (its text is assembled by the caller)."""
+        return ChatReply(
+            tool_calls=parse_tool_calls([self.tools[i] for i in sorted(self.tools)], "openai"),
+            prompt_tokens=self.usage.get("prompt_tokens"),
+            completion_tokens=self.usage.get("completion_tokens"),
+            model=self.model,
+            finish_reason=self.finish,
+        )
 
-class OpenAICompatClient:
+
+class OpenAICompatClient(HTTPChatClient):
     """A :class:`~jiyi.llm.base.ChatClient` for an OpenAI-compatible ``/v1`` base URL."""
 
     def __init__(
@@ -107,16 +106,11 @@ class OpenAICompatClient:
             raise ConfigError(f"not an OpenAI-compatible base URL: {base_url!r}")
         self.base_url = str(url)
         self.model = model
-        self.name = f"openai:{self.base_url}" + (f"#{model}" if model else "")
+        self.name = f"openai:{model or ''}@{self.base_url}"
         self.schema_style = "openai"
-        self._retry = Retrying(retries)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._http = httpx.Client(
-            base_url=self.base_url + "/",
-            timeout=timeout if timeout is not None else default_timeout(),
-            headers=headers,
-            transport=transport,
-        )
+        super().__init__(self.base_url + "/", timeout=timeout, retries=retries,
+                         transport=transport, headers=headers)
 
     def models(self) -> list[dict[str, Any]]:
         """The ``data`` list of ``GET /models``."""
@@ -131,7 +125,7 @@ class OpenAICompatClient:
         if self.model is None:
             listed = self.models()
             if not listed or not isinstance(listed[0].get("id"), str):
-                raise LLMError("openai /models: the server lists no model; pass one with #model")
+                raise LLMError("openai /models: the server lists no model; name one: openai:MODEL@URL")
             self.model = str(listed[0]["id"])
         return self.model
 
@@ -148,15 +142,7 @@ class OpenAICompatClient:
         return None
 
     def build_request(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[Mapping[str, Any]] | None,
-        format: Format,
-        stream: bool,
-        max_tokens: int | None,
-        temperature: float | None,
-        options: Mapping[str, Any] | None,
+        self, messages: Sequence[Message], *, stream: bool, **options: Unpack[ChatOptions]
     ) -> dict[str, Any]:
         """The ``/chat/completions`` body. ``num_ctx`` has no OpenAI field: the server's own
         window applies, and the caller budgets against :meth:`context_length`."""
@@ -165,142 +151,62 @@ class OpenAICompatClient:
             "messages": [dict(m) for m in messages],
             "stream": stream,
         }
-        if tools:
-            body["tools"] = [dict(t) for t in tools]
-        fmt = response_format(format, self.schema_style)
+        if options.get("tools"):
+            body["tools"] = [dict(t) for t in options.get("tools") or []]
+        fmt = response_format(options.get("format"), self.schema_style)
         if fmt is not None:
             body["response_format"] = fmt
+        max_tokens, temperature = options.get("max_tokens"), options.get("temperature")
         if max_tokens is not None:
             body["max_tokens"] = int(max_tokens)
         if temperature is not None:
             body["temperature"] = float(temperature)
-        body.update(options or {})
+        body.update(options.get("options") or {})
         return body
 
-    def chat(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        format: Format = None,
-        num_ctx: int | None = None,
-        stream: bool = False,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        options: Mapping[str, Any] | None = None,
-    ) -> ChatReply:
-        kwargs: dict[str, Any] = dict(
-            tools=tools,
-            format=format,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            options=options,
-        )
-        started = time.perf_counter()
-        if stream:
-            state, first = self._consume(messages, **kwargs)
-            return self._stream_reply(state, started, first)
-        data = self._with_schema_fallback(
-            lambda: self._retry.request(
-                self._http,
-                "POST",
-                "chat/completions",
-                "openai /chat/completions",
-                json=self.build_request(messages, stream=False, **kwargs),
-            ),
-            format,
-        )
+    def _complete(self, messages: Sequence[Message], options: ChatOptions) -> ChatReply:
+        what = "openai /chat/completions"
+        body = self.build_request(messages, stream=False, **options)
+        data = self._retry.request(self._http, "POST", "chat/completions", what, json=body)
         choices = data.get("choices") if isinstance(data, dict) else None
         if not choices or not isinstance(choices[0], Mapping):
-            raise LLMError(f"openai /chat/completions: no choices in {data!r:.200}")
+            raise LLMError(f"{what}: no choices in {data!r:.200}")
         message = choices[0].get("message") or {}
         usage = data.get("usage") or {}
-        content = message.get("content") or ""
-        if not isinstance(content, str):
-            raise LLMError(f"openai /chat/completions: content is not text: {content!r:.200}")
-        return ChatReply(
-            content=content,
-            tool_calls=_parse_tool_calls(message.get("tool_calls")),
+        return message_reply(
+            message, what, "openai",
             prompt_tokens=usage.get("prompt_tokens"),
             completion_tokens=usage.get("completion_tokens"),
-            timings={"total_s": time.perf_counter() - started},
             model=data.get("model"),
             finish_reason=choices[0].get("finish_reason"),
         )
 
-    def stream_chat(
-        self,
-        messages: Sequence[Message],
-        *,
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        format: Format = None,
-        num_ctx: int | None = None,
-        max_tokens: int | None = None,
-        temperature: float | None = None,
-        options: Mapping[str, Any] | None = None,
-    ) -> Iterator[str]:
-        body = self.build_request(
-            messages,
-            tools=tools,
-            format=format,
-            stream=True,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            options=options,
-        )
+    def _stream(self, messages: Sequence[Message], options: ChatOptions) -> ReplyStream:
         state = _StreamState()
-        for chunk in self._events(body):
+        for chunk in self._events(self.build_request(messages, stream=True, **options)):
             text = state.feed(chunk)
             if text:
                 yield text
-
-    def _consume(
-        self, messages: Sequence[Message], **kwargs: Any
-    ) -> tuple[_StreamState, float | None]:
-        def run() -> tuple[_StreamState, float | None]:
-            state = _StreamState()
-            started = time.perf_counter()
-            first: float | None = None
-            body = self.build_request(messages, stream=True, **kwargs)
-            for chunk in self._events(body):
-                if state.feed(chunk) and first is None:
-                    first = time.perf_counter() - started
-            return state, first
-
-        result: tuple[_StreamState, float | None] = self._with_schema_fallback(
-            run, kwargs["format"]
-        )
-        return result
+        return state.reply()
 
     def _events(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """The JSON events of an SSE answer, up to ``data: [DONE]``."""
         what = "openai /chat/completions (stream)"
         finished = False
-        with self._retry.stream(self._http, "POST", "chat/completions", what, json=body) as resp:
-            try:
-                for line in resp.iter_lines():
-                    line = line.strip()
-                    if not line or line.startswith(":") or not line.startswith("data:"):
-                        continue
-                    payload = line[5:].strip()
-                    if payload == "[DONE]":
-                        return
-                    event = parse_json(payload, what)
-                    if not isinstance(event, dict):
-                        raise LLMError(f"{what}: event is not an object: {payload[:200]!r}")
-                    if event.get("error"):
-                        raise LLMError(f"{what}: {event['error']}")
-                    finished = finished or any(
-                        isinstance(c, Mapping) and c.get("finish_reason")
-                        for c in event.get("choices") or []
-                    )
-                    yield event
-            except httpx.HTTPError as exc:
-                raise LLMError(f"{what}: connection lost mid-answer: {exc}") from exc
+        for event in self._retry.json_stream(
+            self._http, "chat/completions", what, body, _sse_data, end_marker="[DONE]"
+        ):
+            finished = finished or any(
+                isinstance(c, Mapping) and c.get("finish_reason")
+                for c in event.get("choices") or []
+            )
+            yield event
         if not finished:
             raise LLMError(f"{what}: the stream ended without a finish_reason or data: [DONE]")
 
-    def _with_schema_fallback(self, call: Any, format: Format) -> Any:
+    def _with_format_fallback(self, call: Callable[[], T], format: Format) -> T:
+        """A server that rejects ``json_schema`` (llama-cpp-python) is asked again once in its
+        own style, which the client then keeps."""
         try:
             return call()
         except LLMError as exc:
@@ -313,27 +219,3 @@ class OpenAICompatClient:
                 raise
             self.schema_style = "llama_cpp"
             return call()
-
-    def _stream_reply(self, state: _StreamState, started: float, first: float | None) -> ChatReply:
-        timings = {"total_s": time.perf_counter() - started}
-        if first is not None:
-            timings["first_token_s"] = first
-        tools = [state.tools[i] for i in sorted(state.tools)]
-        return ChatReply(
-            content="".join(state.text),
-            tool_calls=_parse_tool_calls(tools),
-            prompt_tokens=state.usage.get("prompt_tokens"),
-            completion_tokens=state.usage.get("completion_tokens"),
-            timings=timings,
-            model=state.model,
-            finish_reason=state.finish,
-        )
-
-    def close(self) -> None:
-        self._http.close()
-
-    def __enter__(self) -> OpenAICompatClient:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

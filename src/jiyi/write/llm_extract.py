@@ -1,10 +1,12 @@
 """Optional model extraction: an LLM proposes the facts of a turn, the rules keep it honest.
 
-Off by default. Configure with a spec ``ollama:MODEL@URL`` or ``openai:MODEL@URL/v1`` (or the
-``JIYI_LLM_EXTRACT`` environment variable). The model gets the *redacted* turn, so no secret
-leaves the process, and is asked for JSON that follows a schema (Ollama ``format`` with the
-schema, OpenAI ``response_format`` ``json_schema``). The answer is validated with pydantic;
-a timeout, an HTTP error or a malformed answer falls back to the rule extraction. Every rule
+Off by default. Turn it on with ``JiyiConfig(extract_llm=...)``: a :class:`~jiyi.llm.ChatClient`
+or a spec in the one spelling of :mod:`jiyi.llm.registry` (``ollama:MODEL[@URL]``,
+``openai:[MODEL@]URL``); ``$JIYI_LLM_EXTRACT`` gives the spec when the config names none. The
+model is asked through the ordinary chat clients (bounded retries, clear errors). It gets the
+*redacted* turn, so no secret leaves the process, and is asked for JSON that follows a schema
+(Ollama ``format``, OpenAI ``response_format``). The answer is validated with pydantic; a
+timeout, an HTTP error or a malformed answer falls back to the rule extraction. Every rule
 entity the model dropped is put back by keeping the rule unit that holds it.
 """
 
@@ -12,17 +14,24 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import ConfigError
+from ..config import JiyiConfig
+from ..errors import ConfigError, LLMError
+from ..llm.base import ChatClient
+from ..llm.registry import make_client, parse_client_spec
 from ..units import MAX_CONTENT_CHARS, MemoryType
 from .entities import extract_entities
 from .pipeline import Extraction, TurnInput, UnitDraft
 from .redact import redact
+
+#: Extra attempts when the model's server cannot be reached (the write path waits at most
+#: ``(EXTRACT_RETRIES + 1) x timeout`` before it keeps the rule extraction).
+EXTRACT_RETRIES = 1
 
 SlotName = Literal["phone", "email", "name", "address", "city", "membership", "birthday"]
 
@@ -55,42 +64,24 @@ SYSTEM_PROMPT = (
 )
 
 
-@dataclass(frozen=True)
-class LLMConfig:
-    provider: Literal["ollama", "openai"]
-    model: str
-    base_url: str
-    timeout: float = 20.0
-    api_key: str | None = None
-
-
-def parse_spec(spec: str, timeout: float = 20.0) -> LLMConfig:
-    """``ollama:qwen2.5:7b@http://127.0.0.1:11434`` or ``openai:MODEL@http://host:port/v1``."""
-    provider, _, rest = spec.partition(":")
-    model, _, url = rest.rpartition("@") if "@" in rest else (rest, "", "")
-    if provider not in ("ollama", "openai") or not model:
-        raise ConfigError(f"LLM extractor spec must be ollama:MODEL[@URL] or openai:MODEL@URL, got {spec!r}")
-    if provider == "openai" and not url:
-        raise ConfigError("openai extractor needs a base URL: openai:MODEL@http://host:port/v1")
-    return LLMConfig(provider, model, (url or "http://127.0.0.1:11434").rstrip("/"), timeout,  # type: ignore[arg-type]
-                     os.environ.get("JIYI_LLM_API_KEY"))
-
-
 class LLMExtractor:
-    """Asks a model for facts; never raises on the write path (falls back to the rules)."""
+    """Asks a chat model for facts; never raises on the write path (falls back to the rules).
 
-    def __init__(self, config: LLMConfig, client: httpx.Client | None = None) -> None:
-        self.config = config
-        self._client = client or httpx.Client(timeout=config.timeout)
+    ``owns_client``: close the client with the extractor (True when it was built from a spec)."""
+
+    def __init__(self, client: ChatClient, *, owns_client: bool = False) -> None:
+        self.client = client
+        self.owns_client = owns_client
         self.failures = 0
         self.last_error: str | None = None
 
     @property
     def name(self) -> str:
-        return f"llm:{self.config.model}"
+        return f"llm:{self.client.name}"
 
     def close(self) -> None:
-        self._client.close()
+        if self.owns_client:
+            self.client.close()
 
     def _messages(self, turn: TurnInput, text: str, rules: Extraction) -> list[dict[str, str]]:
         ents = [{"kind": e.kind, "text": e.text, "value": e.value} for e in rules.entities]
@@ -103,25 +94,10 @@ class LLMExtractor:
     def ask(self, turn: TurnInput, rules: Extraction) -> LLMFacts | None:
         """The model's facts, or None on timeout, HTTP error or an answer off the schema."""
         messages = self._messages(turn, rules.redacted_text, rules)
-        cfg = self.config
         try:
-            if cfg.provider == "ollama":
-                resp = self._client.post(f"{cfg.base_url}/api/chat", json={
-                    "model": cfg.model, "messages": messages, "stream": False,
-                    "format": FACTS_SCHEMA, "options": {"temperature": 0}})
-                resp.raise_for_status()
-                raw = resp.json()["message"]["content"]
-            else:
-                headers = {"Authorization": f"Bearer {cfg.api_key}"} if cfg.api_key else {}
-                resp = self._client.post(f"{cfg.base_url}/chat/completions", headers=headers, json={
-                    "model": cfg.model, "messages": messages, "temperature": 0,
-                    "response_format": {"type": "json_schema", "json_schema": {
-                        "name": "facts", "schema": FACTS_SCHEMA, "strict": True}}})
-                resp.raise_for_status()
-                raw = resp.json()["choices"][0]["message"]["content"]
-            return LLMFacts.model_validate_json(raw)
-        except (httpx.HTTPError, ValidationError, KeyError, IndexError, TypeError,
-                ValueError) as exc:
+            reply = self.client.chat(messages, format=FACTS_SCHEMA, temperature=0.0)
+            return LLMFacts.model_validate_json(reply.content)
+        except (LLMError, ValidationError, ValueError) as exc:
             self.failures += 1
             self.last_error = f"{type(exc).__name__}: {exc}"[:300]
             return None
@@ -152,15 +128,32 @@ class LLMExtractor:
         return replace(rules, drafts=drafts, secrets=secrets, extractor=self.name)
 
 
-_FROM_ENV: dict[str, LLMExtractor] = {}
-
-
-def llm_extractor_from_env() -> LLMExtractor | None:
-    """The extractor named by ``JIYI_LLM_EXTRACT`` (None, the default, means rules only)."""
-    spec = os.environ.get("JIYI_LLM_EXTRACT", "").strip()
-    if not spec:
+def extractor_from_config(
+    config: JiyiConfig, environ: Mapping[str, str] = os.environ
+) -> LLMExtractor | None:
+    """The extractor :attr:`JiyiConfig.extract_llm` names (a :class:`ChatClient`, or a spec
+    such as ``ollama:qwen2.5:7b@http://127.0.0.1:11434``); when it is unset, the spec in
+    ``$JIYI_LLM_EXTRACT``; None (rules only) when neither is set. A spec gets a client of its
+    own, with :attr:`JiyiConfig.extract_llm_timeout` (``$JIYI_LLM_EXTRACT_TIMEOUT`` for the
+    environment's) and, for an OpenAI-compatible server, the key in ``$JIYI_LLM_API_KEY``."""
+    choice = config.extract_llm
+    timeout = config.extract_llm_timeout
+    if choice is None:
+        choice = environ.get("JIYI_LLM_EXTRACT", "").strip() or None
+        raw_timeout = environ.get("JIYI_LLM_EXTRACT_TIMEOUT", "").strip()
+        if raw_timeout:
+            try:
+                timeout = float(raw_timeout)
+            except ValueError:
+                raise ConfigError(
+                    f"JIYI_LLM_EXTRACT_TIMEOUT must be a number of seconds, got {raw_timeout!r}"
+                ) from None
+    if choice is None:
         return None
-    if spec not in _FROM_ENV:
-        timeout = float(os.environ.get("JIYI_LLM_EXTRACT_TIMEOUT", "20"))
-        _FROM_ENV[spec] = LLMExtractor(parse_spec(spec, timeout))
-    return _FROM_ENV[spec]
+    if not isinstance(choice, str):
+        return LLMExtractor(choice)
+    extra: dict[str, Any] = {}
+    if parse_client_spec(choice).backend == "openai" and environ.get("JIYI_LLM_API_KEY"):
+        extra["api_key"] = environ["JIYI_LLM_API_KEY"]
+    client = make_client(choice, timeout=timeout, retries=EXTRACT_RETRIES, **extra)
+    return LLMExtractor(client, owns_client=True)

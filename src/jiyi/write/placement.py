@@ -65,13 +65,11 @@ class WritePath:
         return skip
 
     def _prepare(self, items: Sequence[TurnItem]) -> list[_Prepared]:
-        """Cut each turn into drafts (rules, or the model when ``JIYI_LLM_EXTRACT`` is set) and
+        """Cut each turn into drafts (rules, or the model ``config.extract_llm`` names) and
         embed the batch. Pure of the store: nothing here depends on what is stored."""
         if not items:
             return []
-        from .llm_extract import llm_extractor_from_env
-
-        llm = llm_extractor_from_env()
+        llm = self._mem.llm_extractor
         out: list[_Prepared] = []
         for item in items:
             key = "t_" + uuid.uuid4().hex

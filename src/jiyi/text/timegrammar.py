@@ -1,0 +1,394 @@
+"""The one time grammar: dates in Chinese (Simplified and Traditional) and English, resolved against
+a reference time.
+
+Pure functions of ``(text, at)``: "明天早上", "下週三", "5月3日", "去年五月", "last Friday",
+"3 days ago" become :class:`TimeMatch` values (the first day, a grain, a normalised value such as
+``2026-05-02 morning``, ``2026-W19``, ``2026-06``, ``2027``). Both the write path
+(:mod:`jiyi.write.timeparse`, which dates facts and rewrites relative expressions) and the read
+path (:mod:`jiyi.recall.timewin`, which turns a query into a time window) read this grammar, so a
+phrase can never mean one day when written and another when recalled. The words themselves are
+in :mod:`jiyi.text.timewords`.
+
+Days are calendar days in UTC (the timezone of ``at``). Impossible dates such as ``2月30日`` are
+not dates: they yield nothing rather than a wrong day. A day or month named without its year
+("5月3日", "in May") takes the year of ``at`` and says so (``year_implied``), so a reader that
+looks back in time (recall) can move it to the year before.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Literal
+
+from .timeclock import clock_after
+from .timewords import (
+    CN_NUM,
+    EN_DAY_OFFSETS,
+    EN_NUMBERS,
+    EN_SHIFTS,
+    MONTH_NAMES,
+    MONTHS_EN,
+    PART_ZH,
+    WEEKDAYS_EN,
+    WEEKDAYS_ZH,
+    ZH_DAY_OFFSETS,
+    ZH_DAY_PARTS,
+    ZH_SHIFTS,
+    ZH_YEAR_OFFSETS,
+    cn_int,
+)
+
+Grain = Literal["day", "week", "month", "year"]
+
+
+@dataclass(frozen=True)
+class TimeMatch:
+    """One date/time expression found in a text."""
+
+    start: int
+    end: int
+    text: str
+    value: str  # normalised: 2026-05-03, 2026-05-03T08:30, 2026-05-03 morning, 2026-W19, ...
+    grain: Grain
+    day: date  # the (first) day the expression denotes
+    relative: bool  # True when it was resolved against ``at`` (明天, last Friday)
+    clock: str | None = None  # "08:30" when a clock time was given
+    part: str | None = None  # morning / afternoon / evening / night / noon
+    year_implied: bool = False  # "5月3日", "in May": the year of ``at`` was assumed
+
+    def period_end(self) -> date:
+        """The first day after the period (day, week, month or year) the expression denotes."""
+        if self.grain == "day":
+            return self.day + timedelta(days=1)
+        if self.grain == "week":
+            return self.day + timedelta(days=7)
+        if self.grain == "month":
+            return add_months(self.day, 1)
+        return date(self.day.year + 1, 1, 1)
+
+    def end_instant(self) -> datetime:
+        """The first instant after the period the expression denotes (for ``valid_until``)."""
+        if self.clock:
+            hh, mm = (int(x) for x in self.clock.split(":"))
+            base = datetime(self.day.year, self.day.month, self.day.day, hh, mm, tzinfo=UTC)
+            return base + timedelta(minutes=1)
+        nxt = self.period_end()
+        return datetime(nxt.year, nxt.month, nxt.day, tzinfo=UTC)
+
+    def render(self, lang: str) -> str:
+        """An absolute wording of the expression, e.g. ``2026年5月2日早上`` / ``2 May 2026``."""
+        return render(self, lang)
+
+
+def safe_date(year: int, month: int, day: int) -> date | None:
+    """``date(year, month, day)``, or None when there is no such day (2月30日)."""
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def add_months(d: date, months: int) -> date:
+    """The first day of the month ``months`` after ``d``'s month."""
+    idx = d.year * 12 + (d.month - 1) + months
+    year, month = divmod(idx, 12)
+    return date(year, month + 1, 1)
+
+
+def _week_start(d: date) -> date:
+    return d - timedelta(days=d.weekday())
+
+
+def _value(day: date, grain: Grain, clock: str | None = None, part: str | None = None) -> str:
+    if grain == "year":
+        return f"{day.year}"
+    if grain == "month":
+        return f"{day.year}-{day.month:02d}"
+    if grain == "week":
+        year, week, _ = day.isocalendar()
+        return f"{year}-W{week:02d}"
+    if clock:
+        return f"{day.isoformat()}T{clock}"
+    if part:
+        return f"{day.isoformat()} {part}"
+    return day.isoformat()
+
+
+def _mk(m: re.Match[str], day: date, grain: Grain, relative: bool, group: int = 0,
+        year_implied: bool = False) -> TimeMatch:
+    start, end = m.span(group)
+    return TimeMatch(start, end, m.group(group), _value(day, grain), grain, day, relative,
+                     year_implied=year_implied)
+
+
+def _year_month(year: int, month: int) -> date | None:
+    return date(year, month, 1) if 1 <= month <= 12 and 1 <= year <= 9999 else None
+
+
+def _span(m: re.Match[str], at: date, n: int, unit: str) -> TimeMatch:
+    """``n`` units from ``at`` ("三天前" is -3 days; "3 months ago" is a month, -3)."""
+    if unit == "day":
+        return _mk(m, at + timedelta(days=n), "day", True)
+    if unit == "week":
+        return _mk(m, at + timedelta(weeks=n), "day", True)
+    if unit == "month":
+        return _mk(m, add_months(at, n), "month", True)
+    return _mk(m, date(at.year + n, 1, 1), "year", True)
+
+
+def _year_word(year: int) -> bool:
+    return 1900 < year < 2200
+
+
+# ------------------------------------------------------------------------------------ Chinese
+_ZH_MONTH_NUM = "(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
+_ZH_WEEKDAY_WORD = "(?:周|週|星期|礼拜|禮拜)"
+_ZH_YMD = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]?")
+_ZH_MD = re.compile(rf"(?<![\d年])({CN_NUM}{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]")
+_ZH_YM = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月(?!\s*{CN_NUM})")
+_NUM_DATE = re.compile(r"(?<![\d.])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])")
+_ZH_DAY = re.compile("|".join(sorted(ZH_DAY_OFFSETS, key=len, reverse=True)))
+_ZH_WEEKDAY = re.compile(rf"(上上|下下|上|下|这|這|本)?(?:个|個)?{_ZH_WEEKDAY_WORD}([一二三四五六日天1-7])")
+_ZH_WEEK = re.compile(rf"(上|下|这|這|本)(?:个|個)?{_ZH_WEEKDAY_WORD}(?![一二三四五六日天1-7末])")
+_ZH_MONTH = re.compile(r"(上|下|这|這|本)(?:个|個)?月(?![0-9一二三四五六七八九十底初])")
+_ZH_YEAR = re.compile("|".join(ZH_YEAR_OFFSETS))
+# a year on its own: not "2000年前" (ago), not the year of an impossible date ("2026年2月30日")
+_ZH_YEAR_ABS = re.compile(rf"(?<!\d)(\d{{4}})\s*年(?!前|以前|之前|\s*{CN_NUM}{{1,3}}\s*月)")
+# 去年五月, 今年3月份; and a month on its own: 五月, 3月份 (not 三个月, 每月, 5月3日)
+_ZH_YEAR_MONTH = re.compile(rf"({'|'.join(ZH_YEAR_OFFSETS)})\s*({_ZH_MONTH_NUM})\s*月(?:份)?")
+_ZH_BARE_MONTH = re.compile(
+    rf"(?<![\d年个個第每几幾零〇一二两兩三四五六七八九十])({_ZH_MONTH_NUM})\s*月(?:份)?"
+    rf"(?!\s*{CN_NUM}{{1,3}}\s*[日号號次回趟遍])")  # not 一月两次 (twice a month)
+_ZH_SPAN = re.compile(rf"(?<!\d)({CN_NUM}{{1,3}})\s*(?:个|個)?(天|周|週|星期|个月|個月|年)(后|後|之后|之後|以后|以後|前|之前|以前)")
+
+
+def _zh_absolute(text: str, at: date) -> list[TimeMatch]:
+    """Dates that name their day or month: 2026年5月3日, 2026-05-03, 5月3日, 2026年5月, 五月."""
+    out: list[TimeMatch] = []
+    for m in _ZH_YMD.finditer(text):
+        day = safe_date(int(m.group(1)), cn_int(m.group(2)) or 0, cn_int(m.group(3)) or 0)
+        if day:
+            out.append(_mk(m, day, "day", False))
+    for m in _NUM_DATE.finditer(text):
+        day = safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        if day:
+            out.append(_mk(m, day, "day", False))
+    for m in _ZH_MD.finditer(text):
+        day = safe_date(at.year, cn_int(m.group(1)) or 0, cn_int(m.group(2)) or 0)
+        if day:
+            out.append(_mk(m, day, "day", False, year_implied=True))
+    for m in _ZH_YM.finditer(text):
+        first = _year_month(int(m.group(1)), cn_int(m.group(2)) or 0)
+        if first:
+            out.append(_mk(m, first, "month", False))
+    for m in _ZH_YEAR_MONTH.finditer(text):
+        first = _year_month(at.year + ZH_YEAR_OFFSETS[m.group(1)], cn_int(m.group(2)) or 0)
+        if first:
+            out.append(_mk(m, first, "month", True))
+    for m in _ZH_BARE_MONTH.finditer(text):
+        first = _year_month(at.year, cn_int(m.group(1)) or 0)
+        if first:
+            out.append(_mk(m, first, "month", False, year_implied=True))
+    for m in _ZH_YEAR_ABS.finditer(text):
+        if _year_word(int(m.group(1))):
+            out.append(_mk(m, date(int(m.group(1)), 1, 1), "year", False))
+    return out
+
+
+def _zh_relative(text: str, at: date) -> list[TimeMatch]:
+    """Dates named from today: 大前天, 下週三, 上个月, 去年, 三天前, 两周后."""
+    out: list[TimeMatch] = []
+    for m in _ZH_DAY.finditer(text):
+        word = m.group(0)
+        day = at + timedelta(days=ZH_DAY_OFFSETS[word])
+        part = ZH_DAY_PARTS.get(word)
+        out.append(TimeMatch(m.start(), m.end(), word, _value(day, "day", None, part), "day",
+                             day, True, None, part))
+    for m in _ZH_WEEKDAY.finditer(text):
+        shift = ZH_SHIFTS.get(m.group(1) or "", 0)
+        day = _week_start(at) + timedelta(weeks=shift, days=WEEKDAYS_ZH[m.group(2)])
+        out.append(_mk(m, day, "day", True))
+    for m in _ZH_WEEK.finditer(text):
+        out.append(_mk(m, _week_start(at) + timedelta(weeks=ZH_SHIFTS[m.group(1)]), "week", True))
+    for m in _ZH_MONTH.finditer(text):
+        out.append(_mk(m, add_months(at, ZH_SHIFTS[m.group(1)]), "month", True))
+    for m in _ZH_YEAR.finditer(text):
+        out.append(_mk(m, date(at.year + ZH_YEAR_OFFSETS[m.group(0)], 1, 1), "year", True))
+    for m in _ZH_SPAN.finditer(text):
+        n = cn_int(m.group(1))
+        if n is None:
+            continue
+        sign = -1 if m.group(3).endswith("前") else 1
+        unit = m.group(2)
+        out.append(_span(m, at, n * sign, "day" if unit == "天" else
+                         "week" if unit in ("周", "週", "星期") else
+                         "month" if unit.endswith("月") else "year"))
+    return out
+
+
+# ------------------------------------------------------------------------------------ English
+_MON = r"(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+_B = r"(?<![A-Za-z0-9])"  # a word starts here
+_E = r"(?![A-Za-z0-9])"  # a word ends here
+_EN_DMY = re.compile(rf"{_B}(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MON}(?:,?\s+(\d{{4}}))?{_E}", re.I)
+_EN_MDY = re.compile(rf"{_B}{_MON}\s+(\d{{1,2}})(?:st|nd|rd|th)?{_E}(?:,?\s+(\d{{4}}){_E})?", re.I)
+_EN_MY = re.compile(rf"{_B}{_MON}\s+(?:of\s+)?(\d{{4}}){_E}", re.I)
+# a month without a number counts only when marked ("last May", "in May"): "may" is also a verb
+_EN_REL_MONTH = re.compile(rf"{_B}(last|this|next|coming|past)\s+{_MON}{_E}(?!\s*\d)", re.I)
+_EN_IN_MONTH = re.compile(rf"{_B}(?:in|during|since|of|by|until|before|after)\s+{_MON}{_E}(?!\s*\d)", re.I)
+_EN_IN_YEAR = re.compile(rf"{_B}(?:in|during|since)\s+(\d{{4}}){_E}(?![.,:]\d)", re.I)
+_EN_DAY = re.compile(rf"{_B}(?:(?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|today|tonight|tomorrow|yesterday|this\s+(?:morning|afternoon|evening)|last\s+night){_E}", re.I)
+_EN_REL = re.compile(rf"{_B}(last|next|this|coming|past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|week|month|year){_E}", re.I)
+_EN_SPAN = re.compile(rf"{_B}(\d{{1,3}}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|couple\s+of)\s+(days?|weeks?|months?|years?)\s+(ago|later|from\s+now){_E}|{_B}in\s+(\d{{1,3}}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|months?|years?){_E}", re.I)
+_MODAL_SUBJECTS = ("i", "we", "it", "you", "they", "he", "she")
+
+
+def _month_of(name: str) -> int:
+    return MONTHS_EN[name.lower().rstrip(".")]
+
+
+def _verb_month(text: str, m: re.Match[str], group: int) -> bool:
+    """"I may 5 ..." / "they march 3 miles": the verb after its subject, not the month."""
+    if m.group(group).lower() not in ("may", "march"):
+        return False
+    before = text[:m.start(group)].split()
+    return bool(before) and before[-1].lower() in _MODAL_SUBJECTS
+
+
+def _en_absolute(text: str, at: date) -> list[TimeMatch]:
+    """Dates that name their day or month: 3 May 2026, May 3, May 2026, in May, in 2024."""
+    out: list[TimeMatch] = []
+    for rx, day_group, mon_group in ((_EN_DMY, 1, 2), (_EN_MDY, 2, 1)):
+        for m in rx.finditer(text):
+            if not m.group(3) and _verb_month(text, m, mon_group):
+                continue
+            year = int(m.group(3)) if m.group(3) else at.year
+            day = safe_date(year, _month_of(m.group(mon_group)), int(m.group(day_group)))
+            if day:
+                out.append(_mk(m, day, "day", False, year_implied=not m.group(3)))
+    for m in _EN_MY.finditer(text):
+        first = _year_month(int(m.group(2)), _month_of(m.group(1)))
+        if first:
+            out.append(_mk(m, first, "month", False))
+    for m in _EN_IN_MONTH.finditer(text):
+        first = date(at.year, _month_of(m.group(1)), 1)
+        out.append(_mk(m, first, "month", False, group=1, year_implied=True))
+    for m in _EN_IN_YEAR.finditer(text):
+        if _year_word(int(m.group(1))):
+            out.append(_mk(m, date(int(m.group(1)), 1, 1), "year", False, group=1))
+    return out
+
+
+def _en_relative(text: str, at: date) -> list[TimeMatch]:
+    """Dates named from today: yesterday, last Friday, next week, last May, 3 days ago."""
+    out: list[TimeMatch] = []
+    for m in _EN_DAY.finditer(text):
+        word = " ".join(m.group(0).lower().split())
+        day = at + timedelta(days=EN_DAY_OFFSETS.get(word, 0))
+        part = ("evening" if word == "tonight" else "night" if word == "last night"
+                else word[5:] if word.startswith("this ") else None)
+        out.append(TimeMatch(m.start(), m.end(), m.group(0), _value(day, "day", None, part),
+                             "day", day, True, None, part))
+    for m in _EN_REL.finditer(text):
+        which, what = m.group(1).lower(), m.group(2).lower()
+        shift = EN_SHIFTS[which]
+        if what in WEEKDAYS_EN:
+            wd = WEEKDAYS_EN[what]
+            if shift < 0:  # the most recent one before today
+                day = at - timedelta(days=(at.weekday() - wd) % 7 or 7)
+            elif shift == 0:
+                day = _week_start(at) + timedelta(days=wd)
+            else:  # the first one after today
+                day = at + timedelta(days=(wd - at.weekday()) % 7 or 7)
+            out.append(_mk(m, day, "day", True))
+        elif what == "weekend":
+            out.append(_mk(m, _week_start(at) + timedelta(weeks=shift, days=5), "day", True))
+        elif what == "week":
+            out.append(_mk(m, _week_start(at) + timedelta(weeks=shift), "week", True))
+        elif what == "month":
+            out.append(_mk(m, add_months(at, shift), "month", True))
+        else:
+            out.append(_mk(m, date(at.year + shift, 1, 1), "year", True))
+    for m in _EN_REL_MONTH.finditer(text):
+        shift, month = EN_SHIFTS[m.group(1).lower()], _month_of(m.group(2))
+        if shift == 0 and m.group(2) != "May" and month == 5:
+            continue  # "this may be": the verb; only a capital "this May" is the month
+        year = at.year
+        if shift < 0 and month >= at.month:  # last May: the most recent May before this month
+            year -= 1
+        elif shift > 0 and month <= at.month:  # next May: the first May after this month
+            year += 1
+        out.append(_mk(m, date(year, month, 1), "month", True))
+    for m in _EN_SPAN.finditer(text):
+        raw_n = " ".join((m.group(1) or m.group(4) or "").lower().split())
+        n = int(raw_n) if raw_n.isdigit() else EN_NUMBERS.get(raw_n.replace("a couple of", "couple of"), 1)
+        unit = (m.group(2) or m.group(5) or "").lower().rstrip("s")
+        sign = -1 if (m.group(3) or "").lower() == "ago" else 1
+        out.append(_span(m, at, n * sign, unit))
+    return out
+
+
+# ------------------------------------------------------------------------------------ entry
+_ZH_GATE = re.compile(r"[天日号號周週星期拜月年后後前晚早]|\d[-/.]\d")
+_EN_GATE = re.compile(r"(?i)day|night|tomorrow|morning|afternoon|evening|week|month|year|ago|"
+                      r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|\d[-/.]\d|\d{4}")
+
+
+def find_times(text: str, at: datetime) -> list[TimeMatch]:
+    """Every date expression in ``text``, resolved against ``at``, in text order; where two
+    overlap the one that starts first wins, then the longer one."""
+    today = at.astimezone(UTC).date() if at.tzinfo else at.date()
+    found: list[TimeMatch] = []
+    if _ZH_GATE.search(text):
+        found += _zh_absolute(text, today) + _zh_relative(text, today)
+    if _EN_GATE.search(text):
+        found += _en_absolute(text, today) + _en_relative(text, today)
+    found.sort(key=lambda t: (t.start, -(t.end - t.start)))
+    chosen: list[TimeMatch] = []
+    reach = -1
+    for tm in found:  # sorted by start: overlapping a chosen one means starting before its end
+        if tm.start < reach:
+            continue
+        chosen.append(tm)
+        reach = tm.end
+    out = []
+    for tm in chosen:
+        lang = "en" if tm.text[:1].isascii() else "zh"
+        out.append(_with_clock(text, tm, lang) if tm.grain == "day" else tm)
+    return out
+
+
+def _with_clock(text: str, tm: TimeMatch, lang: str) -> TimeMatch:
+    """A day match extended with the part of day and/or clock time that follows it."""
+    end, clock, part = clock_after(text, tm.end, tm.part, lang)
+    if end == tm.end and part == tm.part:
+        return tm
+    return TimeMatch(tm.start, end, text[tm.start:end], _value(tm.day, tm.grain, clock, part),
+                     tm.grain, tm.day, tm.relative, clock, part, tm.year_implied)
+
+
+# ------------------------------------------------------------------------------------ rendering
+#: Absolute wordings per language and grain ({y} year, {m} month, {d} day, {M} month name).
+_WORDINGS: dict[str, dict[Grain, str]] = {
+    "zh": {"year": "{y}年", "month": "{y}年{m}月", "week": "{y}年{m}月{d}日那周",
+           "day": "{y}年{m}月{d}日"},
+    "en": {"year": "in {y}", "month": "in {M} {y}", "week": "the week of {d} {M} {y}",
+           "day": "{d} {M} {y}"},
+}
+
+
+def render(tm: TimeMatch, lang: str) -> str:
+    """An absolute wording of ``tm`` in Chinese (``lang == "zh"``) or English."""
+    d = tm.day
+    zh = lang == "zh"
+    s = _WORDINGS["zh" if zh else "en"][tm.grain].format(
+        y=d.year, m=d.month, d=d.day, M=MONTH_NAMES[d.month - 1])
+    if tm.grain != "day":
+        return s
+    if zh:
+        return s + (PART_ZH.get(tm.part, "") if tm.part else "") + (tm.clock or "")
+    if tm.part and not tm.clock:
+        return f"on the {tm.part} of {s}"
+    return f"on {s}" + (f" at {tm.clock}" if tm.clock else "")

@@ -1,4 +1,4 @@
-"""``jiyi bench write --batch-compare``: bulk import at the embedder's pace (issue 16, item 1).
+"""``jiyi bench write --batch-compare``: bulk import at the embedder's pace.
 
 On the same generated turns (``jiyi bench write``'s mixed zh-Hans, zh-Hant and en conversation)
 and in one run, so machine noise hits all three alike, it times: the embedder's own batch rate
@@ -159,7 +159,7 @@ def render_md(result: dict[str, Any]) -> str:
         f"- `Memory.ingest_many`: {s['ingest_many_turns_per_s']:.1f} turns/s "
         f"({s['ingest_many_vs_embedder']:.2f}x the embedder, "
         f"{s['ingest_many_vs_ingest']:.2f}x one by one)",
-        f"- Target (issue 16): ingest_many >= {TARGET_RATIO}x the embedder's batch rate: "
+        f"- Target: ingest_many >= {TARGET_RATIO}x the embedder's batch rate: "
         f"**{verdict}** ({s['ingest_many_vs_embedder']:.2f}x).", "",
         "The embedder's rate embeds each turn's text once. The write path embeds more than "
         "that: every unit's content and the raw turn (the episodic layer), each distinct text "

@@ -1,4 +1,4 @@
-"""``jiyi bench prompt``: plan A (raw history) vs plan B (jiyi's prompt) on a real model (S19).
+"""``jiyi bench prompt``: plan A (raw history) vs plan B (jiyi's prompt) on a real model.
 
 The demo conversation (:mod:`jiyi.cli.demo_script`, 60 turns over four days) is ingested into a
 fresh memory; then each demo question is sent to the model twice:

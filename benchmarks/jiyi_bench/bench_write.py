@@ -230,7 +230,7 @@ def render_md(result: dict[str, Any]) -> str:
         lines.append(f"| {r['label']} | {r['turns_per_s']} | {r['turns_per_cpu_s']} | "
                      f"{r['p50_ms']} | {r['p95_ms']} | "
                      f"{r['p99_ms']} | {r['max_ms']} | {units} |")
-    lines += ["", "Targets (issue 3): >= 2,000 turns/s without embedding, >= 100 turns/s with the "
+    lines += ["", "Targets: >= 2,000 turns/s without embedding, >= 100 turns/s with the "
               "default embedder, p95 < 50 ms per turn. Wall-clock rates depend on the machine's "
               "load (see loadavg above: the machine is shared); turns per CPU-second is the "
               "process's own CPU time and less sensitive to it.", ""]

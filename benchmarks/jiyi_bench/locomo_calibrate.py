@@ -4,7 +4,7 @@
    candidate's source turns include an evidence turn -> ``model_bias``, ``model_weights``.
 2. **Confidence**: per question, the best candidate by the fitted model; label 1 when the top 10
    by the model cover any evidence. Platt scaling of the best ``z`` -> ``confidence_scale``,
-   ``confidence_shift``; the S7 threshold 0.7 then reads "at least 70% likely the recall found
+   ``confidence_shift``; the confidence threshold 0.7 then reads "at least 70% likely the recall found
    it". Reported on the held-out conversations: log-loss, ECE, precision above 0.7.
 """
 

@@ -16,7 +16,7 @@ TARGET_P95_MS = 100.0
 TARGET_RSS_MB = 2048.0
 STAGE_NAMES = ("keyword_scored", "keyword_search", "vector_search", "turn_vector_search",
                "entity_search", "entity_kind_search", "get_units", "source_turns")
-#: Issue 16: a big user's recall p95 at most this many times a typical user's.
+#: The speed target: a big user's recall p95 at most this many times a typical user's.
 TARGET_BIG_RATIO = 2.0
 
 
@@ -133,7 +133,7 @@ def write_report(rows: list[dict[str, Any]], out_dir: Path, *, embedder: str,
         "index), loaded at the user's first recall in the process and kept fresh through the "
         "store's change log (`jiyi.store.sqlite_vector_cache`).",
         "",
-        f"Big user vs typical user, recall p95 (issue 16 target <= {TARGET_BIG_RATIO:.0f}x): "
+        f"Big user vs typical user, recall p95 (target <= {TARGET_BIG_RATIO:.0f}x): "
         f"**{_ratio(last)}**. The big user's first recall in a process (their tables start "
         f"loading in the background; this recall reads SQL): "
         f"{last.get('big_first_recall_ms', math.nan):.0f} ms; the tables were in "

@@ -1,4 +1,4 @@
-"""``jiyi bench write --quality``: how well the write path keeps facts (issue 14, item 6).
+"""``jiyi bench write --quality``: how well the write path keeps facts.
 
 Replays the annotated corpus ``tests/data/write/quality_corpus.jsonl`` (30 conversations, 304
 turns in zh-Hans, zh-Hant and en; user, assistant and tool turns) through ``Memory.ingest`` on

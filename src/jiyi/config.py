@@ -33,7 +33,7 @@ class RecallWeights(BaseModel):
     coverage_boost: float = 0.5  # x share of the query's terms in the unit and its turns
     speaker_boost: float = 0.3  # the query names who said it
     window_boost: float = 0.5  # inside the query's time window
-    relevance_boost: float = 0.5  # x (relevance_score - 1): S2 feedback, -0.45 .. +0.5
+    relevance_boost: float = 0.5  # x (relevance_score - 1): relevance feedback, -0.45 .. +0.5
     recency_half_life_days: float = 30.0
     recency_boost: float = 0.1  # x 2 ** (-age / half life): newer first on ties
     history_penalty: float = 0.3  # an expired unit (history) ranks below a current one
@@ -45,7 +45,7 @@ class RecallWeights(BaseModel):
     frozen_topic_factor: float = 0.5
     active_topic_factor: float = 1.2
     confidence_threshold: float = 0.7
-    # -- stage 3 model (issue 4): confidence = sigmoid(model_bias + model_weights . features),
+    # -- the third recall stage's model: confidence = sigmoid(model_bias + model_weights . features),
     # features in the order of jiyi.recall.rerank.FEATURES; hand-set (jiyi.recall.calibrate fits
     # them on labelled recalls; why LoCoMo's fit is not the default: docs/benchmarks/
     # recall-calibration.md). score = confidence x freshness x topic.
@@ -56,7 +56,7 @@ class RecallWeights(BaseModel):
     confidence_scale: float = 1.0
     confidence_shift: float = 0.0
     expand_vague: bool = True  # expand vague references with the session's recent entities
-    topics: bool = True  # S18 topic switch detection (freeze / boost / thaw)
+    topics: bool = True  # topic switch detection (freeze / boost / thaw)
     topic_switch_cosine: float = 0.8  # below this cosine to the topic (and no shared word): left
     # -- second hop and diversity (jiyi.recall.multihop)
     second_hop: bool = False  # search again with the salient words of the best first hits

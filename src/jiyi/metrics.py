@@ -1,4 +1,4 @@
-"""Prometheus metrics (S9, S20), every name prefixed ``jiyi_``; labels never carry user text,
+"""Prometheus metrics (memory health, observability), every name prefixed ``jiyi_``; labels never carry user text,
 session ids or user ids.
 
 Two kinds:

@@ -1,4 +1,4 @@
-"""Resumable batch operations (S13): progress kept as one ``batch_operation`` memory unit.
+"""Resumable batch operations: progress kept as one ``batch_operation`` memory unit.
 
 ``mem.batch("T1", items, session_id=...)`` opens (or resumes) a task over item ids. Its state
 lives in the store, in the same transaction as each step, so it survives ``kill -9``:
@@ -44,6 +44,8 @@ from .validation import check_identifier, check_user_id, require_session_id
 
 MAX_TASK_ID_CHARS = 40
 MAX_ERROR_CHARS = 500
+#: Recent turns read to guess the language of a task's progress note when its id says nothing.
+LANGUAGE_SNIFF_TURNS = 6
 SLOT_PREFIX = "batch:"
 Status = Literal["pending", "started", "succeeded", "failed"]
 
@@ -195,7 +197,7 @@ class BatchTask:
     def _language(self) -> str:
         if any(is_cjk(ch) for ch in self.task_id):
             return "zh"
-        turns = self._store.recent_turns(Scope(self.user_id, self.session_id), 6)
+        turns = self._store.recent_turns(Scope(self.user_id, self.session_id), LANGUAGE_SNIFF_TURNS)
         text = " ".join(t.text for t in turns if t.role in ("user", "assistant"))
         return detect_language(text) if text else "en"
 
@@ -234,7 +236,7 @@ class BatchTask:
             entities=[Entity(kind="task_id", text=self.task_id, value=self.task_id.upper())],
             slot=SLOT_PREFIX + self.task_id, topic=None)
         meta = json.dumps({"total": self.total, "digest": self._digest}, separators=(",", ":"))
-        emb = self._mem.embedder_for(MemoryType.BATCH_OPERATION)  # S8: its type's embedder
+        emb = self._mem.embedder_for(MemoryType.BATCH_OPERATION)  # its type's embedder (per-type embedders)
         batch = IngestBatch(turn=turn, upserts=[unit], embedder=emb.name,
                             vectors={unit.id: emb.embed_passages([content])[0]},
                             events=[UnitEvent(unit.id, now, "created", turn.turn_id, 1.0),
@@ -310,7 +312,7 @@ class BatchTask:
         for item in self.pending(retry_failed=retry_failed):
             try:
                 work(item)
-            except Exception as exc:  # a failing item is recorded and skipped (S13)
+            except Exception as exc:  # a failing item is recorded and skipped
                 self.failed(item, f"{type(exc).__name__}: {exc}")
             else:
                 self.succeeded(item)
@@ -344,7 +346,7 @@ class BatchTask:
             raise
 
     def _commit(self, events: list[UnitEvent], *, update_unit: bool = True) -> None:
-        emb = self._mem.embedder_for(MemoryType.BATCH_OPERATION)  # S8: its type's embedder
+        emb = self._mem.embedder_for(MemoryType.BATCH_OPERATION)  # its type's embedder (per-type embedders)
         batch = IngestBatch(turn=self._turn(), events=events, embedder=emb.name)
         if update_unit:
             st = self._state

@@ -11,13 +11,14 @@ from datetime import datetime
 from functools import lru_cache
 
 from ..errors import ValidationError
+from ..llm.modelfile import DEFAULT_NUM_CTX
 from ..services import PromptServices
 from ..store.base import Scope
 from ..text import detect_language
 from ..units import Hit, MemoryType
 from ..validation import check_text, check_time, check_user_id, require_session_id
 from .execution import ExecutionContext
-from .prompt import Prompt, assemble_prompt
+from .prompt import RESERVE_FOR_REPLY, Prompt, assemble_prompt
 from .stale import StaleValues, annotate_stale, detect_locale, stale_values
 from .summary import summarize_turns
 from .tokens import TokenCounter, get_counter
@@ -75,9 +76,9 @@ def build_prompt(
     session_id: str,
     user_id: str | None = None,
     execution: ExecutionContext | Mapping[str, object] | None = None,
-    num_ctx: int = 32768,
+    num_ctx: int = DEFAULT_NUM_CTX,
     as_of: datetime | str | None = None,
-    reserve_for_reply: int = 512,
+    reserve_for_reply: int = RESERVE_FOR_REPLY,
     k: int = RECALL_K,
     hits: Sequence[Hit] | None = None,
 ) -> Prompt:
@@ -100,7 +101,7 @@ def build_prompt(
     topic_reset = bool(state is not None and state.switched and not state.returned)
     if topic_reset and state is not None and state.previous is not None:
         left = state.previous
-        # S11: at a reset the session_state of the topic just left leaves the prompt.
+        # At a context reset the session_state of the topic just left leaves the prompt.
         found = [h for h in found
                  if not (h.unit.type == MemoryType.SESSION_STATE and state.topic_of(h.unit) == left)]
     turns = mem.store.recent_turns(Scope(user_id=uid, session_id=sid), SUMMARY_TURNS)

@@ -41,6 +41,9 @@ from .tokens import TokenCounter
 #: The smallest context window jiyi budgets for: the system prompt alone is ~150 tokens (zh 142,
 #: en 152 with Qwen2.5), so below 256 a question and its reply no longer fit.
 MIN_NUM_CTX = 256
+#: Tokens kept free for the model's answer by default: a few paragraphs of reply in Chinese or
+#: English (Qwen2.5 writes ~0.8 tokens per Chinese character).
+RESERVE_FOR_REPLY = 512
 
 ANCHOR = "<|memory_anchor|>"
 RESET = "<|context_reset|>"
@@ -183,7 +186,7 @@ def assemble_prompt(
     num_ctx: int,
     counter: TokenCounter,
     language: str,
-    reserve_for_reply: int = 512,
+    reserve_for_reply: int = RESERVE_FOR_REPLY,
     now: datetime,
     stale: StaleValues | None = None,
     locale: str | None = None,

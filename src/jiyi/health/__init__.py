@@ -1,4 +1,4 @@
-"""Memory health (S9): freshness, hit rate, the amnesia alert. Pure reads: nothing here deletes on
+"""Memory health: freshness, hit rate, the amnesia alert. Pure reads: nothing here deletes on
 read; the opt-in retention policy ``JiyiConfig.auto_gc`` runs from the write path (``retention``)."""
 
 from .compute import compute_health, observe_reply

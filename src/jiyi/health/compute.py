@@ -1,4 +1,4 @@
-"""``Memory.health()`` and ``Memory.observe_reply()``: S9 computed from the store."""
+"""``Memory.health()`` and ``Memory.observe_reply()``: memory health computed from the store."""
 
 from __future__ import annotations
 

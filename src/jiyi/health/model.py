@@ -1,4 +1,4 @@
-"""Typed health objects (S9): configuration, the health report, amnesia status, auto_gc report."""
+"""Typed memory-health objects: configuration, the health report, amnesia status, auto_gc report."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Forgetting phrases (S9): what a model says when its memory came back empty.
+"""Forgetting phrases (the amnesia detector): what a model says when its memory came back empty.
 
 Pure functions. The lists are defaults; :class:`jiyi.health.HealthConfig` takes others.
 """

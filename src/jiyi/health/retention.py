@@ -1,6 +1,6 @@
 """``JiyiConfig.auto_gc``: the opt-in retention policy, run from the write path.
 
-Reading health or metrics never deletes anything (issue 13: a scrape of ``/metrics`` must not
+Reading health or metrics never deletes anything (nothing is forgotten by reading: a scrape of ``/metrics`` must not
 purge a freshly imported history). Units are purged only by ``jiyi gc`` / ``Memory.gc()`` with a
 retention the user chose, or, when the user opted in with ``auto_gc``, after an ingest commit:
 at most once per ``HealthConfig.cleanup_interval_seconds`` across every process using the store

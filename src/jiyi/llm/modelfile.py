@@ -1,4 +1,4 @@
-"""The Ollama Modelfile jiyi recommends for Qwen2.5 (S10).
+"""The Ollama Modelfile jiyi recommends for Qwen2.5 (long context, stable sampling).
 
 ``num_ctx 32768`` gives the model the window jiyi budgets against; ``rope_freq_base 1000000`` is
 Qwen2.5's RoPE base. The seed article's ``ADAPTER`` line for "flash-attn2" is not an Ollama

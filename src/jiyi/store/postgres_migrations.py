@@ -80,7 +80,7 @@ DROP INDEX units_fts_tsv;
 DROP INDEX units_fts_trgm
 """
 
-#: The episodic layer (issue 13): one vector per raw turn and embedder, the owner and the
+#: The episodic layer: one vector per raw turn and embedder, the owner and the
 #: instant denormalised so a search reads one user's rows through one index. ``turns.seq``
 #: (a BIGSERIAL since m001) already records the order of ingestion.
 M006_EPISODIC = f"""
@@ -88,7 +88,7 @@ M006_EPISODIC = f"""
 CREATE INDEX turns_by_session_seq ON turns (user_id, session_id, seq)
 """
 
-#: Idempotent turns (issue 15): re-ingesting a known ``turn_id`` of the same user and session
+#: Idempotent turns: re-ingesting a known ``turn_id`` of the same user and session
 #: is a no-op, decided under the placement lock by looking the id up through this index. Not
 #: UNIQUE: stores written before this migration may hold repeats of one id.
 M007_TURN_IDS = """
@@ -98,7 +98,7 @@ CREATE INDEX turns_by_turn_id ON turns (user_id, session_id, turn_id)
 #: How many user-hash buckets ``unit_vectors`` is indexed by (one partial HNSW each).
 USER_BUCKETS = 16
 
-#: Big users' vector search (issue 16): one HNSW graph over every user's vectors, walked with a
+#: Big users' vector search: one HNSW graph over every user's vectors, walked with a
 #: user filter that keeps 1 row in 25, had to visit ~25x the rows it returned, each through a
 #: join to ``units``; p95 226 ms at 1M units. ``user_id`` is now copied onto ``unit_vectors``
 #: (a unit never changes owner; a trigger fills it on every insert path, as for ``units_fts``

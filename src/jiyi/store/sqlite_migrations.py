@@ -29,7 +29,7 @@ _M001_KEYWORD_INDEX = """CREATE VIRTUAL TABLE units_fts USING fts5 (
 
 M001_INITIAL = m001_initial(SQLITE_TYPES, _M001_KEYWORD_INDEX)
 
-#: Health state shared by worker processes (S9): amnesia streaks per session, persisted counters.
+#: Health state shared by worker processes (memory health): amnesia streaks per session, persisted counters.
 M002_HEALTH = m002_health(SQLITE_TYPES)
 
 #: FTS5 cannot index ``unit_id``, so deleting a unit's keyword row by it scans the whole index.
@@ -60,7 +60,7 @@ DROP TABLE units_fts;
 ALTER TABLE units_fts_m004 RENAME TO units_fts;
 """
 
-#: The episodic layer (issue 13): every raw (redacted) turn stays searchable across the user's
+#: The episodic layer: every raw (redacted) turn stays searchable across the user's
 #: sessions. ``turns.seq`` is the order of ingestion (global and increasing, like PostgreSQL's
 #: ``turns.seq``; ``rowid`` is not stable across VACUUM): many imports give a whole session one
 #: timestamp, so "the next turn" must never be read from ``at``. ``turn_vectors`` holds one
@@ -76,14 +76,14 @@ CREATE INDEX turns_by_session_seq ON turns (user_id, session_id, seq);
 {turn_vectors_table(SQLITE_TYPES)}
 """
 
-#: Idempotent turns (issue 15): re-ingesting a known ``turn_id`` of the same user and session
+#: Idempotent turns: re-ingesting a known ``turn_id`` of the same user and session
 #: is a no-op, decided under the placement lock by looking the id up through this index. Not
 #: UNIQUE: stores written before this migration may hold repeats of one id.
 M007_TURN_IDS = """
 CREATE INDEX turns_by_turn_id ON turns (user_id, session_id, turn_id);
 """
 
-#: Resident per-user vector tables (issue 16, :mod:`.sqlite_vector_cache`): every change that
+#: Resident per-user vector tables (:mod:`.sqlite_vector_cache`): every change that
 #: can alter a vector search is logged by triggers in the writer's transaction, whoever writes,
 #: so a cached table in any process learns of it at its next search. The log prunes itself to
 #: its last 50,000 entries (``pruned`` tells a table synced earlier to reload); ``epoch`` is

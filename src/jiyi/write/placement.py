@@ -22,6 +22,18 @@ from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
 from .pipeline import TurnInput, UnitDraft, extract_turn
 
+#: Stored units with the same content hash looked at to call a draft a repeat (one is enough;
+#: a few more cover units of another type with the same text).
+REPEAT_CANDIDATES = 5
+#: Current values of a slot invalidated by a new value (normally one; more only after a race).
+SLOT_VERSIONS_REPLACED = 20
+#: A bare confirmation ("对，就是这个号") reinforces the facts of this many previous turns...
+CONFIRMED_TURNS = 2
+#: ... written within this window ...
+CONFIRMATION_WINDOW = timedelta(days=1)
+#: ... reading at most this many of the session's recent units.
+CONFIRMATION_MAX_UNITS = 50
+
 
 class WritePath:
     """Places turns for one facade (its store, configuration, embedders and write lock)."""
@@ -156,7 +168,8 @@ class WritePath:
         scope = Scope(user_id=turn.user_id, session_id=turn.session_id)
         chash = content_hash(turn.user_id, draft.content)
         same = [
-            u for u in store.find_units(scope, as_of=turn.at, content_hash=chash, limit=5)
+            u for u in store.find_units(scope, as_of=turn.at, content_hash=chash,
+                                        limit=REPEAT_CANDIDATES)
             if u.type == draft.type
         ]
         if same:
@@ -183,7 +196,8 @@ class WritePath:
         )
         if draft.slot:
             slot_scope = scope if draft.type not in USER_LEVEL_TYPES else Scope(turn.user_id, None)
-            older = store.find_units(slot_scope, as_of=turn.at, slot=draft.slot, limit=20)
+            older = store.find_units(slot_scope, as_of=turn.at, slot=draft.slot,
+                                    limit=SLOT_VERSIONS_REPLACED)
             replaced = [u for u in older if u.content_hash != chash]
             if replaced:
                 unit = unit.model_copy(update={"supersedes": replaced[0].id})
@@ -202,11 +216,12 @@ class WritePath:
         """A pure confirmation ("对，就是这个号") reinforces the facts of the previous turns."""
         store = self._mem.store
         scope = Scope(user_id=turn.user_id, session_id=turn.session_id)
-        recent = [t for t in store.recent_turns(scope, 3) if t.key != turn.key][-2:]
+        recent = [t for t in store.recent_turns(scope, CONFIRMED_TURNS + 1)
+                  if t.key != turn.key][-CONFIRMED_TURNS:]
         keys = {t.turn_id for t in recent}
         confirmed: list[MemoryUnit] = []
-        for unit in store.find_units(scope, as_of=turn.at, since=turn.at - timedelta(days=1),
-                                     limit=50):
+        for unit in store.find_units(scope, as_of=turn.at, since=turn.at - CONFIRMATION_WINDOW,
+                                     limit=CONFIRMATION_MAX_UNITS):
             if keys & set(unit.source_turn_ids):
                 confirmed.append(self._mem.feedback(unit.id, "confirmed"))
         return confirmed

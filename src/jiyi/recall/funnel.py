@@ -115,20 +115,23 @@ def run_recall(
     scope, as_of = request.scope, request.as_of
     wide = Scope(scope.user_id, None)
 
+    # Each stage is timed on its own (never nested): ``jiyi_recall_seconds{stage}`` and
+    # ``jiyi bench recall --profile`` read these timers.
     with recall_stage("rule"):
         rule_ids = stage1(store, request, pool)
-    with recall_stage("semantic"):
+    with recall_stage("query"):
         recent = (recent_entities(store, scope, as_of)
                   if weights.expand_vague and is_vague(request.query) else [])
         q = enhance(request.query, as_of, recent)
-        found = search(store, embedder, q, wide, as_of, pool, history=True,
-                       episodes=weights.episode_pool and max(weights.episode_pool, request.k))
-    with recall_stage("rerank"):
+    found = search(store, embedder, q, wide, as_of, pool, history=True,
+                   episodes=weights.episode_pool and max(weights.episode_pool, request.k))
+    with recall_stage("topic"):
         topic_state = topics(q.terms, found.query_vector) if topics is not None else None
-        ctx = _Context(store, request, config, rule_ids, q, found, topic_state,
-                       asks_about_past(request.query))
-        ranked = ctx.rank()
-        extra: dict[str, float] = {}  # second-hop units and replies (:mod:`.multihop`)
+    ctx = _Context(store, request, config, rule_ids, q, found, topic_state,
+                   asks_about_past(request.query))
+    ranked = ctx.rank()
+    extra: dict[str, float] = {}  # second-hop units and replies (:mod:`.multihop`)
+    with recall_stage("multihop"):
         if weights.second_hop and ranked:
             top_z = ranked[0][1]
             extra = {uid: top_z - (1.0 - rr) for uid, rr in second_hop(
@@ -136,11 +139,12 @@ def run_recall(
                 weights, pool, history=True).items()}
         if weights.neighbour_turns and ranked:
             extra = merge_max(extra, neighbours(store, ranked, weights))
-        if extra:
-            ranked = ctx.rank(extra)
-        if trace is not None:
-            trace.query, trace.rule_ids, trace.candidates, trace.topic = (
-                q, rule_ids, ctx.candidates, topic_state)
+    if extra:
+        ranked = ctx.rank(extra)
+    if trace is not None:
+        trace.query, trace.rule_ids, trace.candidates, trace.topic = (
+            q, rule_ids, ctx.candidates, topic_state)
+    with recall_stage("post"):
         return diversify([h for h, _ in ranked], weights.turn_repeat_factor)[: request.k]
 
 
@@ -208,24 +212,35 @@ class _Context:
     def rank(self, extra: dict[str, float] | None = None) -> list[tuple[Hit, float]]:
         """Every candidate as a hit with its rank z, best first; ``extra`` gives units (replies,
         second-hop finds) a floor on their match z."""
+        found = self.found
+        kw = dict(found.keyword)
+        unit_cos = dict(found.vector)
+        with recall_stage("read"):
+            episode = self.episode_units()
+            ids = list(dict.fromkeys([*self.rule_ids, *kw, *unit_cos, *episode,
+                                      *(extra or {})]))
+            self.fetch(ids)
+            replaced = self.replaced_slots(ids)
+        with recall_stage("rerank"):
+            return self._score(ids, episode, replaced, extra)
+
+    def _score(self, ids: list[str], episode: list[str], replaced: set[str],
+               extra: dict[str, float] | None) -> list[tuple[Hit, float]]:
+        """The candidates read by :meth:`rank`, scored and sorted (no store access)."""
         weights = self.config.recall
         found, as_of, scope = self.found, self.request.as_of, self.request.scope
         kw = dict(found.keyword)
         kw_rr = reciprocal_ranks([u for u, _ in found.keyword], weights.rrf_k)
         unit_cos = dict(found.vector)
         turn_cos = dict(found.turns.hits)
-        episode = self.episode_units()
         dense_ids = list(dict.fromkeys([*(u for u, _ in found.vector), *episode]))
         vec_rr = reciprocal_ranks(dense_ids, weights.rrf_k)
-        ids = list(dict.fromkeys([*self.rule_ids, *kw, *unit_cos, *episode, *(extra or {})]))
-        self.fetch(ids)
         scale, floor = self.dense_scale()
         prior = weights.scale_prior_n
         kw_stats = found.keyword_stats
         query_folded = fold(self.request.query)
         rule_set, episode_set = set(self.rule_ids), set(episode)
         self.candidates = []
-        replaced = self.replaced_slots(ids)
         for uid in ids:
             unit = self.units.get(uid)
             status = unit_status(unit, as_of) if unit is not None else None

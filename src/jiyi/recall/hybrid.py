@@ -19,6 +19,7 @@ from datetime import datetime
 
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
+from ..health.hooks import recall_stage
 from ..store.base import Scope, Scored, Store, Vector
 from .query import EnhancedQuery
 
@@ -78,23 +79,33 @@ def search(store: Store, embedder: Embedder | EmbedderRouting, q: EnhancedQuery,
     default = routing.default
     out = Stage2()
     window = q.window
-    out.keyword_stats = store.keyword_scored(scope, as_of, q.terms, pool, history=history)
-    out.keyword = out.keyword_stats.hits
-    out.query_vector = query_vector if query_vector is not None else default.embed_query(
-        q.search_text)
-    kw_w = (store.keyword_search(scope, as_of, q.terms, pool, since=window.since,
-                                 until=window.until, history=history)
-            if window is not None else [])
+    with recall_stage("keyword"):
+        out.keyword_stats = store.keyword_scored(scope, as_of, q.terms, pool, history=history)
+        out.keyword = out.keyword_stats.hits
+        kw_w = (store.keyword_search(scope, as_of, q.terms, pool, since=window.since,
+                                     until=window.until, history=history)
+                if window is not None else [])
+    if query_vector is not None:
+        out.query_vector = query_vector
+    else:
+        with recall_stage("embed"):
+            out.query_vector = default.embed_query(q.search_text)
     per_space: list[Ranked] = []
     for emb, types in routing.spaces():  # one embedder: one space, no type filter
-        qv = out.query_vector if emb is default else emb.embed_query(q.search_text)
-        found = store.vector_search(scope, as_of, emb.name, qv, pool, types=types,
-                                    history=history)
-        if window is not None:
-            vec_w = store.vector_search(scope, as_of, emb.name, qv, pool, since=window.since,
-                                        until=window.until, types=types, history=history)
-            out.in_window |= {u for u, _ in vec_w}
-            found = _merge(found, vec_w)
+        if emb is default:
+            qv = out.query_vector
+        else:
+            with recall_stage("embed"):
+                qv = emb.embed_query(q.search_text)
+        with recall_stage("vector"):
+            found = store.vector_search(scope, as_of, emb.name, qv, pool, types=types,
+                                        history=history)
+            if window is not None:
+                vec_w = store.vector_search(scope, as_of, emb.name, qv, pool,
+                                            since=window.since, until=window.until,
+                                            types=types, history=history)
+                out.in_window |= {u for u, _ in vec_w}
+                found = _merge(found, vec_w)
         for uid, _ in found:
             out.space.setdefault(uid, emb.name)
         per_space.append(found)
@@ -103,13 +114,14 @@ def search(store: Store, embedder: Embedder | EmbedderRouting, q: EnhancedQuery,
         out.in_window |= {u for u, _ in kw_w}
         out.keyword = _merge(out.keyword, kw_w)
     if episodes > 0:
-        out.turns = store.turn_vector_search(scope.user_id, as_of, default.name,
-                                             out.query_vector, episodes)
-        if window is not None:
-            turns_w = store.turn_vector_search(scope.user_id, as_of, default.name,
-                                               out.query_vector, episodes,
-                                               since=window.since, until=window.until)
-            out.turns_in_window = {k for k, _ in turns_w.hits}
-            out.turns = Scored(_merge(out.turns.hits, turns_w.hits), out.turns.mean,
-                               out.turns.std, out.turns.n)
+        with recall_stage("turn_vector"):
+            out.turns = store.turn_vector_search(scope.user_id, as_of, default.name,
+                                                 out.query_vector, episodes)
+            if window is not None:
+                turns_w = store.turn_vector_search(scope.user_id, as_of, default.name,
+                                                   out.query_vector, episodes,
+                                                   since=window.since, until=window.until)
+                out.turns_in_window = {k for k, _ in turns_w.hits}
+                out.turns = Scored(_merge(out.turns.hits, turns_w.hits), out.turns.mean,
+                                   out.turns.std, out.turns.n)
     return out

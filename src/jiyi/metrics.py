@@ -169,7 +169,7 @@ class JiyiMetrics:
 #: ``total`` is the whole call; the others are the recall's own stages, each timed on its own
 #: (never nested, so they add up to at most the total): see :func:`jiyi.recall.funnel.run_recall`.
 _STAGES = frozenset({"total", "rule", "query", "keyword", "embed", "vector", "turn_vector",
-                     "topic", "read", "rerank", "multihop", "post",
+                     "topic", "prefetch", "read", "rerank", "multihop", "post",
                      # labels of earlier versions, kept so old dashboards keep their series
                      "semantic", "filter", "expand", "fusion", "recent"})
 

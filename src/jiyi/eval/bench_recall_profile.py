@@ -40,17 +40,21 @@ import numpy as np
 from .metrics import percentile
 
 #: The recall's stages in the order they run (labels of ``jiyi_recall_seconds``).
-STAGES: tuple[str, ...] = ("rule", "query", "keyword", "embed", "vector", "turn_vector",
-                           "topic", "read", "rerank", "multihop", "post")
+STAGES: tuple[str, ...] = ("rule", "query", "keyword", "prefetch", "embed", "vector",
+                           "turn_vector", "topic", "read", "rerank", "multihop", "post")
 STAGE_MEANING: dict[str, str] = {
     "rule": "stage 1: exact entities and slot questions (store lookups)",
     "query": "query enhancement: vague-reference expansion, time window, keyword terms",
     "keyword": "keyword search of units (BM25, with its score scale)",
-    "embed": "query embedding (the default embedder)",
+    "prefetch": "reading the rule and keyword candidates (units, source turns) while the"
+                " query is embedded",
+    "embed": "query embedding (the default embedder); with the embedding on a worker thread,"
+             " the wait for it after the stages above",
     "vector": "vector search of units",
     "turn_vector": "vector search of the raw turns (episodic layer, with its z scale)",
     "topic": "topic tracking (S18)",
-    "read": "candidate reads: units, source turns, units of found turns, replaced slots",
+    "read": "candidate reads: units, source turns, units of found turns, replaced slots"
+            " (after the vector searches: what the prefetch did not read)",
     "rerank": "scoring and sorting the candidates (no store access)",
     "multihop": "replies after questions / second hop (store lookups)",
     "post": "prompt-independent post-processing: diversity, cut to k",

@@ -19,7 +19,7 @@ from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
 from ..health.hooks import recall_stage
 from ..store.base import Scope, Scored, Store, TurnRecord, Vector
-from ..text import fold
+from ..text import fold, keyword_terms
 from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks
@@ -120,13 +120,14 @@ def run_recall(
     with recall_stage("rule"):
         rule_ids = stage1(store, request, pool)
     with recall_stage("query"):
+        terms = keyword_terms(request.query)  # segmented once for both uses
         recent = (recent_entities(store, scope, as_of)
-                  if weights.expand_vague and is_vague(request.query) else [])
-        q = enhance(request.query, as_of, recent)
+                  if weights.expand_vague and is_vague(request.query, terms) else [])
+        q = enhance(request.query, as_of, recent, terms)
     found = keyword_stage(store, q, wide, as_of, pool, history=True)
     ctx = _Context(store, request, config, rule_ids, q, found, None,
                    asks_about_past(request.query))
-    with recall_stage("read"):
+    with recall_stage("prefetch"):
         ctx.fetch(list(dict.fromkeys([*rule_ids, *(u for u, _ in found.keyword)])))
     with recall_stage("embed"):
         query_vector = (pending.result() if q.search_text == pending.text
@@ -363,8 +364,9 @@ def _hit(cand: Candidate, z: float, weights: RecallWeights) -> Hit:
         stage = "semantic"
     else:
         stage = "keyword"
-    return Hit(unit=cand.unit, score=score, stage=stage, confidence=conf,
-               stages=list(cand.sources), status=cand.status)
+    # every field is already of its type (a read unit, floats, a status): no validation pass
+    return Hit.model_construct(unit=cand.unit, score=score, stage=stage, confidence=conf,
+                               stages=list(cand.sources), status=cand.status)
 
 
 def low_confidence(hits: list[Hit], threshold: float) -> bool:

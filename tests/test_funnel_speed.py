@@ -182,3 +182,25 @@ def test_bench_recall_profile_writes_the_report(tmp_path: Path) -> None:
                                    "--embedder", "fake", "--baseline-src", str(tmp_path),
                                    "--workdir", str(tmp_path / "w"), "--out", str(out)])
     assert bad.exit_code != 0 and "Traceback" not in bad.output
+
+
+def test_profile_against_a_baseline_source_tree(tmp_path: Path) -> None:
+    """--baseline-src measures another jiyi (here: this one) in alternating subprocesses on
+    the same store; the report shows both columns, and a stage the baseline did not time
+    reads as 0 instead of failing."""
+    src = Path(__file__).resolve().parents[1] / "src"
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, [
+        "bench", "recall", "--profile", "--units", "200", "--queries", "10",
+        "--profile-users", "2", "--embedder", "fake", "--workdir", str(tmp_path / "w"),
+        "--baseline-src", str(src), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "recall-profile.json").read_text(encoding="utf-8"))
+    assert data["before"]["queries"] == data["after"]["queries"] == 10
+    md = (out / "recall-profile.md").read_text(encoding="utf-8")
+    assert "(before →" in md and "before:" in md
+    from jiyi.eval.bench_recall_profile import write_report
+
+    data["before"]["stages_ms"].pop("prefetch")
+    _, md_path = write_report(data, tmp_path / "again", "cmd")
+    assert "| prefetch | 0.0 → **" in md_path.read_text(encoding="utf-8")

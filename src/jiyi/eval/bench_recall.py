@@ -238,6 +238,7 @@ def _profile(*, units: int, queries: int, users: int, embedder: str, workdir: Pa
                          cprofile_out=cprofile)
     command = (f"jiyi bench recall --profile --units {units} --queries {queries}"
                f" --profile-users {users} --embedder {embedder} --rounds {rounds}"
+               f" --workdir {workdir}"
                + (f" --baseline-src {baseline_src}" if baseline_src is not None else ""))
     json_path = report_path(out, "recall-profile")
     written = write_report(result, json_path.parent, command, stem=json_path.stem)

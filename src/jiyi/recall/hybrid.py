@@ -13,12 +13,16 @@ single search is exactly the one-space search.
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
+from ..health.hooks import recall_stage
 from ..store.base import Scope, Scored, Store, Vector
 from .query import EnhancedQuery
 
@@ -75,41 +79,101 @@ def search(store: Store, embedder: Embedder | EmbedderRouting, q: EnhancedQuery,
     anything: a wrong window costs nothing). ``query_vector``, when given, is the default
     embedder's vector of the query."""
     routing = as_routing(embedder)
-    default = routing.default
+    out = keyword_stage(store, q, scope, as_of, pool, history=history)
+    if query_vector is None:
+        with recall_stage("embed"):
+            query_vector = routing.default.embed_query(q.search_text)
+    dense_stage(store, routing, q, scope, as_of, pool, out, query_vector, history=history,
+                episodes=episodes)
+    return out
+
+
+def keyword_stage(store: Store, q: EnhancedQuery, scope: Scope, as_of: datetime, pool: int,
+                  history: bool = False) -> Stage2:
+    """The keyword half of :func:`search` (it needs no query vector, so it can run while the
+    query is being embedded): BM25 with its scale, and the windowed pass."""
     out = Stage2()
     window = q.window
-    out.keyword_stats = store.keyword_scored(scope, as_of, q.terms, pool, history=history)
-    out.keyword = out.keyword_stats.hits
-    out.query_vector = query_vector if query_vector is not None else default.embed_query(
-        q.search_text)
-    kw_w = (store.keyword_search(scope, as_of, q.terms, pool, since=window.since,
-                                 until=window.until, history=history)
-            if window is not None else [])
+    with recall_stage("keyword"):
+        out.keyword_stats = store.keyword_scored(scope, as_of, q.terms, pool, history=history)
+        out.keyword = out.keyword_stats.hits
+        if window is not None:
+            kw_w = store.keyword_search(scope, as_of, q.terms, pool, since=window.since,
+                                        until=window.until, history=history)
+            out.in_window |= {u for u, _ in kw_w}
+            out.keyword = _merge(out.keyword, kw_w)
+    return out
+
+
+def dense_stage(store: Store, routing: EmbedderRouting, q: EnhancedQuery, scope: Scope,
+                as_of: datetime, pool: int, out: Stage2, query_vector: Vector,
+                history: bool = False, episodes: int = 0) -> None:
+    """The vector half of :func:`search`, into ``out``: units in each embedder's space and
+    (``episodes`` > 0) the raw turns, with their windowed passes. ``query_vector`` is the
+    default embedder's vector of ``q.search_text``."""
+    default = routing.default
+    window = q.window
+    out.query_vector = query_vector
     per_space: list[Ranked] = []
     for emb, types in routing.spaces():  # one embedder: one space, no type filter
-        qv = out.query_vector if emb is default else emb.embed_query(q.search_text)
-        found = store.vector_search(scope, as_of, emb.name, qv, pool, types=types,
-                                    history=history)
-        if window is not None:
-            vec_w = store.vector_search(scope, as_of, emb.name, qv, pool, since=window.since,
-                                        until=window.until, types=types, history=history)
-            out.in_window |= {u for u, _ in vec_w}
-            found = _merge(found, vec_w)
+        if emb is default:
+            qv = query_vector
+        else:
+            with recall_stage("embed"):
+                qv = emb.embed_query(q.search_text)
+        with recall_stage("vector"):
+            found = store.vector_search(scope, as_of, emb.name, qv, pool, types=types,
+                                        history=history)
+            if window is not None:
+                vec_w = store.vector_search(scope, as_of, emb.name, qv, pool,
+                                            since=window.since, until=window.until,
+                                            types=types, history=history)
+                out.in_window |= {u for u, _ in vec_w}
+                found = _merge(found, vec_w)
         for uid, _ in found:
             out.space.setdefault(uid, emb.name)
         per_space.append(found)
     out.vector = per_space[0] if len(per_space) == 1 else interleave_ranked(per_space)
-    if window is not None:
-        out.in_window |= {u for u, _ in kw_w}
-        out.keyword = _merge(out.keyword, kw_w)
     if episodes > 0:
-        out.turns = store.turn_vector_search(scope.user_id, as_of, default.name,
-                                             out.query_vector, episodes)
-        if window is not None:
-            turns_w = store.turn_vector_search(scope.user_id, as_of, default.name,
-                                               out.query_vector, episodes,
-                                               since=window.since, until=window.until)
-            out.turns_in_window = {k for k, _ in turns_w.hits}
-            out.turns = Scored(_merge(out.turns.hits, turns_w.hits), out.turns.mean,
-                               out.turns.std, out.turns.n)
-    return out
+        with recall_stage("turn_vector"):
+            out.turns = store.turn_vector_search(scope.user_id, as_of, default.name,
+                                                 query_vector, episodes)
+            if window is not None:
+                turns_w = store.turn_vector_search(scope.user_id, as_of, default.name,
+                                                   query_vector, episodes,
+                                                   since=window.since, until=window.until)
+                out.turns_in_window = {k for k, _ in turns_w.hits}
+                out.turns = Scored(_merge(out.turns.hits, turns_w.hits), out.turns.mean,
+                                   out.turns.std, out.turns.n)
+
+
+class QueryVector:
+    """The default embedder's vector of a query, computed on a worker thread from the moment
+    recall starts, so the store work that needs no vector (rules, keyword search, reading the
+    keyword candidates) runs while the model embeds (the model runs in C without the GIL; the
+    store's reads release it too). :meth:`result` waits for it (and raises what it raised)."""
+
+    def __init__(self, embedder: Embedder, text: str) -> None:
+        self.text = text
+        self._future = _pool().submit(embedder.embed_query, text)
+
+    def result(self) -> Vector:
+        vec: Vector = self._future.result()
+        return vec
+
+
+_POOL: tuple[int, ThreadPoolExecutor] | None = None
+_POOL_LOCK = threading.Lock()
+#: Query embeddings in flight at once (a server's concurrent recalls; the model itself still
+#: runs one call at a time, or one micro-batch: :mod:`jiyi.embed.batching`).
+EMBED_THREADS = 32
+
+
+def _pool() -> ThreadPoolExecutor:
+    """This process's embedding threads (made again in a forked child, which has none)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL[0] != os.getpid():
+            _POOL = (os.getpid(), ThreadPoolExecutor(EMBED_THREADS,
+                                                     thread_name_prefix="jiyi-query-embed"))
+        return _POOL[1]

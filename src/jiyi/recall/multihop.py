@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from ..config import RecallWeights
-from ..store.base import Scope, Store
+from ..store.base import Scope, Store, TurnRecord
 from ..text import content_words, fold
 from ..units import Hit
 from .fusion import reciprocal_ranks
@@ -108,13 +108,16 @@ def neighbours(
     store: Store,
     ranked: Sequence[tuple[Hit, float]],
     weights: RecallWeights,
+    source_turns: Mapping[str, Sequence[TurnRecord]] | None = None,
 ) -> dict[str, float]:
     """Units of the turn right after each question among the best hits (the reply that holds
     the answer), each with a floor on its match z: its question's z minus
     ``neighbour_discount``. Only a question scoring at least ``neighbour_seed_ratio`` of the
     best hit is followed: a weak question that merely resembles the query leads to an unrelated
     answer. "The next turn" is the next one the session *ingested* (``TurnRecord.seq``), never
-    read from timestamps: many imports give every turn of a session the same time."""
+    read from timestamps: many imports give every turn of a session the same time.
+    ``source_turns`` (unit id -> its source turns, as :meth:`~jiyi.store.base.Store.source_turns`
+    gives them) saves reading again what the caller has read; a unit not in it is read."""
     out: dict[str, float] = {}
     if not ranked:
         return out
@@ -124,9 +127,13 @@ def neighbours(
     for hit, z in ranked[: weights.neighbour_seeds]:
         if not is_question(hit.unit.content) or hit.score < floor or not hit.unit.source_turn_ids:
             continue
-        keys = store.unit_turn_keys(hit.unit.id)
-        if keys:
-            key = max(store.get_turns(keys), key=lambda t: t.seq).key
+        if source_turns is not None and hit.unit.id in source_turns:
+            turns = list(source_turns[hit.unit.id])
+        else:
+            keys = store.unit_turn_keys(hit.unit.id)
+            turns = store.get_turns(keys) if keys else []
+        if turns:
+            key = max(turns, key=lambda t: t.seq).key
             seeds[key] = max(seeds.get(key, float("-inf")), z)
     if not seeds:
         return out

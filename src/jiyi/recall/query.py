@@ -59,18 +59,21 @@ class EnhancedQuery:
 MAX_VAGUE_CONTENT_WORDS = 3
 
 
-def is_vague(query: str) -> bool:
+def is_vague(query: str, terms: Sequence[str] | None = None) -> bool:
     """True when the query points at something without naming it: a pointing word and at most
-    :data:`MAX_VAGUE_CONTENT_WORDS` content words besides it."""
+    :data:`MAX_VAGUE_CONTENT_WORDS` content words besides it. ``terms``: the query's
+    :func:`~jiyi.text.keyword_terms` when the caller has them (segmenting once per recall)."""
     if not _VAGUE_RE.search(fold(query)):
         return False
-    return len(keyword_terms(query)) <= MAX_VAGUE_CONTENT_WORDS
+    return len(keyword_terms(query) if terms is None else terms) <= MAX_VAGUE_CONTENT_WORDS
 
 
-def enhance(query: str, as_of: datetime, recent_entities: Sequence[str] = ()) -> EnhancedQuery:
-    """Expand a vague query with the session's recent entities; read its time window."""
-    terms = keyword_terms(query)
-    vague = is_vague(query)
+def enhance(query: str, as_of: datetime, recent_entities: Sequence[str] = (),
+            terms: Sequence[str] | None = None) -> EnhancedQuery:
+    """Expand a vague query with the session's recent entities; read its time window.
+    ``terms``: the query's :func:`~jiyi.text.keyword_terms` when the caller has them."""
+    terms = keyword_terms(query) if terms is None else list(terms)
+    vague = is_vague(query, terms)
     expansion: list[str] = []
     if vague:
         folded_query = fold(query)

@@ -142,6 +142,16 @@ def is_question(text: str) -> bool:
 
 def final_score(cand: Candidate, as_of: datetime, weights: RecallWeights) -> tuple[float, float]:
     """``(score, confidence)`` of a candidate: score = sigmoid(rank z) x topic factor."""
-    z = rank_z(cand, as_of, weights)
-    score = sigmoid(z) * cand.topic_factor
-    return score, confidence(cand.features, weights)
+    return score_of(cand, rank_z(cand, as_of, weights), weights)
+
+
+def score_of(cand: Candidate, z: float, weights: RecallWeights) -> tuple[float, float]:
+    """:func:`final_score` from the candidate's rank ``z`` already computed."""
+    return sigmoid(z) * cand.topic_factor, confidence(cand.features, weights)
+
+
+def rank_zs(cand: Candidate, as_of: datetime, weights: RecallWeights) -> tuple[float, float]:
+    """``(rank_z(repeated_question=False), rank_z())`` computed once: the repeated question's
+    penalty is the formula's last term, so the second is the first minus it."""
+    z = rank_z(cand, as_of, weights, repeated_question=False)
+    return z, (z - weights.question_penalty if repeats_the_query(cand) else z)

@@ -1,4 +1,4 @@
-"""The read path: rules -> hybrid search -> freshness/relevance (S7), topic switches (S18)."""
+"""The read path: rules -> hybrid search -> freshness/relevance (the three-stage funnel), topic switches."""
 
 from .funnel import RecallRequest, RecallTrace, low_confidence, run_recall
 from .fusion import reciprocal_rank_fusion

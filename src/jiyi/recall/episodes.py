@@ -1,4 +1,4 @@
-"""The episodic layer (issue 13): every raw turn stays findable, whatever its units became.
+"""The episodic layer: every raw turn stays findable, whatever its units became.
 
 A typed unit can expire, belong to another session, or be cut short by the write path; the turn
 it came from is still what the user said. Each stored turn therefore has its own vector (and its

@@ -1,4 +1,4 @@
-"""The three-stage recall funnel (S7), as data in and hits out.
+"""The three-stage recall funnel, as data in and hits out.
 
 1. **rules** (:mod:`.rules`): fixed-format entities and slot questions, exact, no model;
 2. **hybrid** (:mod:`.query`, :mod:`.hybrid`): the query made explicit (vague references
@@ -34,6 +34,12 @@ from .topics import TopicState
 TopicObserver = Callable[[list[str], Vector | None], TopicState | None]
 
 RECENT_ENTITY_WINDOW = timedelta(days=1)
+#: Recent units of the session read for the entities a vague query ("那个", "it") may mean.
+RECENT_ENTITY_UNITS = 20
+#: Current values read per slot a question asks about (one is the answer; a few cover a race).
+SLOT_VALUES_PER_QUESTION = 5
+#: Candidates searched per hit asked for, at least: room for the re-rank to reorder.
+POOL_PER_HIT = 3
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,7 @@ def recent_entities(store: Store, scope: Scope, as_of: datetime) -> list[str]:
         return []
     session_only = Scope(scope.user_id, scope.session_id, frozenset())
     units = store.find_units(session_only, as_of=as_of, since=as_of - RECENT_ENTITY_WINDOW,
-                             limit=20)
+                             limit=RECENT_ENTITY_UNITS)
     values: list[str] = []
     for unit in units:  # newest first
         for e in unit.entities:
@@ -83,10 +89,11 @@ def stage1(store: Store, request: RecallRequest, pool: int) -> list[str]:
     intent = slot_intent(request.query)
     if intent is not None:
         for slot in intent.slots:
-            ids.extend(u.id for u in store.find_units(scope, as_of=as_of, slot=slot, limit=5))
+            ids.extend(u.id for u in store.find_units(scope, as_of=as_of, slot=slot,
+                                                          limit=SLOT_VALUES_PER_QUESTION))
         if not ids:
             ids.extend(uid for uid, _ in store.entity_kind_search(
-                wide, as_of, intent.kinds, 5, history=True))
+                wide, as_of, intent.kinds, SLOT_VALUES_PER_QUESTION, history=True))
     return list(dict.fromkeys(ids))
 
 
@@ -107,7 +114,7 @@ def run_recall(
     can be found; a replaced value is recalled only for a question about the past. Never a unit
     of another user."""
     weights = config.recall
-    pool = max(config.candidate_pool, request.k * 3)
+    pool = max(config.candidate_pool, request.k * POOL_PER_HIT)
     scope, as_of = request.scope, request.as_of
     wide = Scope(scope.user_id, None)
 
@@ -370,7 +377,7 @@ def _hit(cand: Candidate, z: float, weights: RecallWeights) -> Hit:
 
 
 def low_confidence(hits: list[Hit], threshold: float) -> bool:
-    """S7: True when the caller should ask the user to confirm instead of guessing."""
+    """True when the caller should ask the user to confirm instead of guessing."""
     return not hits or hits[0].confidence < threshold
 
 

@@ -1,7 +1,7 @@
 """Stage 2 of the funnel: keyword (FTS5 BM25 over segmented unit + source text) and vector
 search, run in the same scope and ``as_of``; a time window adds an in-window search pass.
 
-Per-type embedders (S8): with an :class:`~jiyi.embed.routing.EmbedderRouting` that sends some
+Per-type embedders: with an :class:`~jiyi.embed.routing.EmbedderRouting` that sends some
 memory types to other embedders, the query is embedded once per distinct embedder and each
 vector space is searched restricted to the types routed to it (inside the store's SQL), so a
 vector left behind by an older routing is never searched. Cosines of different models are not

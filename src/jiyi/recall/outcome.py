@@ -1,9 +1,9 @@
 """What a recall's hits mean to the layers above it: the one definition of an *empty* recall.
 
-S9's amnesia alert counts turns where "nothing came back from rule and vector recall". The
+The amnesia alert (memory health) counts turns where "nothing came back from rule and vector recall". The
 vector stage always returns its nearest units, relevant or not, so "no hits at all" almost never
 happens; a recall is empty when no hit came from the rule stage and none reached the confidence
-threshold (S7's 0.7, ``config.recall.confidence_threshold``). The agent loop and the recall hook
+threshold (0.7 by default, ``config.recall.confidence_threshold``). The agent loop and the recall hook
 that feeds the amnesia detector both decide with :func:`recall_came_back_empty`.
 """
 

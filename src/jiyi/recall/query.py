@@ -1,4 +1,4 @@
-"""Query enhancement (S7 stage 2): make a vague query explicit before searching.
+"""Query enhancement (the funnel's second stage): make a vague query explicit before searching.
 
 * A vague reference ("那个产品", "上次那个", "它", "the thing I mentioned", "that one") is
   expanded with the session's recent entities (newest first), which the caller reads from

@@ -10,20 +10,20 @@ in the same units (standard deviations)::
     z = match
         + rule_boost * rule + coverage_boost * coverage + speaker_boost * speaker
         + window_boost * in_window
-        + relevance_boost * (relevance_score - 1)          # S2 feedback
+        + relevance_boost * (relevance_score - 1)          # relevance feedback
         + recency_boost * 2 ** (-age_days / half_life)     # newer first on ties
         - history_penalty        (expired: history, ranked below current of the same match)
         - superseded_penalty     (replaced value; only recalled for questions about the past)
         - other_session_penalty  (a session-level unit of another session)
         - question_penalty       (the same question asked before: its reply is the answer)
-    score = sigmoid(z) * topic factor (frozen topic: 0.5, active topic: 1.2, S18)
+    score = sigmoid(z) * topic factor (frozen topic: 0.5, active topic: 1.2)
 
 Keyword evidence earns its weight through the z scale: on Chinese chit-chat, where every turn
 shares words, the keyword z of a match is small; an exact rare term stands out.
 
 **Confidence** is the logistic model of :data:`FEATURES` (fitted by
 :mod:`jiyi.recall.calibrate`, hand-set defaults), Platt-scaled so that the best hit's confidence
-estimates P(the recall found what the query asks for); S7's 0.7 threshold applies to it.
+estimates P(the recall found what the query asks for); the confidence threshold (0.7) applies to it.
 
 All pure functions.
 """
@@ -88,7 +88,7 @@ def coverage(terms: Sequence[str], folded_text: str) -> float:
 def linear_score(features: Mapping[str, float], weights: RecallWeights) -> float:
     """The confidence model's ``z = bias + sum w_i * x_i``."""
     z = weights.model_bias
-    for name, w in zip(FEATURES, weights.model_weights, strict=False):
+    for name, w in zip(FEATURES, weights.model_weights, strict=True):
         z += w * float(features.get(name, 0.0))
     return z
 
@@ -112,7 +112,7 @@ def rank_z(cand: Candidate, as_of: datetime, weights: RecallWeights,
          + weights.speaker_boost * f.get("speaker", 0.0)
          + weights.window_boost * f.get("in_window", 0.0)
          + weights.relevance_boost * (cand.unit.relevance_score - 1.0))
-    age_days = (as_of - cand.unit.created_at).total_seconds() / 86400.0
+    age_days = (as_of - cand.unit.created_at).total_seconds() / SECONDS_PER_DAY
     z += weights.recency_boost * recency(age_days, weights.recency_half_life_days)
     if cand.status == "expired":
         z -= weights.history_penalty
@@ -131,6 +131,7 @@ def repeats_the_query(cand: Candidate) -> bool:
     return cand.features.get("coverage", 0.0) >= 1.0 and is_question(cand.unit.content)
 
 
+SECONDS_PER_DAY = 86400.0
 _QUESTION_END = re.compile(r"(?:[?？]|[吗嗎呢][。.！!]?)\s*$")
 
 

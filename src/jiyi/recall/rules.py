@@ -1,4 +1,4 @@
-"""Stage 1 of the funnel (S7): exact, model-free recall of fixed-format facts.
+"""Stage 1 of the funnel: exact, model-free recall of fixed-format facts.
 
 Two rules, both pure functions of the query text:
 
@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from ..text import fold
 from ..units import Entity
 
+#: Fewer digits than this is an extension, a count or a code, not a phone number.
+MIN_PHONE_DIGITS = 7
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _CODE_RE = re.compile(
     r"(?<![A-Za-z0-9])(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{3,}"
@@ -66,7 +68,7 @@ def query_entities(query: str) -> list[Entity]:
     for m in _PHONE_RE.finditer(query):
         if free(m):
             digits = re.sub(r"[ -]", "", m.group(0))
-            if sum(ch.isdigit() for ch in digits) >= 7:
+            if sum(ch.isdigit() for ch in digits) >= MIN_PHONE_DIGITS:
                 found.append(_entity("phone", m, digits))
                 taken.append(m.span())
     for m in _LONG_NUMBER_RE.finditer(query):

@@ -1,4 +1,4 @@
-"""Topic switches (S18): notice when the user leaves a topic, freeze it, boost the new one,
+"""Topic switches: notice when the user leaves a topic, freeze it, boost the new one,
 thaw the old one on return. Nothing is deleted: freezing only down-weights in recall.
 
 A session's topics form a timeline of boundaries ``(after, topic_id)``: a unit created after
@@ -46,6 +46,12 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("account", re.compile(r"密码|登录|登陆|账号|账户|注册|password|log ?in|sign ?in|account")),
     ("payment", re.compile(r"付款|支付|发票|扣款|扣费|payment|\bpay\b|invoice|charged|billing")),
 )
+#: Cosine to the active topic's centroid below which a query without a cue word starts a new topic.
+SWITCH_COSINE = 0.8
+#: How far a topic's centroid moves toward each new query of the topic (an exponential moving
+#: average: the last few queries dominate, so a topic can drift as a conversation does).
+CENTROID_STEP = 0.3
+
 _CUE_RE = re.compile(
     r"换个话题|换个问题|另外问|另外，|另外,|顺便问|还有一件事|说点别的|别的事|"
     r"by the way|\bbtw\b|another question|something else|different topic|change the subject|"
@@ -77,7 +83,7 @@ class Topic:
 
 @dataclass(frozen=True)
 class TopicState:
-    """A session's topics after the latest recall; what the prompt builder reads (S11/S18)."""
+    """A session's topics after the latest recall; what the prompt builder reads (context reset, topic boost)."""
 
     session_id: str
     topics: tuple[Topic, ...] = ()
@@ -166,7 +172,7 @@ def _label(query: str, terms: Sequence[str]) -> str:
 
 
 def observe(state: TopicState, query: str, terms: Sequence[str], vec: Vector | None,
-            at: datetime, switch_cosine: float = 0.8) -> TopicState:
+            at: datetime, switch_cosine: float = SWITCH_COSINE) -> TopicState:
     """The state after the user asked ``query`` at ``at`` (pure: returns a new state)."""
     kind, target = decide(state, query, terms, vec, switch_cosine)
     words = frozenset(list(terms)[:12])
@@ -190,7 +196,7 @@ def observe(state: TopicState, query: str, terms: Sequence[str], vec: Vector | N
             centroid = t.centroid
             if vec is not None:
                 v = np.asarray(vec, dtype=np.float32)
-                centroid = v if centroid is None else (0.7 * centroid + 0.3 * v).astype(np.float32)
+                centroid = v if centroid is None else ((1 - CENTROID_STEP) * centroid + CENTROID_STEP * v).astype(np.float32)
             kw = frozenset(list(t.keywords | words)[:40])
             t = replace(t, frozen=False, keywords=kw, centroid=centroid, last_seen=at)
         elif t.id == state.active_id and kind == "return":

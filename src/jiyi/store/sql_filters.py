@@ -1,0 +1,75 @@
+"""WHERE fragments of the shared store, in the neutral SQL of :mod:`.dialect` (no I/O).
+
+They fill the caller's parameter dict and never format a user value into SQL. The resident
+tables of :mod:`.vector_cache` apply the same rules over arrays; contract tests keep the two
+(and :func:`jiyi.units.is_valid_at`) equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from ..clock import to_micros
+from ..units import MemoryType
+from .base import Scope
+from .dialect import Dialect
+
+#: A unit is current at :as_of when known, unexpired, inside its world validity and not retired.
+#: The same rule as :func:`jiyi.units.is_valid_at`; a contract test keeps them equal.
+VALID_AT_SQL = (
+    "u.created_at <= :as_of AND u.expires_at > :as_of"
+    " AND (u.valid_at IS NULL OR u.valid_at <= :as_of)"
+    " AND (u.valid_until IS NULL OR u.valid_until > :as_of)"
+    " AND (u.invalidated_at IS NULL OR u.invalidated_at > :as_of)"
+)
+
+#: A unit is *known* at :as_of (recall may show it, current or as history) when it was learned
+#: by then, its world validity has begun, and it was not forgotten on request by then. Expired
+#: and superseded units are known; :func:`jiyi.units.unit_status` says which they are.
+KNOWN_AT_SQL = (
+    "u.created_at <= :as_of"
+    " AND (u.valid_at IS NULL OR u.valid_at <= :as_of)"
+    " AND (u.invalidated_at IS NULL OR u.invalidated_at > :as_of OR u.superseded_by IS NOT NULL)"
+)
+
+
+def visible_sql(history: bool) -> str:
+    """The unit filter of a search: current units only, or every known unit (history too)."""
+    return KNOWN_AT_SQL if history else VALID_AT_SQL
+
+
+def scope_sql(dialect: Dialect, scope: Scope, params: dict[str, Any]) -> str:
+    """WHERE fragment for a scope over ``units u``; fills ``params`` (``scope_user`` too, which
+    callers reuse for their own user filters)."""
+    params["scope_user"] = scope.user_id
+    if scope.session_id is None:
+        return "u.user_id = :scope_user"
+    params["scope_session"] = scope.session_id
+    user_level = sorted(t.value for t in scope.user_level_types)
+    if not user_level:
+        return "u.user_id = :scope_user AND u.session_id = :scope_session"
+    return ("u.user_id = :scope_user AND (u.session_id = :scope_session"
+            f" OR {dialect.any_of('u.type', 'ult', user_level, params)})")
+
+
+def types_sql(dialect: Dialect, types: Sequence[MemoryType] | None,
+              params: dict[str, Any]) -> str:
+    """`` AND u.type IN (...)`` for a type filter (empty string for None); fills ``params``."""
+    if types is None:
+        return ""
+    values = sorted({MemoryType(t).value for t in types})
+    return f" AND {dialect.any_of('u.type', 'vt', values, params)}"
+
+
+def window_sql(params: dict[str, Any], since: datetime | None, until: datetime | None) -> str:
+    """Restrict to units whose world time (``valid_at``, else ``created_at``) is in a window."""
+    parts = []
+    if since is not None:
+        params["w_since"] = to_micros(since)
+        parts.append("COALESCE(u.valid_at, u.created_at) >= :w_since")
+    if until is not None:
+        params["w_until"] = to_micros(until)
+        parts.append("COALESCE(u.valid_at, u.created_at) < :w_until")
+    return "".join(" AND " + p for p in parts)

@@ -16,13 +16,12 @@ import psycopg
 from psycopg import sql
 
 from ..clock import to_micros
-from ..units import MemoryType
 from .base import Scope, Scored, Vector
 from .dialect import POSTGRES
 from .pg_sql import like_patterns, tsquery_text
 from .postgres_migrations import user_bucket
-from .sql_filters import scope_sql, types_sql, visible_sql, window_sql
-from .sql_reads import Rows, SqlReads
+from .sql_filters import turn_window_sql, unit_search_sql
+from .sql_reads import Rows, SqlReads, VectorSearch
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -66,8 +65,8 @@ class PgSearch(_PgBase):
         if tsq is None:
             return []
         params: dict[str, Any] = {"tsq": tsq, "as_of": to_micros(as_of), "limit": limit}
-        filters = (f"{scope_sql(self.dialect, scope, params)} AND {visible_sql(history)}"
-                   f"{window_sql(params, since, until)}")
+        filters = unit_search_sql(self.dialect, scope, params, history=history, since=since,
+                                  until=until)
         # f.user_id first: the (user_id, tsv) GIN index walks only this user's postings (m005)
         out = [(r[0], float(r[1])) for r in self._search_read(
             "SELECT f.unit_id, ts_rank_cd(f.tsv, q.q) AS rank"
@@ -98,21 +97,17 @@ class PgSearch(_PgBase):
         with self._search_connection() as conn:
             return conn.execute(self.dialect.sql(query), params).fetchall()
 
-    def vector_search(
-        self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
-        since: datetime | None = None, until: datetime | None = None,
-        types: Sequence[MemoryType] | None = None, history: bool = False,
-    ) -> list[tuple[str, float]]:
-        if types is not None and not types:
-            return []
-        q = np.asarray(query, dtype=np.float32).reshape(-1)
+    def _vector_hits(self, search: VectorSearch) -> list[tuple[str, float]]:
+        """An exact scan for a user with few units, else the bucketed HNSW index."""
+        embedder, q = search.embedder, search.query
         dim = int(q.shape[0])
-        params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(as_of), "q": q,
-                                  "limit": limit, "dim": dim, "cap": self.exact_scan_max + 1}
+        params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(search.as_of), "q": q,
+                                  "limit": search.limit, "dim": dim,
+                                  "cap": self.exact_scan_max + 1}
         # types: per-type embedders (S8), only the types routed to `embedder`
-        filters = self.dialect.sql(
-            f"{scope_sql(self.dialect, scope, params)} AND {visible_sql(history)}"
-            f"{window_sql(params, since, until)}{types_sql(self.dialect, types, params)}")
+        filters = self.dialect.sql(unit_search_sql(
+            self.dialect, search.scope, params, history=search.history, since=search.since,
+            until=search.until, types=search.types))
         with self._search_connection() as conn:
             n = conn.execute("SELECT count(*) FROM (SELECT 1 FROM units u"
                              " WHERE u.user_id = %(scope_user)s LIMIT %(cap)s) c",
@@ -163,13 +158,7 @@ class PgSearch(_PgBase):
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         params: dict[str, Any] = {"user": user_id, "emb": embedder, "as_of": to_micros(as_of),
                                   "q": q, "dim": int(q.shape[0]), "limit": limit}
-        window = ""
-        if since is not None:
-            params["since"] = to_micros(since)
-            window += " AND at >= %(since)s"
-        if until is not None:
-            params["until"] = to_micros(until)
-            window += " AND at < %(until)s"
+        window = self.dialect.sql(turn_window_sql(params, since, until))
         # the cosines materialised first (key and score only): a window aggregate over the
         # scan would carry every 1.5 kB vector into its buffer and spill to disk (250 vs
         # ~100 ms for 40k turns)

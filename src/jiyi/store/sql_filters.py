@@ -73,3 +73,25 @@ def window_sql(params: dict[str, Any], since: datetime | None, until: datetime |
         params["w_until"] = to_micros(until)
         parts.append("COALESCE(u.valid_at, u.created_at) < :w_until")
     return "".join(" AND " + p for p in parts)
+
+
+def unit_search_sql(dialect: Dialect, scope: Scope, params: dict[str, Any], *, history: bool,
+                    since: datetime | None, until: datetime | None,
+                    types: Sequence[MemoryType] | None = None) -> str:
+    """The filters every unit search applies over ``units u``: the scope, visibility at
+    ``:as_of`` (current, or known with ``history``), the world-time window and the types."""
+    return (f"{scope_sql(dialect, scope, params)} AND {visible_sql(history)}"
+            f"{window_sql(params, since, until)}{types_sql(dialect, types, params)}")
+
+
+def turn_window_sql(params: dict[str, Any], since: datetime | None,
+                    until: datetime | None) -> str:
+    """`` AND at ...`` bounds of a turn search (the turn's own instant); fills ``params``."""
+    window = ""
+    if since is not None:
+        params["since"] = to_micros(since)
+        window += " AND at >= :since"
+    if until is not None:
+        params["until"] = to_micros(until)
+        window += " AND at < :until"
+    return window

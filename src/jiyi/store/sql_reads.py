@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
 
+import numpy as np
+
 from ..clock import to_micros, utc_now
 from ..units import Entity, MemoryType, MemoryUnit
-from .base import Scope, StoreStats, TurnRecord, UnitEvent
+from .base import Scope, StoreStats, TurnRecord, UnitEvent, Vector
 from .dialect import Dialect
 from .export import export_user_rows
 from .sql_filters import VALID_AT_SQL, scope_sql, types_sql, visible_sql
@@ -23,6 +26,7 @@ from .sql_rows import (
     EVENT_COLUMNS,
     TURN_COLUMNS,
     UNIT_COLUMNS,
+    as_vector,
     event_from_row,
     turn_from_row,
     unit_from_row,
@@ -31,6 +35,21 @@ from .stats_sql import status_counts_sql
 
 #: Runs one neutral query with its parameters and returns the rows.
 Rows = Callable[[str, Any], Sequence[Sequence[Any]]]
+
+
+@dataclass(frozen=True)
+class VectorSearch:
+    """One unit vector search (:meth:`~.base.Store.vector_search`), its query a float32 array."""
+
+    scope: Scope
+    as_of: datetime
+    embedder: str
+    query: np.ndarray
+    limit: int
+    since: datetime | None
+    until: datetime | None
+    types: Sequence[MemoryType] | None
+    history: bool
 
 
 class SqlReads:
@@ -49,6 +68,20 @@ class SqlReads:
     def _size_bytes(self) -> int:
         """The store's size on disk (for ``stats``)."""
         raise NotImplementedError
+
+    def _vector_hits(self, search: VectorSearch) -> list[tuple[str, float]]:
+        """The engine's plan for a vector search (the types not empty)."""
+        raise NotImplementedError
+
+    def vector_search(
+        self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
+        since: datetime | None = None, until: datetime | None = None,
+        types: Sequence[MemoryType] | None = None, history: bool = False,
+    ) -> list[tuple[str, float]]:
+        if types is not None and not types:
+            return []
+        return self._vector_hits(VectorSearch(scope, as_of, embedder, as_vector(query), limit,
+                                              since, until, types, history))
 
     # ------------------------------------------------------------------ units and turns
     def get_units(self, ids: Sequence[str]) -> list[MemoryUnit]:

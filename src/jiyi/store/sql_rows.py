@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from ..clock import from_micros, to_micros
 from ..units import Entity, Lifespan, MemoryType, MemoryUnit
-from .base import TurnRecord, UnitEvent
+from .base import TurnRecord, UnitEvent, Vector
 from .export import TURN_COLUMNS as TURN_COLUMNS  # one column order for turns (re-exported)
 
 #: Columns of ``units u`` in the order :func:`unit_from_row` reads.
@@ -43,6 +45,11 @@ UPSERT_UNIT_SQL = (
 
 #: Columns of ``unit_events`` in the order :func:`event_from_row` reads.
 EVENT_COLUMNS = "unit_id, at, event, detail, score_after"
+
+
+def as_vector(vec: Vector) -> np.ndarray:
+    """A vector as the flat float32 array every backend stores."""
+    return np.asarray(vec, dtype=np.float32).reshape(-1)
 
 
 def opt_micros(value: datetime | None) -> int | None:

@@ -21,7 +21,7 @@ from ..errors import NotFoundError
 from ..units import MemoryUnit
 from .base import IngestBatch, RecallLogEntry, TurnRecord, UnitEvent, Vector
 from .dialect import Dialect
-from .sql_rows import EVENT_COLUMNS, UPSERT_UNIT_SQL, event_params, unit_params
+from .sql_rows import EVENT_COLUMNS, UPSERT_UNIT_SQL, as_vector, event_params, unit_params
 
 #: Tables holding a unit's rows besides its keyword rows, deleted together (``units`` last).
 UNIT_TABLES = (
@@ -31,11 +31,6 @@ UNIT_TABLES = (
 
 #: The vectors of a batch as float32 arrays, by embedder, then by unit id.
 Spaces = dict[str, dict[str, np.ndarray]]
-
-
-def as_vector(vec: Vector) -> np.ndarray:
-    """A vector as the flat float32 array every backend stores."""
-    return np.asarray(vec, dtype=np.float32).reshape(-1)
 
 
 def quoted(name: str) -> str:

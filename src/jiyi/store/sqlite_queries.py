@@ -18,13 +18,12 @@ import numpy as np
 
 from ..clock import to_micros, utc_now
 from ..errors import StoreError
-from ..units import MemoryType
 from .base import Scope, Scored, Vector
 from .dialect import SQLITE
 from .fts_rank import bm25_rank
 from .keyword_cache import KeywordTable
-from .sql_filters import VALID_AT_SQL, scope_sql, types_sql, visible_sql, window_sql
-from .sql_reads import Rows, SqlReads
+from .sql_filters import VALID_AT_SQL, turn_window_sql, unit_search_sql
+from .sql_reads import Rows, SqlReads, VectorSearch
 from .sql_rows import UNIT_COLUMNS
 from .sqlite_migrations import owner_token
 from .sqlite_sql import fts_query
@@ -102,12 +101,10 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
         owner = f'owner:"{owner_token(scope.user_id)}"'
         params: dict[str, Any] = {"match": f"{owner} AND body:({body})",
                                   "as_of": to_micros(as_of)}
-        sql = (
-            "SELECT f.unit_id, f.body FROM units_fts f JOIN units u ON u.id = f.unit_id"
-            f" WHERE units_fts MATCH :match AND {scope_sql(self.dialect, scope, params)}"
-            f" AND {visible_sql(history)}"
-            f"{window_sql(params, since, until)}"
-        )
+        filters = unit_search_sql(self.dialect, scope, params, history=history, since=since,
+                                  until=until)
+        sql = ("SELECT f.unit_id, f.body FROM units_fts f JOIN units u ON u.id = f.unit_id"
+               f" WHERE units_fts MATCH :match AND {filters}")
         rows = self._read(sql, params)  # a malformed MATCH (a bug) is a StoreError too
         if not rows:
             return Scored([])
@@ -117,14 +114,11 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
         full = Scored.of(ranked, n_docs)
         return Scored(ranked[:limit], full.mean, full.std, full.n)
 
-    def vector_search(
-        self, scope: Scope, as_of: datetime, embedder: str, query: Vector, limit: int,
-        since: datetime | None = None, until: datetime | None = None,
-        types: Sequence[MemoryType] | None = None, history: bool = False,
-    ) -> list[tuple[str, float]]:
-        if types is not None and not types:
-            return []
-        q = np.asarray(query, dtype=np.float32).reshape(-1)
+    def _vector_hits(self, search: VectorSearch) -> list[tuple[str, float]]:
+        """Through the user's resident table when it is on, else exact over the BLOBs."""
+        scope, as_of, embedder, q = search.scope, search.as_of, search.embedder, search.query
+        since, until, types, history = search.since, search.until, search.types, search.history
+        limit = search.limit
         with self._lock:
             table = self._cached_table("unit", scope.user_id, embedder, int(q.shape[0]))
             if table is not None:
@@ -133,13 +127,12 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
                 rows_, sims_ = table.cosines(mask, q, embedder)
                 return table.top(rows_, sims_, limit)
         params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(as_of)}
+        filters = unit_search_sql(self.dialect, scope, params, history=history, since=since,
+                                  until=until, types=types)
         rows = self._read(
             "SELECT v.unit_id, v.vec FROM unit_vectors v JOIN units u ON u.id = v.unit_id"
-            f" WHERE v.embedder = :emb AND {scope_sql(self.dialect, scope, params)} AND {visible_sql(history)}"
-            f"{window_sql(params, since, until)}{types_sql(self.dialect, types, params)}",
-            params,
-        )
-        return _top_cosines(rows, query, embedder, limit)
+            f" WHERE v.embedder = :emb AND {filters}", params)
+        return _top_cosines(rows, q, embedder, limit)
 
     # -- the episodic layer (issue 13): raw turns, searchable across the user's sessions
     def turn_vector_search(
@@ -157,16 +150,9 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
                 return Scored(table.top(rows_, sims_, limit), float(sims_.mean()),
                               float(sims_.std()), int(sims_.size))
         params: dict[str, Any] = {"user": user_id, "emb": embedder, "as_of": to_micros(as_of)}
-        window = ""
-        if since is not None:
-            params["since"] = to_micros(since)
-            window += " AND at >= :since"
-        if until is not None:
-            params["until"] = to_micros(until)
-            window += " AND at < :until"
         rows = self._read(
             "SELECT turn_key, vec FROM turn_vectors WHERE user_id = :user AND embedder = :emb"
-            f" AND at <= :as_of{window}", params)
+            f" AND at <= :as_of{turn_window_sql(params, since, until)}", params)
         sims = _cosines(rows, query, embedder)
         if sims.size == 0:
             return Scored([])

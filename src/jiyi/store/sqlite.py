@@ -102,8 +102,8 @@ class SQLiteStore(SqliteReports, SqlWrites):
                 raise StoreError("the store is closed")
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"could not start a write: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"could not start a write ({self.location}): {exc}") from exc
             try:
                 yield
             except BaseException:
@@ -126,8 +126,8 @@ class SQLiteStore(SqliteReports, SqlWrites):
                 return
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"could not start a write: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"could not start a write ({self.location}): {exc}") from exc
             try:
                 yield self._conn
             except sqlite3.Error as exc:
@@ -198,7 +198,7 @@ class SQLiteStore(SqliteReports, SqlWrites):
         covered too), their turns' provenance rows, then: the FTS5 index merged (``optimize``) so
         no old segment keeps a token, freed pages zeroed (``secure_delete``) and the WAL
         checkpointed and truncated. Returns the number of units deleted."""
-        with self._lock:
+        with self._reading("erasure"):
             previous = int(self._conn.execute("PRAGMA secure_delete").fetchone()[0])
             self._conn.execute("PRAGMA secure_delete = ON")
             try:

@@ -41,29 +41,35 @@ class _SqliteBase(SqlReads):
     _conn: sqlite3.Connection
     _closed: bool
 
-    def _read(self, query: str, params: Any = None) -> list[sqlite3.Row]:
+    @contextmanager
+    def _reading(self, doing: str = "read") -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock, for reads: a closed store or a driver error (a
+        corrupt file, a missing table, a disk error) is a :class:`StoreError` naming the file,
+        never a raw ``sqlite3`` exception."""
         with self._lock:
             if self._closed:
                 raise StoreError("the store is closed")
             try:
-                return list(self._conn.execute(query, () if params is None else params))
+                yield self._conn
             except sqlite3.Error as exc:
-                raise StoreError(f"SQLite read failed ({self.location}): {exc}") from exc
+                raise StoreError(f"SQLite {doing} failed ({self.location}): {exc}") from exc
+
+    def _read(self, query: str, params: Any = None) -> list[sqlite3.Row]:
+        with self._reading() as conn:
+            return list(conn.execute(query, () if params is None else params))
 
     @contextmanager
     def _snapshot(self) -> Iterator[Rows]:
         """A read transaction (unless one is open: then its view) around the runner."""
-        with self._lock:
-            if self._closed:
-                raise StoreError("the store is closed")
-            own = not self._conn.in_transaction
+        with self._reading() as conn:
+            own = not conn.in_transaction
             if own:
-                self._conn.execute("BEGIN")
+                conn.execute("BEGIN")
             try:
                 yield self._read
             finally:
                 if own:
-                    self._conn.execute("COMMIT")
+                    conn.execute("COMMIT")
 
     def _size_bytes(self) -> int:
         """The database file and its WAL."""
@@ -90,7 +96,7 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
         body = fts_query(terms)
         if body is None:
             return Scored([])
-        with self._lock:  # a big user: their resident keyword index (keyword_cache)
+        with self._reading():  # a big user: their resident keyword index (keyword_cache)
             table = self._cached_table("kw", scope.user_id, "", 0)
             if isinstance(table, KeywordTable):
                 return table.search(scope, to_micros(as_of), terms, limit, _opt(since),
@@ -119,7 +125,7 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
         scope, as_of, embedder, q = search.scope, search.as_of, search.embedder, search.query
         since, until, types, history = search.since, search.until, search.types, search.history
         limit = search.limit
-        with self._lock:
+        with self._reading():
             table = self._cached_table("unit", scope.user_id, embedder, int(q.shape[0]))
             if table is not None:
                 mask = table.unit_mask(scope, to_micros(as_of), history, _opt(since),
@@ -140,7 +146,7 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
         since: datetime | None = None, until: datetime | None = None,
     ) -> Scored:
         q = np.asarray(query, dtype=np.float32).reshape(-1)
-        with self._lock:
+        with self._reading():
             table = self._cached_table("turn", user_id, embedder, int(q.shape[0]))
             if table is not None:
                 mask = table.turn_mask(to_micros(as_of), _opt(since), _opt(until))

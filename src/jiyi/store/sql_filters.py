@@ -63,15 +63,21 @@ def types_sql(dialect: Dialect, types: Sequence[MemoryType] | None,
     return f" AND {dialect.any_of('u.type', 'vt', values, params)}"
 
 
-def window_sql(params: dict[str, Any], since: datetime | None, until: datetime | None) -> str:
-    """Restrict to units whose world time (``valid_at``, else ``created_at``) is in a window."""
+#: A unit's world time: when it holds (``valid_at``), else when it was learned.
+WORLD_TIME = "COALESCE(u.valid_at, u.created_at)"
+
+
+def window_sql(params: dict[str, Any], since: datetime | None, until: datetime | None, *,
+               column: str = WORLD_TIME, key: str = "w") -> str:
+    """`` AND`` bounds putting ``column`` (by default the unit's world time) in
+    ``[since, until)``; fills ``params`` under ``{key}_since`` / ``{key}_until``."""
     parts = []
     if since is not None:
-        params["w_since"] = to_micros(since)
-        parts.append("COALESCE(u.valid_at, u.created_at) >= :w_since")
+        params[f"{key}_since"] = to_micros(since)
+        parts.append(f"{column} >= :{key}_since")
     if until is not None:
-        params["w_until"] = to_micros(until)
-        parts.append("COALESCE(u.valid_at, u.created_at) < :w_until")
+        params[f"{key}_until"] = to_micros(until)
+        parts.append(f"{column} < :{key}_until")
     return "".join(" AND " + p for p in parts)
 
 

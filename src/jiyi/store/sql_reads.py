@@ -8,7 +8,7 @@ only one engine can do (keyword search, vector search plans, resident caches) it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,7 +21,7 @@ from ..units import Entity, MemoryType, MemoryUnit
 from .base import Scope, StoreStats, TurnRecord, UnitEvent, Vector
 from .dialect import Dialect
 from .export import export_user_rows
-from .sql_filters import VALID_AT_SQL, scope_sql, types_sql, visible_sql
+from .sql_filters import VALID_AT_SQL, scope_sql, types_sql, visible_sql, window_sql
 from .sql_rows import (
     EVENT_COLUMNS,
     TURN_COLUMNS,
@@ -83,24 +83,26 @@ class SqlReads:
         return self._vector_hits(VectorSearch(scope, as_of, embedder, as_vector(query), limit,
                                               since, until, types, history))
 
+    def _rows_in(self, query: str, column: str, values: Sequence[str],
+                 params: dict[str, Any] | None = None) -> Iterator[Sequence[Any]]:
+        """The rows of ``query`` where ``column`` is one of ``values`` (its ``{in}`` marks
+        where), run over as many pieces of the distinct values as the dialect needs; every
+        value's rows come from one piece."""
+        for chunk in self.dialect.chunks(list(dict.fromkeys(values))):
+            bound = dict(params or {})
+            where = self.dialect.any_of(column, "in_", chunk, bound)
+            yield from self._read(query.replace("{in}", where), bound)
+
     # ------------------------------------------------------------------ units and turns
     def get_units(self, ids: Sequence[str]) -> list[MemoryUnit]:
-        found: dict[str, MemoryUnit] = {}
-        for chunk in self.dialect.chunks(ids):
-            params: dict[str, Any] = {}
-            where = self.dialect.any_of("u.id", "id", chunk, params)
-            for row in self._read(f"SELECT {UNIT_COLUMNS} FROM units u WHERE {where}", params):
-                found[row[0]] = unit_from_row(row)
+        found = {row[0]: unit_from_row(row) for row in self._rows_in(
+            f"SELECT {UNIT_COLUMNS} FROM units u WHERE {{in}}", "u.id", ids)}
         return [found[i] for i in ids if i in found]
 
     def get_turns(self, keys: Sequence[str]) -> list[TurnRecord]:
-        out: list[TurnRecord] = []
-        for chunk in self.dialect.chunks(keys):
-            params: dict[str, Any] = {}
-            where = self.dialect.any_of("key", "k", chunk, params)
-            out += [turn_from_row(r) for r in self._read(
-                f"SELECT {TURN_COLUMNS} FROM turns WHERE {where} ORDER BY seq, at", params)]
-        return sorted(out, key=lambda t: (t.seq, t.at))
+        turns = [turn_from_row(r) for r in self._rows_in(
+            f"SELECT {TURN_COLUMNS} FROM turns WHERE {{in}} ORDER BY seq, at", "key", keys)]
+        return sorted(turns, key=lambda t: (t.seq, t.at))
 
     def unit_turn_keys(self, unit_id: str) -> list[str]:
         return [r[0] for r in self._read(
@@ -125,13 +127,10 @@ class SqlReads:
     def find_turns(self, user_id: str, session_id: str,
                    turn_ids: Sequence[str]) -> dict[str, str]:
         out: dict[str, str] = {}
-        for chunk in self.dialect.chunks(list(dict.fromkeys(turn_ids))):
-            params: dict[str, Any] = {"user": user_id, "session": session_id}
-            where = self.dialect.any_of("turn_id", "tid", chunk, params)
-            for r in self._read("SELECT turn_id, key FROM turns WHERE user_id = :user"
-                                f" AND session_id = :session AND {where} ORDER BY seq DESC",
-                                params):
-                out[r[0]] = r[1]  # newest first, so the oldest key wins
+        for r in self._rows_in("SELECT turn_id, key FROM turns WHERE user_id = :user"
+                               " AND session_id = :session AND {in} ORDER BY seq DESC",
+                               "turn_id", turn_ids, {"user": user_id, "session": session_id}):
+            out[r[0]] = r[1]  # newest first, so the oldest key wins
         return out
 
     def find_units(
@@ -160,50 +159,34 @@ class SqlReads:
         if content_hash is not None:
             params["hash"] = content_hash
             where.append("u.content_hash = :hash")
-        if since is not None:
-            params["since"] = to_micros(since)
-            where.append("u.created_at >= :since")
-        if until is not None:
-            params["until"] = to_micros(until)
-            where.append("u.created_at < :until")
+        learned = window_sql(params, since, until, column="u.created_at", key="learned")
         rows = self._read(
-            f"SELECT {UNIT_COLUMNS} FROM units u WHERE {' AND '.join(where)}"
+            f"SELECT {UNIT_COLUMNS} FROM units u WHERE {' AND '.join(where)}{learned}"
             " ORDER BY u.created_at DESC, u.id LIMIT :limit", params)
         return [unit_from_row(r) for r in rows]
 
     def source_turns(self, unit_ids: Sequence[str]) -> dict[str, list[TurnRecord]]:
         out: dict[str, list[TurnRecord]] = {}
-        for chunk in self.dialect.chunks(list(dict.fromkeys(unit_ids))):
-            params: dict[str, Any] = {}
-            where = self.dialect.any_of("ut.unit_id", "id", chunk, params)
-            for r in self._read(
-                    "SELECT ut.unit_id, t.key, t.turn_id, t.session_id, t.user_id, t.role, t.text,"
-                    " t.at, t.speaker, t.seq FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
-                    f" WHERE {where} ORDER BY t.seq, t.at", params):
-                out.setdefault(r[0], []).append(turn_from_row(r[1:]))
+        for r in self._rows_in(
+                "SELECT ut.unit_id, t.key, t.turn_id, t.session_id, t.user_id, t.role, t.text,"
+                " t.at, t.speaker, t.seq FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
+                " WHERE {in} ORDER BY t.seq, t.at", "ut.unit_id", unit_ids):
+            out.setdefault(r[0], []).append(turn_from_row(r[1:]))
         return out
 
     def turn_units(self, turn_keys: Sequence[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
-        for chunk in self.dialect.chunks(list(dict.fromkeys(turn_keys))):
-            params: dict[str, Any] = {}
-            where = self.dialect.any_of("turn_key", "k", chunk, params)
-            for r in self._read(f"SELECT turn_key, unit_id FROM unit_turns WHERE {where}", params):
-                out.setdefault(r[0], []).append(r[1])
+        for r in self._rows_in("SELECT turn_key, unit_id FROM unit_turns WHERE {in}",
+                               "turn_key", turn_keys):
+            out.setdefault(r[0], []).append(r[1])
         return out
 
     def next_turns(self, turn_keys: Sequence[str]) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for chunk in self.dialect.chunks(list(dict.fromkeys(turn_keys))):
-            params: dict[str, Any] = {}
-            where = self.dialect.any_of("t.key", "k", chunk, params)
-            for r in self._read(
-                    "SELECT t.key, (SELECT n.key FROM turns n WHERE n.user_id = t.user_id"
-                    " AND n.session_id = t.session_id AND n.seq > t.seq ORDER BY n.seq LIMIT 1)"
-                    f" FROM turns t WHERE {where}", params):
-                if r[1] is not None:
-                    out[r[0]] = r[1]
-        return out
+        rows = self._rows_in(
+            "SELECT t.key, (SELECT n.key FROM turns n WHERE n.user_id = t.user_id"
+            " AND n.session_id = t.session_id AND n.seq > t.seq ORDER BY n.seq LIMIT 1)"
+            " FROM turns t WHERE {in}", "t.key", turn_keys)
+        return {r[0]: r[1] for r in rows if r[1] is not None}
 
     # ------------------------------------------------------------------ entity searches
     def entity_search(

@@ -1,9 +1,11 @@
 """PostgreSQL + pgvector backend: one memory shared by many worker processes and machines.
 
 Same contract as :class:`jiyi.store.sqlite.SQLiteStore` (the contract suite in
-``tests/test_store_contract.py`` runs against both). Scope, type and ``as_of`` filters are WHERE
-clauses; upserts are ``INSERT ... ON CONFLICT``; every write method is one transaction taken
-from a ``psycopg_pool`` connection pool, so a worker's threads share a few connections.
+``tests/test_store_contract.py`` runs against both), and the same SQL: the shared reads and
+writes (:mod:`.sql_reads`, :mod:`.sql_writes`) in the :data:`~.dialect.POSTGRES` dialect. This
+module holds only the engine's own steps: the connection pool (every write method is one
+transaction from it, so a worker's threads share a few connections), the per-user placement
+lock, the turn's BIGSERIAL order number, the ``units_fts`` row and the HNSW indexes.
 
 Vector search picks its plan by how many units the user has (:attr:`PostgresStore.exact_scan_max`):
 up to that many, an exact scan of the user's vectors (a few milliseconds, and exact); beyond it,
@@ -36,6 +38,7 @@ from .sql_writes import Spaces, SqlWrites, spaces_dims
 from .sqlite_sql import fts_body
 
 Conn = psycopg.Connection[tuple[Any, ...]]
+
 
 def redact_url(url: str) -> str:
     """The URL with any password replaced by ``***`` (what logs and ``stats`` may show)."""

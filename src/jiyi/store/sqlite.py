@@ -1,4 +1,9 @@
-"""The embedded default: one SQLite file, WAL, FTS5 over segmented text, vectors as BLOBs (S12)."""
+"""The embedded default: one SQLite file, WAL, FTS5 over segmented text, vectors as BLOBs (S12).
+
+The SQL shared with PostgreSQL (:mod:`.sql_reads`, :mod:`.sql_writes`) runs here in the
+:data:`~.dialect.SQLITE` dialect; this module holds the engine's own steps: the one guarded
+connection and its write transactions, the turn's order number, the FTS5 row with its owner
+token and rowid map, the erasure that leaves no copy in the file, and bulk copies."""
 
 from __future__ import annotations
 

@@ -1,29 +1,27 @@
-"""The embedded default: one SQLite file, WAL, FTS5 over segmented text, vectors as BLOBs (S12)."""
+"""The embedded default: one SQLite file, WAL, FTS5 over segmented text, vectors as BLOBs (S12).
+
+The SQL shared with PostgreSQL (:mod:`.sql_reads`, :mod:`.sql_writes`) runs here in the
+:data:`~.dialect.SQLITE` dialect; this module holds the engine's own steps: the one guarded
+connection and its write transactions, the turn's order number, the FTS5 row with its owner
+token and rowid map, the erasure that leaves no copy in the file, and bulk copies."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..clock import to_micros, utc_now
+from ..clock import to_micros
 from ..errors import StoreError
 from ..units import MemoryUnit
-from .base import (
-    IngestBatch,
-    RecallLogEntry,
-    TurnRecord,
-    UnitEvent,
-    Vector,
-    missing_store_message,
-)
+from .base import TurnRecord, missing_store_message
+from .sql_filters import VALID_AT_SQL, scope_sql
+from .sql_writes import SqlWrites
 from .sqlite_caps import SqliteCapabilities
 from .sqlite_migrations import (
     NEW_CACHE_EPOCH_SQL,
@@ -33,14 +31,7 @@ from .sqlite_migrations import (
     register_functions,
 )
 from .sqlite_queries import SqliteReports
-from .sqlite_sql import (  # re-exported: the keyword body and the validity rule are shared
-    VALID_AT_SQL,
-    fts_body,
-    fts_query,
-    opt_micros,
-    scope_sql,
-    segmented,
-)
+from .sqlite_sql import fts_body, fts_query, segmented  # re-exported: the keyword body is shared
 from .sqlite_vector_cache import cache_bytes_from_env
 from .vector_cache import TableCache
 
@@ -49,11 +40,12 @@ __all__ = ["VALID_AT_SQL", "SQLiteStore", "fts_body", "fts_query", "scope_sql", 
 BUSY_TIMEOUT_MS = 30_000
 
 
-class SQLiteStore(SqliteCapabilities, SqliteReports):
+class SQLiteStore(SqliteCapabilities, SqliteReports, SqlWrites):
     """SQLite backend. One connection guarded by a lock; writes are ``BEGIN IMMEDIATE``
     transactions; other processes coordinate through WAL and ``busy_timeout``."""
 
     backend = "sqlite"
+    _keywords_need_history = True  # an updated unit's FTS row is replaced, from all its turns
 
     def __init__(self, path: str, *, synchronous: str = "NORMAL", create: bool = True,
                  vector_cache_bytes: int | None = None) -> None:
@@ -116,8 +108,8 @@ class SQLiteStore(SqliteCapabilities, SqliteReports):
                 raise StoreError("the store is closed")
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"could not start a write: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"could not start a write ({self.location}): {exc}") from exc
             try:
                 yield
             except BaseException:
@@ -140,8 +132,8 @@ class SQLiteStore(SqliteCapabilities, SqliteReports):
                 return
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"could not start a write: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"could not start a write ({self.location}): {exc}") from exc
             try:
                 yield self._conn
             except sqlite3.Error as exc:
@@ -153,67 +145,20 @@ class SQLiteStore(SqliteCapabilities, SqliteReports):
             else:
                 self._conn.execute("COMMIT")
 
-    @staticmethod
-    def _unit_params(unit: MemoryUnit, now: int) -> dict[str, Any]:
-        return {
-            "id": unit.id, "user_id": unit.user_id, "session_id": unit.session_id,
-            "type": unit.type.value, "content": unit.content, "content_hash": unit.content_hash,
-            "slot": unit.slot, "topic": unit.topic,
-            "created_at": to_micros(unit.created_at), "expires_in": unit.lifespan.expires_in,
-            "expires_at": to_micros(unit.expires_at),
-            "relevance_score": unit.relevance_score,
-            "valid_at": opt_micros(unit.valid_at), "valid_until": opt_micros(unit.valid_until),
-            "invalidated_at": opt_micros(unit.invalidated_at),
-            "invalidation_reason": unit.invalidation_reason,
-            "supersedes": unit.supersedes, "superseded_by": unit.superseded_by,
-            "source_turn_ids": json.dumps(unit.source_turn_ids, ensure_ascii=False),
-            "entities": json.dumps([e.model_dump() for e in unit.entities], ensure_ascii=False),
-            "updated_at": now,
-        }
-
     # ------------------------------------------------------------------ writes
-    def commit_ingest(self, batch: IngestBatch) -> None:
-        now = to_micros(utc_now())
-        turn = batch.turn
-        with self._write() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO turns"
-                " (key, turn_id, session_id, user_id, role, speaker, text, at, seq)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM turns))",
-                (turn.key, turn.turn_id, turn.session_id, turn.user_id, turn.role, turn.speaker,
-                 turn.text, to_micros(turn.at)),
-            )
-            if batch.turn_vector is not None:
-                self._put_turn_vector(conn, turn, batch.embedder, batch.turn_vector)
-            for unit in batch.upserts:
-                self._upsert_unit(conn, unit, now, turn)
-            for embedder, vectors in batch.vectors_by_embedder().items():
-                for unit_id, vec in vectors.items():
-                    self._put_vector(conn, unit_id, embedder, vec)
-            for unit_id, at, reason, by in batch.invalidations:
-                self._invalidate(conn, unit_id, at, reason, by)
-            self._events(conn, batch.events)
+    def _insert_turn(self, conn: sqlite3.Connection, turn: TurnRecord) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO turns"
+            " (key, turn_id, session_id, user_id, role, speaker, text, at, seq)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM turns))",
+            (turn.key, turn.turn_id, turn.session_id, turn.user_id, turn.role, turn.speaker,
+             turn.text, to_micros(turn.at)),
+        )
 
-    def _upsert_unit(
-        self, conn: sqlite3.Connection, unit: MemoryUnit, now: int, turn: TurnRecord
-    ) -> None:
-        existed = conn.execute("SELECT 1 FROM units WHERE id = ?", (unit.id,)).fetchone() is not None
-        params = self._unit_params(unit, now)
-        cols = list(params)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in cols if c not in ("id", "created_at"))
-        conn.execute(
-            f"INSERT INTO units ({', '.join(cols)}) VALUES ({', '.join(':' + c for c in cols)})"
-            f" ON CONFLICT (id) DO UPDATE SET {updates}",
-            params,
-        )
-        conn.execute(
-            "INSERT OR IGNORE INTO unit_turns (unit_id, turn_key) VALUES (?, ?)", (unit.id, turn.key)
-        )
-        conn.execute("DELETE FROM unit_entities WHERE unit_id = ?", (unit.id,))
-        conn.executemany(
-            "INSERT INTO unit_entities (unit_id, user_id, kind, value) VALUES (?, ?, ?, ?)",
-            [(unit.id, unit.user_id, e.kind, e.value) for e in unit.entities],
-        )
+    def _index_keywords(self, conn: sqlite3.Connection, unit: MemoryUnit, turn: TurnRecord,
+                        existed: bool) -> None:
+        """The FTS5 row (with the owner token that keeps searches in the user's postings) and
+        its entry in the rowid map; a new unit's only source is this turn."""
         if existed:
             sources = [
                 row[0]
@@ -223,7 +168,7 @@ class SQLiteStore(SqliteCapabilities, SqliteReports):
                     (unit.id,),
                 )
             ]
-            self._delete_fts(conn, [unit.id])
+            self._delete_keywords(conn, [unit.id])
         else:
             sources = [turn.text]
         cur = conn.execute(
@@ -235,8 +180,7 @@ class SQLiteStore(SqliteCapabilities, SqliteReports):
             (unit.id, cur.lastrowid),
         )
 
-    @staticmethod
-    def _delete_fts(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+    def _delete_keywords(self, conn: sqlite3.Connection, ids: Sequence[str]) -> None:
         """Delete the keyword rows of ``ids`` by FTS rowid (an FTS5 ``unit_id`` match would scan
         the whole index); units copied in without a map entry fall back to the scan."""
         marks = ", ".join("?" * len(ids))
@@ -252,126 +196,6 @@ class SQLiteStore(SqliteCapabilities, SqliteReports):
             )
         conn.execute(f"DELETE FROM unit_fts_rows WHERE unit_id IN ({marks})", list(ids))
 
-    @staticmethod
-    def _put_vector(conn: sqlite3.Connection, unit_id: str, embedder: str, vec: Vector) -> None:
-        arr = np.asarray(vec, dtype=np.float32).reshape(-1)
-        conn.execute(
-            "INSERT INTO unit_vectors (unit_id, embedder, dim, vec) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (unit_id, embedder) DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
-            (unit_id, embedder, int(arr.shape[0]), arr.tobytes()),
-        )
-
-    @staticmethod
-    def _put_turn_vector(conn: sqlite3.Connection, turn: TurnRecord, embedder: str,
-                         vec: Vector) -> None:
-        arr = np.asarray(vec, dtype=np.float32).reshape(-1)
-        conn.execute(
-            "INSERT INTO turn_vectors (turn_key, embedder, user_id, at, dim, vec)"
-            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (turn_key, embedder)"
-            " DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
-            (turn.key, embedder, turn.user_id, to_micros(turn.at), int(arr.shape[0]),
-             arr.tobytes()),
-        )
-
-    def put_turn_vectors(self, embedder: str, turns: Sequence[TurnRecord],
-                         vectors: Sequence[Vector]) -> None:
-        with self._write() as conn:
-            for turn, vec in zip(turns, vectors, strict=True):
-                self._put_turn_vector(conn, turn, embedder, vec)
-
-    @staticmethod
-    def _invalidate(
-        conn: sqlite3.Connection, unit_id: str, at: datetime, reason: str, by: str | None
-    ) -> None:
-        conn.execute(
-            "UPDATE units SET invalidated_at = COALESCE(invalidated_at, :at),"
-            " invalidation_reason = COALESCE(invalidation_reason, :reason),"
-            " superseded_by = COALESCE(:by, superseded_by),"
-            " valid_until = CASE WHEN valid_until IS NULL OR valid_until > :at THEN :at"
-            " ELSE valid_until END, updated_at = :now WHERE id = :id",
-            {"at": to_micros(at), "reason": reason, "by": by, "id": unit_id,
-             "now": to_micros(utc_now())},
-        )
-
-    @staticmethod
-    def _events(conn: sqlite3.Connection, events: Sequence[UnitEvent]) -> None:
-        conn.executemany(
-            "INSERT INTO unit_events (unit_id, at, event, detail, score_after) VALUES (?, ?, ?, ?, ?)",
-            [(e.unit_id, to_micros(e.at), e.event, e.detail, e.score_after) for e in events],
-        )
-
-    def set_relevance(self, unit_id: str, score: float, event: UnitEvent) -> None:
-        with self._write() as conn:
-            cur = conn.execute(
-                "UPDATE units SET relevance_score = ?, updated_at = ? WHERE id = ?",
-                (score, to_micros(utc_now()), unit_id),
-            )
-            if cur.rowcount == 0:
-                from ..errors import NotFoundError
-
-                raise NotFoundError(f"no unit {unit_id!r}")
-            self._events(conn, [event])
-
-    def invalidate(
-        self, unit_id: str, at: datetime, reason: str, superseded_by: str | None = None
-    ) -> None:
-        with self._write() as conn:
-            self._invalidate(conn, unit_id, at, reason, superseded_by)
-            self._events(conn, [UnitEvent(unit_id, at, "invalidated", reason)])
-
-    def put_vectors(self, embedder: str, vectors: dict[str, Vector]) -> None:
-        with self._write() as conn:
-            for unit_id, vec in vectors.items():
-                self._put_vector(conn, unit_id, embedder, vec)
-
-    def log_recall(self, entries: Sequence[RecallLogEntry]) -> None:
-        if not entries:
-            return
-        with self._write() as conn:
-            conn.executemany(
-                "INSERT INTO recall_log (recall_id, at, session_id, user_id, unit_id, stage, rank)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(e.recall_id, to_micros(e.at), e.session_id, e.user_id, e.unit_id, e.stage, e.rank)
-                 for e in entries],
-            )
-
-    def mark_recall_used(self, unit_id: str, used: bool) -> None:
-        """Mark the latest unjudged recall of ``unit_id`` as used (or not)."""
-        with self._write() as conn:
-            conn.execute(
-                "UPDATE recall_log SET used = ? WHERE id = (SELECT id FROM recall_log"
-                " WHERE unit_id = ? AND used IS NULL ORDER BY at DESC, id DESC LIMIT 1)",
-                (1 if used else 0, unit_id),
-            )
-
-    def purge_expired(self, older_than: datetime) -> int:
-        """Hard-delete units that expired or were invalidated before ``older_than``."""
-        cutoff = to_micros(older_than)
-        with self._write() as conn:
-            ids = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT id FROM units WHERE expires_at < :c OR invalidated_at < :c"
-                    " OR valid_until < :c",
-                    {"c": cutoff},
-                )
-            ]
-            self._delete_units(conn, ids)
-        return len(ids)
-
-    @staticmethod
-    def _delete_units(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
-        for start in range(0, len(ids), 500):
-            chunk = list(ids[start:start + 500])
-            marks = ", ".join("?" * len(chunk))
-            SQLiteStore._delete_fts(conn, chunk)
-            for table, col in (
-                ("unit_vectors", "unit_id"),
-                ("unit_entities", "unit_id"), ("unit_turns", "unit_id"),
-                ("unit_events", "unit_id"), ("recall_log", "unit_id"), ("units", "id"),
-            ):
-                conn.execute(f"DELETE FROM {table} WHERE {col} IN ({marks})", chunk)
-
     def erase_user(self, user_id: str) -> int:
         """Hard-delete everything held about ``user_id`` and leave no copy in the file (issue 9).
 
@@ -380,24 +204,12 @@ class SQLiteStore(SqliteCapabilities, SqliteReports):
         covered too), their turns' provenance rows, then: the FTS5 index merged (``optimize``) so
         no old segment keeps a token, freed pages zeroed (``secure_delete``) and the WAL
         checkpointed and truncated. Returns the number of units deleted."""
-        with self._lock:
+        with self._reading("erasure"):
             previous = int(self._conn.execute("PRAGMA secure_delete").fetchone()[0])
             self._conn.execute("PRAGMA secure_delete = ON")
             try:
                 with self._write() as conn:
-                    ids = [r[0] for r in conn.execute(
-                        "SELECT id FROM units WHERE user_id = ?", (user_id,))]
-                    self._delete_units(conn, ids)
-                    user_tables, unit_tables = self._tables_by_owner_column(conn)
-                    for start in range(0, len(ids), 500):
-                        chunk = ids[start:start + 500]
-                        marks = ", ".join("?" * len(chunk))
-                        for table in unit_tables:
-                            conn.execute(f'DELETE FROM "{table}" WHERE unit_id IN ({marks})', chunk)
-                    conn.execute("DELETE FROM unit_turns WHERE turn_key IN"
-                                 " (SELECT key FROM turns WHERE user_id = ?)", (user_id,))
-                    for table in user_tables:
-                        conn.execute(f'DELETE FROM "{table}" WHERE user_id = ?', (user_id,))
+                    ids = self._erase_rows(conn, user_id)
                     conn.execute("INSERT INTO units_fts (units_fts) VALUES ('optimize')")
                     conn.execute(NEW_CACHE_EPOCH_SQL)  # every process drops its cached tables
                 self._drop_cached_user(user_id)
@@ -407,8 +219,7 @@ class SQLiteStore(SqliteCapabilities, SqliteReports):
                 self._conn.execute(f"PRAGMA secure_delete = {previous}")
         return len(ids)
 
-    @staticmethod
-    def _tables_by_owner_column(conn: sqlite3.Connection) -> tuple[list[str], list[str]]:
+    def _owned_tables(self, conn: sqlite3.Connection) -> tuple[list[str], list[str]]:
         """Ordinary tables (not FTS shadow tables) with a ``user_id`` / ``unit_id`` column."""
         rows = conn.execute(
             "SELECT name, sql FROM sqlite_master WHERE type = 'table'"

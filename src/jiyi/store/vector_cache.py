@@ -4,8 +4,8 @@ Without it, every recall of a user read all their vector BLOBs from SQLite and s
 (545 ms p95 for a 50,000-unit user at 1M units). A :class:`VectorTable` keeps one user's float32
 vectors of one embedder as a matrix, with the columns the searches filter on (instants, session,
 type, superseded) as numpy arrays, so a search is a few boolean masks and one matrix-vector
-product. The filters are the SQL ones (:data:`~.sqlite_sql.VALID_AT_SQL`,
-:data:`~.sqlite_sql.KNOWN_AT_SQL`, ``scope_sql``, ``types_sql``, the window) written over arrays;
+product. The filters are the SQL ones (:data:`~.sql_filters.VALID_AT_SQL`,
+:data:`~.sql_filters.KNOWN_AT_SQL`, ``scope_sql``, ``types_sql``, the window) written over arrays;
 a contract test runs every search both ways and compares.
 
 This module holds no SQL: :mod:`.sqlite_vector_cache` loads tables, keeps them fresh through
@@ -204,7 +204,7 @@ class VectorTable:
 
     def unit_mask(self, scope: Scope, as_of: int, history: bool, since: int | None,
                   until: int | None, types: Sequence[MemoryType] | None) -> Bools:
-        """The rows :func:`~.sqlite_sql.visible_sql`, ``scope_sql``, the window and
+        """The rows :func:`~.sql_filters.visible_sql`, ``scope_sql``, the window and
         ``types_sql`` keep (the user is the table's)."""
         n, c = self.n, self.cols
         created, valid_at = c["created_at"][:n], c["valid_at"][:n]

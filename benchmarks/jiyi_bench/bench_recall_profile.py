@@ -52,7 +52,7 @@ STAGE_MEANING: dict[str, str] = {
              " the wait for it after the stages above",
     "vector": "vector search of units",
     "turn_vector": "vector search of the raw turns (episodic layer, with its z scale)",
-    "topic": "topic tracking (S18)",
+    "topic": "topic tracking (topic switches)",
     "read": "candidate reads: units, source turns, units of found turns, replaced slots"
             " (after the vector searches: what the prefetch did not read)",
     "rerank": "scoring and sorting the candidates (no store access)",

@@ -33,7 +33,7 @@ def missing_store_message(location: str) -> str:
 
 @dataclass(frozen=True)
 class Scope:
-    """Whose memory a query may see (S16): the session's units plus the same user's user-level
+    """Whose memory a query may see (session isolation): the session's units plus the same user's user-level
     units from any session. ``session_id=None`` means every session of the user (admin views)."""
 
     user_id: str
@@ -80,7 +80,7 @@ class IngestBatch:
     invalidations: list[tuple[str, datetime, str, str | None]] = field(default_factory=list)
     # (unit_id, at, reason, superseded_by)
     events: list[UnitEvent] = field(default_factory=list)
-    #: Vectors of other embedders (per-type embedders, S8): embedder name -> unit id -> vector.
+    #: Vectors of other embedders (per-type embedders): embedder name -> unit id -> vector.
     more_vectors: dict[str, dict[str, Vector]] = field(default_factory=dict)
     #: The raw turn's own vector (the episodic layer) in ``embedder``'s space; None: not embedded.
     turn_vector: Vector | None = None
@@ -233,10 +233,10 @@ class Store(Protocol):
         types: Sequence[MemoryType] | None = None, history: bool = False,
     ) -> list[tuple[str, float]]:
         """Cosine search in ``embedder``'s space; ``types`` restricts it to the unit types
-        routed to that embedder (per-type embedders, S8) inside the SQL (None: every type;
+        routed to that embedder (per-type embedders) inside the SQL (None: every type;
         empty: nothing). The same ``types`` rule holds for the two missing-vector queries."""
         ...
-    # -- the episodic layer (issue 13): every raw turn of a user, from any session
+    # -- the episodic layer: every raw turn of a user, from any session
     def keyword_scored(
         self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
         since: datetime | None = None, until: datetime | None = None, history: bool = False,
@@ -264,7 +264,7 @@ class Store(Protocol):
     def units_missing_vectors(
         self, embedder: str, limit: int, types: Sequence[MemoryType] | None = None
     ) -> list[MemoryUnit]: ...
-    # -- added for the read path (issue 4)
+    # -- the read path's searches
     def entity_kind_search(
         self, scope: Scope, as_of: datetime, kinds: Sequence[str], limit: int,
         history: bool = False,

@@ -35,7 +35,7 @@ def fold_tokens(text: str) -> list[str]:
     return _WORD.findall(folded)
 
 
-#: Keyword bodies whose tokens are kept (issue 16: a big user's common word matches thousands
+#: Keyword bodies whose tokens are kept (a big user's common word matches thousands
 #: of rows per recall, and folding their text was most of the keyword stage). Keyed by the body
 #: text itself, so a changed body is a new entry and nothing can go stale; tokens are interned
 #: (shared between bodies), ~1 kB per entry.

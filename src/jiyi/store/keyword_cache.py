@@ -1,4 +1,4 @@
-"""A resident keyword index of one big user (issue 16): BM25 without FTS5 or a Python loop.
+"""A resident keyword index of one big user: BM25 without FTS5 or a Python loop.
 
 For a user with tens of thousands of units, a common word matched ~10,000 of their rows: FTS5
 walked that word's doclist over EVERY user (30-115 ms at 1M units) and :func:`.fts_rank.bm25_rank`

@@ -104,7 +104,7 @@ class PgSearch(_PgBase):
         params: dict[str, Any] = {"emb": embedder, "as_of": to_micros(search.as_of), "q": q,
                                   "limit": search.limit, "dim": dim,
                                   "cap": self.exact_scan_max + 1}
-        # types: per-type embedders (S8), only the types routed to `embedder`
+        # types: per-type embedders, only the types routed to `embedder`
         filters = self.dialect.sql(unit_search_sql(
             self.dialect, search.scope, params, history=search.history, since=search.since,
             until=search.until, types=search.types))
@@ -145,7 +145,7 @@ class PgSearch(_PgBase):
                  filters=sql.SQL(filters))
         return conn.execute(query, params).fetchall()
 
-    # -- the episodic layer (issue 13)
+    # -- the episodic layer
     def turn_vector_search(
         self, user_id: str, as_of: datetime, embedder: str, query: Vector, limit: int,
         since: datetime | None = None, until: datetime | None = None,

@@ -47,9 +47,6 @@ class SqlWrites:
     #: query per upserted unit, so only backends that use it pay it).
     _keywords_need_history: ClassVar[bool] = False
 
-    #: The parameters of a unit's upsert (kept here for callers that insert units in bulk).
-    _unit_params = staticmethod(unit_params)
-
     def _write(self) -> AbstractContextManager[Any]:
         raise NotImplementedError
 

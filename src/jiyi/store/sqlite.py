@@ -1,4 +1,4 @@
-"""The embedded default: one SQLite file, WAL, FTS5 over segmented text, vectors as BLOBs (S12).
+"""The embedded default: one SQLite file, WAL, FTS5 over segmented text, vectors as BLOBs.
 
 The SQL shared with PostgreSQL (:mod:`.sql_reads`, :mod:`.sql_writes`) runs here in the
 :data:`~.dialect.SQLITE` dialect; this module holds the engine's own steps: the one guarded
@@ -20,7 +20,6 @@ from ..clock import to_micros
 from ..errors import StoreError
 from ..units import MemoryUnit
 from .base import TurnRecord, missing_store_message
-from .sql_filters import VALID_AT_SQL, scope_sql
 from .sql_writes import SqlWrites
 from .sqlite_caps import SqliteCapabilities
 from .sqlite_migrations import (
@@ -31,11 +30,11 @@ from .sqlite_migrations import (
     register_functions,
 )
 from .sqlite_queries import SqliteReports
-from .sqlite_sql import fts_body, fts_query, segmented  # re-exported: the keyword body is shared
+from .sqlite_sql import fts_body
 from .sqlite_vector_cache import cache_bytes_from_env
 from .vector_cache import TableCache
 
-__all__ = ["VALID_AT_SQL", "SQLiteStore", "fts_body", "fts_query", "scope_sql", "segmented"]
+__all__ = ["SQLiteStore"]
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -197,7 +196,7 @@ class SQLiteStore(SqliteCapabilities, SqliteReports, SqlWrites):
         conn.execute(f"DELETE FROM unit_fts_rows WHERE unit_id IN ({marks})", list(ids))
 
     def erase_user(self, user_id: str) -> int:
-        """Hard-delete everything held about ``user_id`` and leave no copy in the file (issue 9).
+        """Hard-delete everything held about ``user_id`` and leave no copy in the file (the right to erasure).
 
         Every row of the user in every table with a ``user_id`` column and every row of their
         units in every table with a ``unit_id`` column (so tables added by later migrations are

@@ -140,7 +140,7 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
             f" WHERE v.embedder = :emb AND {filters}", params)
         return _top_cosines(rows, q, embedder, limit)
 
-    # -- the episodic layer (issue 13): raw turns, searchable across the user's sessions
+    # -- the episodic layer: raw turns, searchable across the user's sessions
     def turn_vector_search(
         self, user_id: str, as_of: datetime, embedder: str, query: Vector, limit: int,
         since: datetime | None = None, until: datetime | None = None,

@@ -1,4 +1,4 @@
-"""Resident vector matrices for the SQLite backend (issue 16): one user's vectors in RAM.
+"""Resident vector matrices for the SQLite backend: one user's vectors in RAM.
 
 Without it, every recall of a user read all their vector BLOBs from SQLite and stacked them
 (545 ms p95 for a 50,000-unit user at 1M units). A :class:`VectorTable` keeps one user's float32

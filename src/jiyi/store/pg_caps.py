@@ -13,9 +13,9 @@ from typing import Any
 from psycopg import sql
 
 from .capabilities import TableRows
+from .dialect import POSTGRES
 from .health_sql import Execute, SqlHealthState
 from .pg_queries import Conn, _PgBase
-from .postgres_migrations import pyformat
 
 #: Rows fetched per round trip while streaming a table (a server-side cursor).
 BATCH = 5000
@@ -79,7 +79,7 @@ class PgCapabilities(_PgBase):
 
 
 def _execute(conn: Conn, query: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
-    cur = conn.execute(pyformat(query).encode(), params)
+    cur = conn.execute(POSTGRES.sql(query).encode(), params)
     return cur.fetchall() if cur.description is not None else []
 
 
@@ -87,7 +87,7 @@ class _PgHealthSql:
     """PostgreSQL for :class:`~.health_sql.SqlHealthState`: pooled autocommit reads, one
     transaction per write, and ``FOR UPDATE`` so concurrent workers agree on a streak."""
 
-    row_lock = " FOR UPDATE"
+    row_lock = POSTGRES.for_update
 
     def __init__(self, store: _PgBase) -> None:
         self._store = store

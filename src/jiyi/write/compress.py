@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from ..text.segment import has_cjk
 from ..units import MAX_CONTENT_CHARS
 
+#: The full stop is matched first and the abbreviations are looked behind it ("Dr.", "No.",
+#: "U."), so the many positions without a terminator fail at their first character.
 _SENT_END = re.compile(
-    r"[。！？!?；;\n]+|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bvs)(?<!\bProf)(?<!\bNo)"
-    r"(?<!\b[A-Z])\.(?=\s|$)|…+|\.{3,}")
+    r"[。！？!?；;\n]+|\.(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bvs\.)"
+    r"(?<!\bProf\.)(?<!\bNo\.)(?<!\b[A-Z]\.)(?=\s|$)|…+|\.{3,}")
 #: A run of this many characters without a space or a CJK character is a blob (base64, minified
 #: data, a long URL), not words: it cannot be cut into units without breaking it, so it is named.
 MAX_TOKEN_CHARS = 64
@@ -92,17 +94,16 @@ def split_sentences(text: str) -> list[Sentence]:
     """Sentences with their offsets; the terminating punctuation stays with its sentence."""
     out: list[Sentence] = []
     pos = 0
-    for m in _SENT_END.finditer(text):
-        end = m.end()
+    ends = [m.end() for m in _SENT_END.finditer(text)]
+    if not ends or ends[-1] < len(text):
+        ends.append(len(text))
+    for end in ends:
         piece = text[pos:end]
-        if piece.strip():
+        stripped = piece.strip()
+        if stripped:
             lead = len(piece) - len(piece.lstrip())
-            out.append(Sentence(piece.strip(), pos + lead, pos + lead + len(piece.strip())))
+            out.append(Sentence(stripped, pos + lead, pos + lead + len(stripped)))
         pos = end
-    if pos < len(text) and text[pos:].strip():
-        piece = text[pos:]
-        lead = len(piece) - len(piece.lstrip())
-        out.append(Sentence(piece.strip(), pos + lead, pos + lead + len(piece.strip())))
     return out
 
 

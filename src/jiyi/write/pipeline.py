@@ -301,8 +301,9 @@ def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type
 
 def _shift(e: Entity, offset: int) -> Entity:
     """``e`` with its span made relative to ``offset`` (a sentence or clause start)."""
-    return Entity.model_construct(kind=e.kind, text=e.text, value=e.value,
-                                  start=e.start - offset, end=e.end - offset)
+    # the validating constructor is cheaper than ``model_construct`` for five plain fields
+    return Entity(kind=e.kind, text=e.text, value=e.value, start=e.start - offset,
+                  end=e.end - offset)
 
 
 def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention],

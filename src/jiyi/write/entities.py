@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ..text.segment import to_simplified
+from ..text.segment import has_cjk, to_simplified
 from ..units import Entity
 from .lexicon import (
     CITIES_EN,
@@ -184,6 +184,9 @@ _ADDR_LEAD_WORDS = re.compile(
     r"住在|住|搬到|搬去|搬家到|搬来|搬來|搬进|搬進|寄到|寄去|寄给|寄給|寄|送到|送去|送|发到|發到|发往|發往|"
     r"改到|改成|改为|改為|换成|換成|换到|換到|更新为|更新為|更新成|地址|住址|是|为|為|在|了|请|請|帮我|幫我|"
     r"[:：，,\s])+")
+#: A Chinese address needs one of these words; without one its costly pattern does not run.
+_ADDR_ZH_WORD = re.compile(r"[路街道巷弄]|胡同")
+_PLACEHOLDER = re.compile(r"\[[A-Z_]+(?:_\d+)?\]")
 _REGION = re.compile("|".join(sorted((*CITIES_ZH, *PROVINCES_ZH), key=len, reverse=True)))
 _ADDR_EN = re.compile(_at("0-9") + r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Place|Pl\.?)(?![A-Za-z])(?:,?\s*(?:Apt|Suite|Unit)\.?\s*\d+[A-Za-z]?)?")
 _PRODUCT = re.compile(
@@ -295,17 +298,20 @@ def _trim_zh_name(name: str) -> str:
     return name[:head] + given
 
 
-def _people(text: str) -> list[Entity]:
+def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
+    """People; ``cjk`` / ``latin``: whether the text has any Chinese / Latin letters at all."""
     out: list[Entity] = []
-    for m in _ZH_INTRO.finditer(text):
+    for m in _ZH_INTRO.finditer(text) if cjk else ():
         name = _trim_zh_name(m.group(1))
         s = m.start(1)
         if len(name) >= 2 and not _ROLE_NOUN.search(text, s + 1, s + len(name) + 2):
             out.append(Entity(kind="person", text=name, value=to_simplified(name), start=s,
                               end=s + len(name)))
-    for m in _ZH_HONORIFIC.finditer(text):
+    for m in _ZH_HONORIFIC.finditer(text) if cjk else ():
         name = m.group(1)
         out.append(_ent("person", m, to_simplified(name), 1))
+    if not latin:
+        return out
     for m in _EN_INTRO.finditer(text):
         first = m.group(1).split()[0].split("-")[0]
         if first in NOT_NAMES_EN or first in CITIES_EN:
@@ -319,13 +325,16 @@ def _people(text: str) -> list[Entity]:
     return out
 
 
-def _places(text: str) -> list[Entity]:
-    out = [_ent("city", m, to_simplified(m.group(0))) for m in _CITY_ZH.finditer(text)]
-    out += [_ent("city", m, m.group(0)) for m in _CITY_EN.finditer(text)]
-    for m in _CITY_MOVE_EN.finditer(text):
+def _places(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
+    """Cities, addresses and products; ``cjk`` / ``latin`` as for :func:`_people`."""
+    out = [_ent("city", m, to_simplified(m.group(0))) for m in _CITY_ZH.finditer(text)] \
+        if cjk else []
+    for m in _CITY_EN.finditer(text) if latin else ():
+        out.append(_ent("city", m, m.group(0)))
+    for m in _CITY_MOVE_EN.finditer(text) if latin else ():
         if m.group(1).split()[0] not in NOT_NAMES_EN:
             out.append(_ent("city", m, m.group(1), 1))
-    for m in _ADDR_ZH.finditer(text):
+    for m in _ADDR_ZH.finditer(text) if cjk and _ADDR_ZH_WORD.search(text) else ():
         raw = m.group(0)
         lead = _ADDR_LEAD_WORDS.match(raw)
         skip = lead.end() if lead else 0
@@ -342,7 +351,8 @@ def _places(text: str) -> list[Entity]:
         s = m.start() + skip
         out.append(Entity(kind="address", text=addr, value=to_simplified(re.sub(r"\s+", "", addr)),
                           start=s, end=s + len(addr)))
-    out += [_ent("address", m, " ".join(m.group(0).split())) for m in _ADDR_EN.finditer(text)]
+    if latin:
+        out += [_ent("address", m, " ".join(m.group(0).split())) for m in _ADDR_EN.finditer(text)]
     out += [_ent("product", m, " ".join(to_simplified(m.group(0)).split()))
             for m in _PRODUCT.finditer(text)]
     return out
@@ -380,14 +390,19 @@ def extract_entities(text: str, at: datetime) -> list[Entity]:
 def extract_entities_and_times(text: str, at: datetime) -> tuple[list[Entity], list[TimeMatch]]:
     """:func:`extract_entities` plus the date expressions behind the ``date`` entities."""
     times = find_times(text, at)
-    links = [_ent("url", m, m.group(0)) for m in URL_RE.finditer(text)]
-    mails = [_ent("email", m, m.group(0).lower()) for m in EMAIL_RE.finditer(text)]
-    placeholders = [(m.start(), m.end()) for m in re.finditer(r"\[[A-Z_]+(?:_\d+)?\]", text)]
+    # each family of patterns runs only when the characters it needs are there at all
+    links = [_ent("url", m, m.group(0)) for m in URL_RE.finditer(text)] \
+        if "://" in text or "www." in text.lower() else []
+    mails = [_ent("email", m, m.group(0).lower()) for m in EMAIL_RE.finditer(text)] \
+        if "@" in text else []
+    placeholders = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)] \
+        if "[" in text else []
     cands = links + mails
     cands += _times(text, times)
     if _HAS_DIGIT.search(text):
         cands += _phones(text) + _ids(text) + _amounts(text)
-    cands += _people(text) + _places(text)
+    cjk, latin = has_cjk(text), _HAS_ALPHA.search(text) is not None
+    cands += _people(text, cjk, latin) + _places(text, cjk, latin)
     chosen = _resolve(cands, placeholders, len(text))
     kept = {(e.start, e.end) for e in chosen if e.kind == "date"}
     return chosen, [t for t in times if (t.start, t.end) in kept]

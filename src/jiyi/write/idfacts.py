@@ -135,6 +135,28 @@ def script_of(text: str, cjk: bool) -> str:
     return "hant" if to_simplified(text) != text else "hans"
 
 
+#: Any label of any category, right before an id ("订单号是", "the coupon", "券码").
+_ANY_LABEL_BEFORE = re.compile(r"(?:" + "|".join(ID_LABELS.values()) + r"|券|单|單)\s*"
+                               r"(?:(?:是|为|為|:|：|#|＃|is|was|no\.?)\s*)*$", re.I)
+
+
+def labelled(category: str, value: str, context: str, script: str) -> str:
+    """``context`` (which names ``value``) with the id said once and labelled: as it stands when
+    a label is right before it ("上周买的净化器订单号是PO-10023"), else with the category's label
+    put in front of it ("VIP-C65A这张券" -> "优惠券 VIP-C65A这张券")."""
+    ctx = context.strip(" ，,;；")
+    pos = ctx.find(value)
+    if pos < 0:
+        return word_fact(category, value, ctx, script)
+    if _ANY_LABEL_BEFORE.search(ctx, max(0, pos - LABEL_WINDOW_CHARS), pos):
+        return ctx
+    name = label(category, script)
+    if script == "en" and pos > 0:
+        name = name.lower()
+    gap = "" if pos == 0 or ctx[pos - 1] == " " else " "
+    return f"{ctx[:pos]}{gap}{name} {ctx[pos:]}"
+
+
 def word_fact(category: str, value: str, context: str, script: str) -> str:
     """``订单 PO-10023：空气净化器…`` / ``Order A7781: …``; the bare ``订单 PO-10023`` when the
     context says nothing more."""

@@ -66,12 +66,21 @@ def test_an_id_appears_once_per_unit(text: str, ident: str) -> None:
 
 
 def test_an_id_fact_says_what_the_clauses_around_it_say_and_they_are_not_repeated() -> None:
-    drafts = ex("上周买的空气净化器，订单号是PO-10023，到现在还没发货").drafts
+    drafts = ex("上周买的空气净化器，订单号是PO-10023，花了¥1299").drafts
     fact = next(d for d in drafts if d.about_id == "PO-10023")
-    assert "空气净化器" in fact.content and "还没发货" in fact.content
-    assert "PO-10023" in fact.content and "2026年4月20日那周" in fact.content  # dated
-    others = [d.content for d in drafts if d is not fact]
-    assert not any("空气净化器" in c or "还没发货" in c for c in others), others
+    assert "空气净化器" in fact.content and "¥1299" in fact.content
+    assert "2026年4月20日那周" in fact.content  # dated
+    assert [d for d in drafts if d is not fact and "空气净化器" in d.content] == []
+
+
+def test_a_status_takes_no_fact_of_the_user_with_it() -> None:
+    """A later status replaces an id's fact: what the user said beside the status (the
+    purchase) stays a unit of its own, said once."""
+    drafts = ex("上周买了一台加湿器，订单号 JD5520193377，到现在还没发货").drafts
+    fact = next(d for d in drafts if d.about_id == "JD5520193377")
+    assert fact.slot == "id:JD5520193377" and "还没发货" in fact.content
+    assert "加湿器" not in fact.content
+    assert [d.content for d in drafts if "加湿器" in d.content] == ["2026年4月20日那周买了一台加湿器"]
 
 
 @pytest.mark.parametrize("text", ["哈哈哈 👍", "lol 😂😂", "真的非常重要，真的非常重要", "这个非常重要，真的非常重要",

@@ -69,6 +69,7 @@ STATUS_WORDS = re.compile(
 class IdMention:
     category: str
     entity: Entity
+    labelled: bool = True  # a label stands right before it ("预订号 …"), not only a cue word
 
 
 def id_category(text: str, e: Entity) -> str | None:
@@ -97,7 +98,8 @@ def find_ids(text: str, entities: list[Entity]) -> list[IdMention]:
         cat = id_category(text, e)
         if cat and e.value not in seen:
             seen.add(e.value)
-            out.append(IdMention(cat, e))
+            before = text[max(0, e.start - LABEL_WINDOW_CHARS):e.start]
+            out.append(IdMention(cat, e, _LABEL_BEFORE[cat].search(before) is not None))
     return out
 
 
@@ -119,8 +121,12 @@ def key_categories(categories: list[str]) -> list[int]:
 
 
 def keys(ids: list[IdMention]) -> list[IdMention]:
-    """The ids a sentence is *about* (see :func:`key_categories`)."""
-    return [ids[i] for i in key_categories([m.category for m in ids])]
+    """The ids a sentence is *about* (see :func:`key_categories`). A code named only by a cue
+    word beside a labelled id of the same category ("已为您预订 G1234 次，预订号 G1234-8832019")
+    is a detail of that id, not a key of its own."""
+    labelled = {m.category for m in ids if m.labelled}
+    main = [m for m in ids if m.labelled or m.category not in labelled]
+    return [main[i] for i in key_categories([m.category for m in main])]
 
 
 def label(category: str, script: str) -> str:
@@ -136,7 +142,8 @@ def script_of(text: str, cjk: bool) -> str:
 
 
 #: Any label of any category, right before an id ("订单号是", "the coupon", "券码").
-_ANY_LABEL_BEFORE = re.compile(r"(?:" + "|".join(ID_LABELS.values()) + r"|券|单|單)\s*"
+_ANY_LABEL_BEFORE = re.compile(r"(?:" + "|".join(ID_LABELS.values()) + "|" + "|".join(
+    sorted({*_LABEL_HANS.values(), *_LABEL_HANT.values()}, key=len, reverse=True)) + r"|券|单|單)\s*"
                                r"(?:(?:是|为|為|:|：|#|＃|is|was|no\.?)\s*)*$", re.I)
 
 

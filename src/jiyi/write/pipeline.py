@@ -383,6 +383,19 @@ def _id_groups(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention]
         while j < len(spans) and joins[j] and j not in anchors:
             owner[j] = i
             j += 1
+    for i in anchors:
+        near = [j for j, o in owner.items() if o == i]
+        if any(idfacts.STATUS_WORDS.search(sent_text[spans[j][0]:spans[j][1]])
+               for j in [*near, i]):
+            # a status ("还没发货") makes the fact one a later status replaces: what the user
+            # said beside it in plain words ("上周买了一台加湿器") must outlive that, so it
+            # stays its own unit; an attribute of the id (a tracking number, an amount) joins
+            for j in near:
+                a, b = spans[j]
+                if not idfacts.STATUS_WORDS.search(sent_text[a:b]) and not any(
+                        a <= e.start and e.end <= b and e.kind not in ("date", "time")
+                        for e in local):  # a tracking number or an amount stays
+                    del owner[j]
     groups: list[_IdGroup] = []
     for i, mentions in anchors.items():
         members = sorted([j for j, o in owner.items() if o == i] + ([i] if kept[i] else []))

@@ -127,6 +127,9 @@ def test_a_transcript_tag_is_not_repeated_in_every_unit() -> None:
     ("My phone number is +1 415-555-8328 上次买的耳机坏了", ["My phone number is +1 415-555-8328",
                                                    "上次买的耳机坏了"]),
     ("订单号是 DD75131379 我的邮箱是a@b.com", ["订单号是 DD75131379", "我的邮箱是a@b.com"]),
+    ("订单号是 DD92523270 My phone number is 555-0330", ["订单号是 DD92523270",
+                                                     "My phone number is 555-0330"]),
+    ("新号是13999902990 I moved to Beijing", ["新号是13999902990", "I moved to Beijing"]),
     ("我的 iPhone 15 Pro Max 订单", ["我的 iPhone 15 Pro Max 订单"]),
     ("用 Google Maps 查了一下", ["用 Google Maps 查了一下"]),
 ])

@@ -116,6 +116,10 @@ _EN_FUNCTION_WORDS = frozenset((
     "had", "not", "don't", "didn't", "hasn't", "isn't"))
 #: A run of Latin text between Chinese ones is a sentence of its own from this many words.
 MIN_EN_SENTENCE_WORDS = 3
+#: A Chinese clause may end with this many Latin tokens (a code, a phone number written with
+#: spaces: "订单号是 DD75131379", "电话 +1 415 555") before an English sentence starts.
+MAX_CODE_TOKENS_AFTER_ZH = 3
+_PLAIN_WORD = re.compile(r"[A-Za-z][a-z']*(?=[\s,.!?;:]|$)")
 
 
 def _is_english_sentence(run: str) -> bool:
@@ -147,8 +151,13 @@ def _script_cuts(text: str) -> list[int]:
             continue
         if not text[b].isascii() or not text[b].isalpha():
             continue
-        token = text[text.rfind(" ", 0, a) + 1:a]
-        if (left_cjk or _CJK_CHAR.search(token)) and _is_english_sentence(
+        if not _PLAIN_WORD.match(text, b):
+            continue  # "订单号是 DD75131379 My…": the code still belongs to the Chinese clause
+        prev = max((m.end() for m in _CJK_CHAR.finditer(text, 0, a)), default=-1)
+        tail = text[prev:a].split() if prev >= 0 else []
+        codes = 0 < len(tail) <= MAX_CODE_TOKENS_AFTER_ZH and not any(
+            _PLAIN_WORD.fullmatch(t) for t in tail)
+        if (left_cjk or codes) and _is_english_sentence(
                 text[b:(nxt.start() if (nxt := _CJK_CHAR.search(text, b)) else len(text))]):
             cuts.append(b)
     return cuts

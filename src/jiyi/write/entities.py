@@ -96,6 +96,7 @@ ID_KIND: dict[str, str] = {"tracking": "tracking_no", "return": "order_id", "ref
                            "ticket": "ticket_id", "booking": "ticket_id", "order": "order_id",
                            "coupon": "code", "account": "code"}
 _CODE_BODY = r"([A-Za-z0-9][A-Za-z0-9\-_]{2,39})"
+_MIN_CODE_CHARS = 3
 _SEP = r"\s*(?:(?:是|为|為|:|：|#|＃|is|was|no\.?|No\.?)\s*)*"
 _ID_BODY = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-_]*\d[A-Za-z0-9\-_]*|\d[A-Za-z0-9\-_]*")
 
@@ -248,6 +249,8 @@ def _ids(text: str) -> list[Entity]:
     # label alternation is long, and scanning the whole text with it is the slow part.
     for body in _ID_BODY.finditer(text):
         end = body.end()
+        if end - body.start() < _MIN_CODE_CHARS:
+            continue  # the code of a label is a part of one body, so never longer than it
         m = _ID_CONTEXT.search(text, max(0, body.start() - ID_LABEL_WINDOW_CHARS), end)
         while m is not None and m.end() != end:
             m = _ID_CONTEXT.search(text, m.start() + 1, end)

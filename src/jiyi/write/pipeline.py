@@ -16,6 +16,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..text.segment import detect_language, has_cjk
@@ -223,7 +224,8 @@ def _pieces_for_sentence(
 def _whole_sentence(sent_text: str, start: int, entities: list[Entity],
                     times: list[TimeMatch], turn: TurnInput, lang: str,
                     typed: MemoryType | None = None) -> _Piece:
-    if sent_text.count("，") + sent_text.count(",") >= 1:
+    parts = [p.strip(" 。.!！?？") for p in _CLAUSE_MARK.split(sent_text)]
+    if len(parts) > 1 and len(set(parts)) < len(parts):
         local = [_shift(e, start) for e in entities]
         spans = _clause_spans(sent_text, local)
         said = [content_left(sent_text[a:b]) for a, b in spans]
@@ -289,7 +291,7 @@ def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type
     seen: set[str] = set()
     claimed = _id_claims(sent_text, start, entities)
     for a, b in run:
-        said = content_left(sent_text[a:b])
+        said = sent_text[a:b].strip(" 。.!！?？~～").casefold()
         if (a, b) in claimed or (said and said in seen):
             continue
         seen.add(said)
@@ -404,15 +406,24 @@ def _id_groups(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention]
     return groups, {spans[j] for j in owner}
 
 
-def _id_claims(sent_text: str, start: int, entities: list[Entity]) -> set[tuple[int, int]]:
+def _id_claims(sent_text: str, start: int, entities: list[Entity]) -> frozenset[tuple[int, int]]:
     """The clauses of a sentence its identifier facts hold (see :func:`_id_groups`)."""
     if not any(e.kind in _ID_KINDS for e in entities):
-        return set()
+        return frozenset()
+    return _sentence_groups(sent_text, start, tuple(entities))[1]
+
+
+@lru_cache(maxsize=64)
+def _sentence_groups(sent_text: str, start: int, entities: tuple[Entity, ...]
+                     ) -> tuple[list[_IdGroup], frozenset[tuple[int, int]]]:
+    """:func:`_id_groups` of one sentence, computed once for its id facts and its other units
+    (a pure function of the sentence and its entities)."""
     local = [_shift(e, start) for e in entities]
     ids = find_ids(sent_text, local)
     if not ids:
-        return set()
-    return _id_groups(sent_text, local, ids, _clause_spans(sent_text, local))[1]
+        return [], frozenset()
+    groups, claims = _id_groups(sent_text, local, ids, _clause_spans(sent_text, local))
+    return groups, frozenset(claims)
 
 
 def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention],
@@ -424,7 +435,7 @@ def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention]
         return []
     script = script_of(sent_text, lang == "zh")
     key_ids = idfacts.keys(ids)
-    groups, _ = _id_groups(sent_text, local, ids, spans)
+    groups, _ = _sentence_groups(sent_text, start, tuple(entities))
     valid_until = validity_end(sent_text, times, start)
     joiner = "，" if lang == "zh" else ", "
     out: list[_Piece] = []
@@ -459,6 +470,7 @@ def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention]
     return out
 
 
+_CLAUSE_MARK = re.compile(r"[，,;；]")
 _TASK_ID = re.compile(r"(?:任务|任務|批次|task|job|batch)\s*(?:id|ID|号|號)?\s*[#:：]?\s*([A-Za-z0-9][A-Za-z0-9_\-]{1,31})", re.I)
 _CLAUSE = re.compile(
     r"[，;；]|,(?!\d{3})|：|:(?!\d)|"

@@ -11,6 +11,7 @@ code, so no unit ever ends inside one.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -119,6 +120,8 @@ MIN_EN_SENTENCE_WORDS = 3
 #: A Chinese clause may end with this many Latin tokens (a code, a phone number written with
 #: spaces: "订单号是 DD75131379", "电话 +1 415 555") before an English sentence starts.
 MAX_CODE_TOKENS_AFTER_ZH = 3
+#: How much of the Latin run before or after a gap is read to judge it.
+SCRIPT_RUN_CHARS = 160
 _PLAIN_WORD = re.compile(r"[A-Za-z][a-z']*(?=[\s,.!?;:]|$)")
 
 
@@ -132,33 +135,33 @@ def _script_cuts(text: str) -> list[int]:
     """Where a run of spaces ends one sentence and starts another without punctuation: between
     two Chinese characters ("请稍后重试 帮我查一下"), between Chinese text and an English
     sentence ("帮我登录一下 I moved to Taipei", "… update my address 我搬到杭州了"), and after
-    a code that ends a Chinese clause when a new one opens ("订单号是 DD75131379 我的邮箱是…")."""
+    a code that ends a Chinese clause when a new one opens ("订单号是 DD75131379 我的邮箱是…").
+    The runs looked at are bounded (``SCRIPT_RUN_CHARS``): a long paste stays linear."""
     cuts: list[int] = []
+    cjk = [m.start() for m in _CJK_CHAR.finditer(text)]
     for gap in _SPACES.finditer(text):
         a, b = gap.start(), gap.end()
         if a == 0 or b >= len(text):
             continue
-        left_cjk = _CJK_CHAR.match(text, a - 1) is not None
-        if _CJK_CHAR.match(text, b) is not None:
+        i = bisect_left(cjk, a)  # cjk[i - 1]: the last Chinese character before the gap
+        prev = cjk[i - 1] + 1 if i else -1
+        nxt = cjk[i] if i < len(cjk) else len(text)  # the first one after it (none inside)
+        left_cjk = prev == a
+        if nxt == b:
             if left_cjk:
                 cuts.append(b)
                 continue
-            prev = max((m.end() for m in _CJK_CHAR.finditer(text, 0, a)), default=0)
-            run = text[prev:a]
+            run = text[max(prev, 0, a - SCRIPT_RUN_CHARS):a]
             if _is_english_sentence(run) or (
                     prev > 0 and " " not in run.strip() and _ZH_OPENER.match(text, b)):
                 cuts.append(b)
             continue
-        if not text[b].isascii() or not text[b].isalpha():
-            continue
         if not _PLAIN_WORD.match(text, b):
             continue  # "订单号是 DD75131379 My…": the code still belongs to the Chinese clause
-        prev = max((m.end() for m in _CJK_CHAR.finditer(text, 0, a)), default=-1)
-        tail = text[prev:a].split() if prev >= 0 else []
+        tail = text[max(prev, a - SCRIPT_RUN_CHARS):a].split() if prev >= 0 else []
         codes = 0 < len(tail) <= MAX_CODE_TOKENS_AFTER_ZH and not any(
             _PLAIN_WORD.fullmatch(t) for t in tail)
-        if (left_cjk or codes) and _is_english_sentence(
-                text[b:(nxt.start() if (nxt := _CJK_CHAR.search(text, b)) else len(text))]):
+        if (left_cjk or codes) and _is_english_sentence(text[b:min(nxt, b + SCRIPT_RUN_CHARS)]):
             cuts.append(b)
     return cuts
 

@@ -120,6 +120,11 @@ _EN_EMPHASIS = re.compile(
     r"\b(?:important|crucial|critical|essential|vital|urgent|very|really|super|extremely|"
     r"seriously|absolutely|remember|keep in mind|i repeat|repeat|again|matters?|please|"
     r"a lot|so much|this|that|it's|it is|is)\b", re.I)
+#: A clause can be emphasis only if it holds one of these (the cheap test before the others).
+_EMPHASIS_CORE = re.compile(
+    r"重要|记住|記住|记得|記得|切记|切記|强调|強調|务必|務必|千万|千萬|一定|关键|關鍵|拜托|拜託|求求|再说一遍|"
+    r"再說一遍|重申|(?i:important|crucial|critical|essential|vital|urgent|remember|keep in mind|"
+    r"repeat)")
 _ZH_EMOTION_RX = re.compile(_guarded(_ZH_EMOTION_WORDS))
 _EN_EMOTION_RX = re.compile(r"\b(?:" + _alt(_EN_EMOTION_WORDS) + r")\b", re.I)
 _ZH_STRIP = re.compile(_guarded(_ZH_STOP_WORDS + "|" + _ZH_EMOTION_WORDS))
@@ -157,6 +162,8 @@ def filler_kind(clause: str, *, known_not_filler: bool = False) -> FillerKind | 
         s = SYMBOLS.sub(" ", s)
     cjk = _CJK.search(s) is not None
     if _CONTENT.search(content_left(s)):
+        if not _EMPHASIS_CORE.search(s):
+            return None
         rest = (_ZH_EMPHASIS if cjk else _EN_EMPHASIS).sub(" ", s)
         if rest == s or _CONTENT.search(content_left(rest)):
             return None

@@ -30,7 +30,8 @@ from .rerank import Candidate, coverage, rank_zs, score_of, zscore
 from .rules import lookup_values, query_entities, slot_intent
 from .topics import TopicState
 
-#: Called with the query's terms and vector; returns the session's topic state (or None).
+#: Called with the query's own terms and vector (the raw query's, before any expansion);
+#: returns the topic state the recall ranks with (or None). Must not write anything.
 TopicObserver = Callable[[list[str], Vector | None], TopicState | None]
 
 RECENT_ENTITY_WINDOW = timedelta(days=1)
@@ -142,7 +143,7 @@ def run_recall(
     dense_stage(store, routing, q, wide, as_of, pool, found, query_vector, history=True,
                 episodes=weights.episode_pool and max(weights.episode_pool, request.k))
     with recall_stage("topic"):
-        topic_state = topics(q.terms, found.query_vector) if topics is not None else None
+        topic_state = topics(terms, pending.result()) if topics is not None else None
     ctx.topic_state = topic_state
     ranked = ctx.rank()
     extra: dict[str, float] = {}  # second-hop units and replies (:mod:`.multihop`)

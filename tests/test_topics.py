@@ -277,3 +277,39 @@ def test_for_query_is_pure() -> None:
     # the query that is the latest turn reads the state as that turn left it
     same = for_query(state, "s1", CONVERSATIONS["zh-Hans"][2], [], None, at)
     assert same is state and same.switched
+
+
+def test_the_best_match_in_a_frozen_topic_returns_there() -> None:
+    """The detector keeps "我訂單裡那個耳機叫什麼？" / "what were the earbuds in my order
+    called?" in the active topic (its intent); the best match was recommended in a topic left
+    since: the recall returns there. A query that switched by itself keeps its state."""
+    from jiyi import MemoryType, MemoryUnit
+    from jiyi.recall.topics import follow_evidence
+    from jiyi.units import Lifespan
+
+    def unit(text: str, at: datetime) -> MemoryUnit:
+        return MemoryUnit(content=text, type=MemoryType.SESSION_STATE, session_id="s1",
+                          user_id="u1", lifespan=Lifespan(created_at=at, expires_in=10**6))
+
+    for lang in ("zh-Hant", "en"):
+        state = None
+        for i, text in enumerate(CONVERSATIONS[lang]):
+            state = observe_turn(state, "s1", text, keyword_terms(text), None,
+                                 T0 + timedelta(minutes=2 * i))
+        assert state is not None and state.active is not None
+        assert state.active.label == "order" and [t.label for t in state.frozen] == [
+            "recommendation"]
+        at = T0 + timedelta(hours=1)
+        earbud = unit("RunBeat X1 運動耳機 / running earbuds", T0 + timedelta(minutes=5))
+        query = ("我訂單裡那個耳機叫什麼？" if lang == "zh-Hant"
+                 else "what were the earbuds in my order called?")
+        kept = for_query(state, "s1", query, keyword_terms(query), None, at)
+        assert not kept.switched and kept.active is not None and kept.active.label == "order"
+        back = follow_evidence(kept, earbud, at)
+        assert back.returned and back.active is not None
+        assert back.active.label == "recommendation"
+        assert [t.label for t in back.frozen] == ["order"]
+        order_unit = unit("ABC123 shipped", T0 + timedelta(minutes=1))
+        assert follow_evidence(kept, order_unit, at) is kept  # already the active topic
+        switched = for_query(state, "s1", "我要投訴 / I want to complain", ["投訴"], None, at)
+        assert switched.switched and follow_evidence(switched, earbud, at) is switched

@@ -271,11 +271,34 @@ def observe(state: TopicState, text: str, terms: Sequence[str], vec: Vector | No
     if kind == "same":
         return replace(state, topics=tuple(topics), switched=False, returned=False,
                        previous_id=None, last_at=None, last_key=None)
+    return _returned(state, tuple(topics), target, at)
+
+
+def _returned(state: TopicState, topics: tuple[Topic, ...], target: int,
+              at: datetime) -> TopicState:
     return TopicState(
-        session_id=state.session_id, topics=tuple(topics), active_id=target,
+        session_id=state.session_id, topics=topics, active_id=target,
         boundaries=(*state.boundaries, (at, target)), switched=True, returned=True,
         previous_id=state.active_id, switch_count=state.switch_count + 1,
     )
+
+
+def follow_evidence(state: TopicState, best: MemoryUnit, at: datetime) -> TopicState:
+    """A query the detector kept in the active topic whose best match (ranked without any topic
+    factor) belongs to a frozen topic is about that topic: it returns there (thawed, the
+    active one frozen). The words and intents the detector reads are few; the recall's own
+    evidence is what the query found ("那个运动耳机叫什么？" after the order came back: the
+    recommendation it asks about was made in a topic left since). A query that switched or
+    returned by itself keeps its state (pure)."""
+    if state.switched:
+        return state
+    topic = state.topic_of(best)
+    if topic is None or not topic.frozen:
+        return state
+    topics = tuple(replace(t, frozen=False, last_seen=at) if t.id == topic.id
+                   else replace(t, frozen=True, centroid=None) if t.id == state.active_id
+                   else t for t in state.topics)
+    return _returned(state, topics, topic.id, at)
 
 
 def observe_turn(state: TopicState | None, session_id: str, text: str, terms: Sequence[str],

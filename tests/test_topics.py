@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jiyi import Hit, Memory
+from jiyi import Hit, Memory, MemoryType
 from jiyi.recall.topic_codec import decode, encode
 from jiyi.recall.topics import TopicState, detect_intent, for_query, observe, observe_turn
 from jiyi.text import keyword_terms
@@ -136,9 +136,11 @@ def test_user_turns_switch_and_return(any_mem: Memory, lang: str) -> None:
 
 
 def test_recall_freezes_left_topic(mem: Memory) -> None:
-    order = put(mem, "订单ABC123已发货，快递单号SF100", at=T0)
+    order = put(mem, "订单ABC123已发货，快递单号SF100", at=T0, type=MemoryType.TOOL_RESULT)
     mem.ingest("帮我查订单ABC123", session_id="s1", user_id="u1", at=T0)
-    rec = put(mem, "用户想看新款耳机推荐", at=T0 + timedelta(minutes=2))
+    rec = put(mem, "用户想看新款耳机推荐", at=T0 + timedelta(minutes=2),
+              type=MemoryType.SESSION_STATE)
+    fact = put(mem, "订单ABC123的收货人是张伟", at=T0 + timedelta(seconds=30))
     mem.ingest("有什么新品推荐", session_id="s1", user_id="u1", at=T0 + timedelta(minutes=2))
     state = mem.topic_state("s1", "u1")
     assert state is not None and state.switched and state.previous is not None
@@ -157,6 +159,9 @@ def test_recall_freezes_left_topic(mem: Memory) -> None:
     weights = mem.config.recall
     assert abs(scores[order.id] / base[order.id] - weights.frozen_topic_factor) < 1e-6
     assert abs(scores[rec.id] / base[rec.id] - weights.active_topic_factor) < 1e-6
+    # the user's own facts are never frozen (a user-level unit said in the left topic)
+    assert state.topic_of(fact) == state.topic_of(order) == state.previous
+    assert state.factor(fact, 0.5, 1.2) == 1.0 and state.factor(order, 0.5, 1.2) == 0.5
     # as of before the switch the session had one topic: nothing frozen, nothing boosted
     before = T0 + timedelta(minutes=1)
     then = mem.topic_state("s1", "u1", as_of=before)
@@ -283,7 +288,7 @@ def test_the_best_match_in_a_frozen_topic_returns_there() -> None:
     """The detector keeps "我訂單裡那個耳機叫什麼？" / "what were the earbuds in my order
     called?" in the active topic (its intent); the best match was recommended in a topic left
     since: the recall returns there. A query that switched by itself keeps its state."""
-    from jiyi import MemoryType, MemoryUnit
+    from jiyi import MemoryUnit
     from jiyi.recall.topics import follow_evidence
     from jiyi.units import Lifespan
 

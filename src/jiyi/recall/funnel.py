@@ -352,6 +352,8 @@ class _Context:
         if self.topic_state is not None:
             cand.topic_factor = self.topic_state.factor(
                 unit, weights.frozen_topic_factor, weights.active_topic_factor)
+            if uid in b.rule_set:  # the query names it exactly (an id, a slot): not left
+                cand.topic_factor = max(cand.topic_factor, 1.0)
         z_reply, z = rank_zs(cand, as_of, weights)
         return cand, _hit(cand, z, weights), z_reply
 

@@ -1,5 +1,6 @@
 """Topic switches: notice when the user leaves a topic, freeze it, boost the new one,
-thaw the old one on return. Nothing is deleted: freezing only down-weights in recall.
+thaw the old one on return. Nothing is deleted: freezing only down-weights in recall, and only
+a topic's context (session-level units), never the user's facts.
 
 The state follows the **user's turns**: the write path observes each user turn
 (:func:`observe`, with the turn's vector) inside the turn's ingest transaction and stores the
@@ -38,7 +39,7 @@ import numpy as np
 
 from ..store.base import Vector
 from ..text import fold
-from ..units import MemoryUnit
+from ..units import USER_LEVEL_TYPES, MemoryUnit
 
 _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("complaint", re.compile(r"投诉|差评|不满意?|太差|态度|举报|complain|complaint|terrible|"
@@ -153,12 +154,15 @@ class TopicState:
         return next((t for t in self.topics if t.id == owner), None)
 
     def factor(self, unit: MemoryUnit, frozen_factor: float, active_factor: float) -> float:
-        """The recall multiplier of a unit: frozen topic down, active topic up, others 1."""
+        """The recall multiplier of a unit: the active topic's up; a frozen topic's context
+        (session-level units: session state, tool results, batch progress) down; the user's own
+        facts (user-level units, shared by every session) are never frozen, or the session
+        where a fact was said would be the worst place to ask for it; others 1."""
         topic = self.topic_of(unit)
         if topic is None or len(self.topics) < 2:
             return 1.0
         if topic.frozen:
-            return frozen_factor
+            return 1.0 if unit.type in USER_LEVEL_TYPES else frozen_factor
         return active_factor if topic.id == self.active_id else 1.0
 
     def as_of(self, when: datetime) -> TopicState:

@@ -318,3 +318,23 @@ def test_the_best_match_in_a_frozen_topic_returns_there() -> None:
         assert follow_evidence(kept, order_unit, at) is kept  # already the active topic
         switched = for_query(state, "s1", "我要投訴 / I want to complain", ["投訴"], None, at)
         assert switched.switched and follow_evidence(switched, earbud, at) is switched
+
+
+def test_gc_keeps_and_backup_restore_carries_the_topics(tmp_path: Path) -> None:
+    """The state references no unit (only instants), so purging expired units leaves it whole;
+    a backup holds it and a restore brings it back."""
+    from jiyi.backup import backup, restore
+
+    path, copy = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    with Memory.open(path, embedder="fake") as mem:
+        _talk(mem, "zh-Hans")
+        doc = mem.store.session_topics("u1", "s1")
+        assert doc is not None
+        mem.gc(retention_days=0)
+        assert mem.store.session_topics("u1", "s1") == doc
+        backup(path, copy)
+        mem.erase_user("u1")
+        assert mem.store.session_topics("u1", "s1") is None
+    restore(copy, path, force=True)
+    with Memory.open(path, embedder="fake") as mem:
+        assert mem.store.session_topics("u1", "s1") == doc

@@ -338,3 +338,26 @@ def test_gc_keeps_and_backup_restore_carries_the_topics(tmp_path: Path) -> None:
     restore(copy, path, force=True)
     with Memory.open(path, embedder="fake") as mem:
         assert mem.store.session_topics("u1", "s1") == doc
+
+
+def test_a_long_session_keeps_a_bounded_state() -> None:
+    """Hundreds of switches (zh-Hans, zh-Hant, en intents in turn): at most MAX_TOPICS topics
+    and MAX_BOUNDARIES boundaries; units from before the kept boundaries count as no topic's."""
+    from jiyi import MemoryUnit
+    from jiyi.recall.topics import MAX_BOUNDARIES, MAX_TOPICS
+    from jiyi.units import Lifespan
+
+    texts = ["帮我查一下订单", "有什么新品推荐", "我要投訴客服", "I want a refund", "我的密碼登錄不了",
+             "the invoice is wrong"]
+    state = None
+    for i in range(300):
+        text = texts[i % len(texts)] + f" {i}"
+        state = observe_turn(state, "s1", text, keyword_terms(text), None,
+                             T0 + timedelta(minutes=i))
+    assert state is not None and state.switch_count == 299
+    assert len(state.topics) <= MAX_TOPICS and len(state.boundaries) == MAX_BOUNDARIES
+    old = MemoryUnit(content="早期的内容 early", type=MemoryType.SESSION_STATE, session_id="s1",
+                     user_id="u1", lifespan=Lifespan(created_at=T0, expires_in=10**6))
+    assert state.topic_of(old) is None and state.factor(old, 0.5, 1.2) == 1.0
+    back = decode("s1", encode(state))
+    assert back is not None and back.boundaries == state.boundaries

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -23,12 +23,17 @@ from .topics import Topic, TopicState
 VERSION = 1
 
 
+#: The epoch of :func:`jiyi.clock.to_micros` (its inverse inlined: a long session's document
+#: holds a hundred instants, read and written with every user turn).
+_EPOCH = from_micros(0)
+
+
 def _micros(at: datetime | None) -> int | None:
     return None if at is None else to_micros(at)
 
 
 def _instant(value: Any) -> datetime | None:
-    return None if value is None else from_micros(int(value))
+    return None if value is None else _EPOCH + timedelta(microseconds=int(value))
 
 
 def _encode_vector(vec: Vector | None) -> str | None:

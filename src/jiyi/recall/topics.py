@@ -79,6 +79,9 @@ def detect_intent(query: str) -> str | None:
 #: Topics a session's state keeps: past this, starting a topic drops the frozen topic seen
 #: longest ago (its units then count as no topic's: factor 1). Keeps the stored row small.
 MAX_TOPICS = 32
+#: Boundaries a state keeps: past this, the oldest become one marker of no topic (topic id 0),
+#: so units from before it count as no topic's (factor 1). A long session's row stays small.
+MAX_BOUNDARIES = 64
 #: Keywords a topic keeps (the newest first).
 MAX_KEYWORDS = 40
 #: Keywords a new topic starts with (the text's first content words).
@@ -245,7 +248,7 @@ def _start(state: TopicState, kind: str, text: str, terms: Sequence[str], vec: V
         topics.remove(oldest)
     return TopicState(
         session_id=state.session_id, topics=(*topics, new), active_id=new.id,
-        boundaries=(*state.boundaries, (at, new.id)),
+        boundaries=_bounded((*state.boundaries, (at, new.id))),
         switched=kind == "switch", returned=False,
         previous_id=state.active_id if kind == "switch" else None,
         switch_count=state.switch_count + (kind == "switch"),
@@ -282,9 +285,18 @@ def _returned(state: TopicState, topics: tuple[Topic, ...], target: int,
               at: datetime) -> TopicState:
     return TopicState(
         session_id=state.session_id, topics=topics, active_id=target,
-        boundaries=(*state.boundaries, (at, target)), switched=True, returned=True,
+        boundaries=_bounded((*state.boundaries, (at, target))), switched=True, returned=True,
         previous_id=state.active_id, switch_count=state.switch_count + 1,
     )
+
+
+def _bounded(boundaries: tuple[tuple[datetime | None, int], ...]
+             ) -> tuple[tuple[datetime | None, int], ...]:
+    """At most :data:`MAX_BOUNDARIES`: the oldest merged into one marker of no topic (id 0)."""
+    if len(boundaries) <= MAX_BOUNDARIES:
+        return boundaries
+    cut = len(boundaries) - MAX_BOUNDARIES + 1
+    return ((boundaries[0][0], 0), *boundaries[cut:])
 
 
 def follow_evidence(state: TopicState, best: MemoryUnit, at: datetime) -> TopicState:

@@ -309,11 +309,12 @@ class Memory:
                     as_of: datetime | str | None = None) -> TopicState | None:
         """The session's topics, kept in the store from the user's turns (every worker and
         every restart sees the same): as the user's turns up to ``as_of`` (default now) left
-        them, or, with ``query``, as that query leaves them: what :meth:`recall` ranks with and
-        the prompt builder reads (``.switched`` True and ``.returned`` False: the query left
-        the previous topic, a ``<|context_reset|>``). ``.active``, ``.frozen``. None before the
-        session's first user turn (without ``query``) or when topic tracking is off. Writes
-        nothing."""
+        them, or, with ``query``, as that query leaves them: what the prompt builder reads
+        (``.switched`` True and ``.returned`` False: the query left the previous topic, a
+        ``<|context_reset|>``) and :meth:`recall` starts from (a query kept in the active topic
+        whose best match lies in a frozen one returns there; ``RecallTrace.topic`` holds the
+        state a recall ranked with). ``.active``, ``.frozen``. None before the session's first
+        user turn (without ``query``) or when topic tracking is off. Writes nothing."""
         sid = require_session_id(session_id)
         uid = check_user_id(user_id, sid)
         when = check_time(as_of, "as_of") or self.clock()

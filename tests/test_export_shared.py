@@ -75,6 +75,9 @@ def test_export_matches_the_per_unit_reads(any_mem: Memory) -> None:
     texts = " ".join(t["text"] for t in doc["turns"])
     assert "電話號碼" in texts and "订单号" in texts and "Berlin" in texts
     assert {"created", "used", "invalidated"} <= {e["event"] for e in doc["events"]}
+    # each session's topic state, kept from the user's turns
+    assert [t["session_id"] for t in doc["topics"]] == ["s0", "s1"]
+    assert all(t["state"]["topics"] for t in doc["topics"])
     ids = {u["id"] for u in doc["units"]}
     assert set(doc["provenance"]) == ids and all(doc["provenance"].values())
     assert {e["unit_id"] for e in doc["events"]} <= ids
@@ -84,7 +87,7 @@ def test_export_matches_the_per_unit_reads(any_mem: Memory) -> None:
     assert [r for _, r in at_pairs[:2]] == ["user", "assistant"]
     assert any_mem.store.export_user("nobody") == {
         "user_id": "nobody", "units": [], "turns": [], "provenance": {}, "events": [],
-        "recalls": []}
+        "recalls": [], "topics": []}
 
 
 @pytest.mark.postgres

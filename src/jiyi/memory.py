@@ -18,6 +18,7 @@ from .config import JiyiConfig
 from .context.execution import ExecutionContext
 from .context.prompt import RESERVE_FOR_REPLY, Prompt
 from .embed import Embedder
+from .embed.query_cache import QueryVectorCache
 from .embed.routing import EmbedderRouting, TypeEmbedders
 from .errors import NotFoundError, ValidationError
 from .health import (
@@ -31,12 +32,15 @@ from .health import (
     observe_reply,
 )
 from .llm.modelfile import DEFAULT_NUM_CTX
-from .recall import RecallRequest, RecallTrace, TopicState, TopicTracker, run_recall
+from .recall import RecallRequest, RecallTrace, TopicState, run_recall
 from .recall.episodes import episode_text
+from .recall.topic_codec import stored_state
+from .recall.topics import for_query
 from .store import RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
 from .store.base import Vector
 from .store.capabilities import WarmableStore
 from .tasks import BatchTask
+from .text import keyword_terms
 from .turn_items import TurnItem, check_turn, check_turn_items
 from .units import (
     FEEDBACK_EVENTS,
@@ -81,7 +85,8 @@ class UnitHistory:
 class UserExport(TypedDict):
     """Everything held about one user (``Memory.export_user``, ``jiyi export-user``): JSON-ready.
     Units as in ``recall --json``; turns, events and recalls as flat objects; ``provenance``
-    maps a unit id to the keys of the turns it was cut from."""
+    maps a unit id to the keys of the turns it was cut from; ``topics`` each session's topic
+    state (``session_id``, ``state``, ``updated_at``)."""
 
     user_id: str
     units: list[dict[str, object]]
@@ -89,6 +94,7 @@ class UserExport(TypedDict):
     provenance: dict[str, list[str]]
     events: list[dict[str, object]]
     recalls: list[dict[str, object]]
+    topics: list[dict[str, object]]
 
 
 class Memory:
@@ -115,7 +121,7 @@ class Memory:
         self.clock = clock
         self._write_path = WritePath(self)
         self._ingest_lock = threading.Lock()
-        self._topics = TopicTracker()
+        self._query_vectors = QueryVectorCache()
         self.warmed_units = (store.warm(self.config.warm_hours)
                              if warm and isinstance(store, WarmableStore) else 0)
 
@@ -265,7 +271,10 @@ class Memory:
     ) -> list[Hit]:
         """Recall the best ``k`` units for ``query`` in this session's scope, valid at ``as_of``.
 
-        Each call also updates the session's topic state (topic switches, see :meth:`topic_state`).
+        A pure read of the store: the same query, session and ``as_of`` on the same store give
+        the same hits in every process. The session's topics (see :meth:`topic_state`) are
+        read, never written (the write path keeps them from the user's turns); only the recall
+        log (``log``) and the health counters record that a recall happened.
         ``hit.confidence`` below ``config.recall.confidence_threshold`` (0.7 by default) means: ask
         the user to confirm instead of guessing."""
         sid = require_session_id(session_id)
@@ -281,8 +290,10 @@ class Memory:
         observer = None
         if self.config.recall.topics:
             def observer(terms: list[str], vec: Vector | None) -> TopicState:
-                return self._topics.observe(uid, sid, text, terms, vec, when,
-                                            self.config.recall.topic_switch_cosine)
+                if vec is not None:
+                    self._query_vectors.put(self.embedder.name, text, vec)
+                return for_query(stored_state(self.store, uid, sid), sid, text, terms, vec,
+                                 when, self.config.recall.topic_switch_cosine)
         hits = run_recall(self.store, self.embedder_routing, request, self.config,
                           topics=observer, trace=trace)
         if log and hits:
@@ -293,13 +304,33 @@ class Memory:
             ])
         return hits
 
-    def topic_state(self, session_id: str, user_id: str | None = None) -> TopicState | None:
-        """The session's topics after its latest recall: ``.switched`` is True when that query
-        left the previous topic (the prompt builder inserts ``<|context_reset|>``),
-        ``.returned`` when it went back to a frozen one; ``.active``, ``.frozen``. None before
-        the session's first recall. Kept in this process only."""
+    def topic_state(self, session_id: str, user_id: str | None = None, *,
+                    query: str | None = None,
+                    as_of: datetime | str | None = None) -> TopicState | None:
+        """The session's topics, kept in the store from the user's turns (every worker and
+        every restart sees the same): as the user's turns up to ``as_of`` (default now) left
+        them, or, with ``query``, as that query leaves them: what the prompt builder reads
+        (``.switched`` True and ``.returned`` False: the query left the previous topic, a
+        ``<|context_reset|>``) and :meth:`recall` starts from (a query kept in the active topic
+        whose best match lies in a frozen one returns there; ``RecallTrace.topic`` holds the
+        state a recall ranked with). ``.active``, ``.frozen``. None before the session's first
+        user turn (without ``query``) or when topic tracking is off. Writes nothing."""
         sid = require_session_id(session_id)
-        return self._topics.get(check_user_id(user_id, sid), sid)
+        uid = check_user_id(user_id, sid)
+        when = check_time(as_of, "as_of") or self.clock()
+        if not self.config.recall.topics:
+            return None
+        stored = stored_state(self.store, uid, sid)
+        if query is None:
+            return stored.as_of(when) if stored is not None else None
+        text = check_text(query, what="query",
+                          max_bytes=self.config.max_query_chars * UTF8_MAX_BYTES_PER_CHAR)
+        vec = self._query_vectors.get(self.embedder.name, text)
+        if vec is None:
+            vec = self.embedder.embed_query(text)
+            self._query_vectors.put(self.embedder.name, text, vec)
+        return for_query(stored, sid, text, keyword_terms(text), vec, when,
+                         self.config.recall.topic_switch_cosine)
 
     def reindex(self, *, batch_size: int = 64, limit: int | None = None) -> int:
         """Embed every unit that has no vector of its type's embedder (after the embedder or
@@ -417,14 +448,15 @@ class Memory:
 
     # ------------------------------------------------------------------ privacy
     def export_user(self, user_id: str) -> UserExport:
-        """Everything held about a user (units, turns, provenance, events, recalls) as JSON-ready
-        data: what ``jiyi export-user`` writes before an erase."""
+        """Everything held about a user (units, turns, provenance, events, recalls, topic
+        states) as JSON-ready data: what ``jiyi export-user`` writes before an erase."""
         # the store's export is shaped once for both backends (store/export.py: shape_export)
         return cast(UserExport, self.store.export_user(check_identifier(user_id, "user_id")))
 
     def erase_user(self, user_id: str) -> int:
-        """Hard-delete every unit, turn, vector, index entry, event and recall trace of a user,
-        leaving no copy in the store's files. Returns the number of units deleted."""
+        """Hard-delete every unit, turn, vector, index entry, event, recall trace and topic
+        state of a user, leaving no copy in the store's files. Returns the number of units
+        deleted."""
         uid = check_identifier(user_id, "user_id")
         with self._ingest_lock:
             return self.store.erase_user(uid)

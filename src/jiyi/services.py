@@ -58,7 +58,9 @@ class PromptServices(MemoryServices, Protocol):
     def recall(self, query: str, *, session_id: str, user_id: str | None = None, k: int = 5,
                as_of: datetime | None = None) -> list[Hit]: ...
 
-    def topic_state(self, session_id: str, user_id: str | None = None) -> TopicState | None: ...
+    def topic_state(self, session_id: str, user_id: str | None = None, *,
+                    query: str | None = None,
+                    as_of: datetime | str | None = None) -> TopicState | None: ...
 
 
 class WriteServices(MemoryServices, Protocol):

@@ -84,8 +84,7 @@ def build_prompt(
 ) -> Prompt:
     """Recall (unless ``hits`` are given), then assemble. ``hits``: what
     :func:`recall_for_prompt` already returned for this input, e.g. when the agent rebuilds the
-    prompt after a tool call: no second recall, so no second ``recall_log`` row per unit and no
-    second topic observation."""
+    prompt after a tool call: no second recall, so no second ``recall_log`` row per unit."""
     sid = require_session_id(session_id)
     uid = check_user_id(user_id, sid)
     user_input = check_text(text, what="text", max_bytes=mem.config.max_turn_bytes)
@@ -97,7 +96,9 @@ def build_prompt(
 
     found = (recall_for_prompt(mem, user_input, session_id=sid, user_id=uid, as_of=when, k=k)
              if hits is None else list(hits))
-    state = mem.topic_state(sid, uid)
+    # what the query does to the session's topics (read, never stored: the same state the
+    # recall ranked with; the user's turn itself is stored by the ingest that follows)
+    state = mem.topic_state(sid, uid, query=user_input[: mem.config.max_query_chars], as_of=when)
     topic_reset = bool(state is not None and state.switched and not state.returned)
     if topic_reset and state is not None and state.previous is not None:
         left = state.previous

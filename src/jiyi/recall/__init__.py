@@ -2,14 +2,13 @@
 
 from .funnel import RecallRequest, RecallTrace, low_confidence, run_recall
 from .fusion import reciprocal_rank_fusion
-from .topics import Topic, TopicState, TopicTracker
+from .topics import Topic, TopicState
 
 __all__ = [
     "RecallRequest",
     "RecallTrace",
     "Topic",
     "TopicState",
-    "TopicTracker",
     "low_confidence",
     "reciprocal_rank_fusion",
     "run_recall",

@@ -28,9 +28,10 @@ from .multihop import diversify, merge_max, neighbours, second_hop
 from .query import EnhancedQuery, asks_about_past, enhance, is_vague
 from .rerank import Candidate, coverage, rank_zs, score_of, zscore
 from .rules import lookup_values, query_entities, slot_intent
-from .topics import TopicState
+from .topics import TopicState, follow_evidence
 
-#: Called with the query's terms and vector; returns the session's topic state (or None).
+#: Called with the query's own terms and vector (the raw query's, before any expansion);
+#: returns the topic state the recall ranks with (or None). Must not write anything.
 TopicObserver = Callable[[list[str], Vector | None], TopicState | None]
 
 RECENT_ENTITY_WINDOW = timedelta(days=1)
@@ -142,7 +143,12 @@ def run_recall(
     dense_stage(store, routing, q, wide, as_of, pool, found, query_vector, history=True,
                 episodes=weights.episode_pool and max(weights.episode_pool, request.k))
     with recall_stage("topic"):
-        topic_state = topics(q.terms, found.query_vector) if topics is not None else None
+        topic_state = topics(terms, pending.result()) if topics is not None else None
+    if topic_state is not None and not topic_state.switched and len(topic_state.topics) > 1:
+        plain = ctx.rank()  # without topic factors: which topic does the best match belong to?
+        if plain:
+            topic_state = follow_evidence(topic_state, plain[0][0].unit, as_of)
+        ctx.forget_scores()
     ctx.topic_state = topic_state
     ranked = ctx.rank()
     extra: dict[str, float] = {}  # second-hop units and replies (:mod:`.multihop`)
@@ -192,6 +198,10 @@ class _Context:
             self.sources.update(self.store.source_turns(new))
             for i in new:
                 self.sources.setdefault(i, [])
+
+    def forget_scores(self) -> None:
+        """Score every candidate again at the next :meth:`rank` (the topic state changed)."""
+        self._scored.clear()
 
     def episode_units(self) -> list[str]:
         """Units cut from the best raw turns, in the turns' order."""
@@ -342,6 +352,8 @@ class _Context:
         if self.topic_state is not None:
             cand.topic_factor = self.topic_state.factor(
                 unit, weights.frozen_topic_factor, weights.active_topic_factor)
+            if uid in b.rule_set:  # the query names it exactly (an id, a slot): not left
+                cand.topic_factor = max(cand.topic_factor, 1.0)
         z_reply, z = rank_zs(cand, as_of, weights)
         return cand, _hit(cand, z, weights), z_reply
 

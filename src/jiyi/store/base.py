@@ -84,6 +84,9 @@ class IngestBatch:
     more_vectors: dict[str, dict[str, Vector]] = field(default_factory=dict)
     #: The raw turn's own vector (the episodic layer) in ``embedder``'s space; None: not embedded.
     turn_vector: Vector | None = None
+    #: The turn's session's topic state after this turn (a user turn), as the document
+    #: :mod:`jiyi.recall.topic_codec` writes; None: the stored state stays as it is.
+    topic_state: str | None = None
 
     def add_vector(self, embedder: str, unit_id: str, vector: Vector) -> None:
         """Add a unit's vector in ``embedder``'s space (any embedder, one batch)."""
@@ -272,6 +275,12 @@ class Store(Protocol):
         """Units valid at ``as_of`` in ``scope`` holding an entity of one of ``kinds``, newest
         first, as ``(unit_id, 1.0)``."""
         ...
+
+    def session_topics(self, user_id: str, session_id: str) -> str | None:
+        """The session's topic state document (written by :meth:`commit_ingest` with a user
+        turn), None before the session's first user turn. A pure read."""
+        ...
+
     def source_turns(self, unit_ids: Sequence[str]) -> dict[str, list[TurnRecord]]:
         """The turns each unit was built from (oldest first), keyed by unit id."""
         ...

@@ -1,13 +1,14 @@
 """The per-user export (``jiyi export-user``, privacy requests), shaped once for every backend.
 
 Each backend fetches the user's rows with ONE query per table (units, turns, provenance, events,
-recall log; no query per unit) and hands them to :func:`shape_export`, a pure function, so the
+recall log, topic states; no query per unit) and hands them to :func:`shape_export`, a pure function, so the
 JSON is the same whichever store holds the data. Vectors, entities and keyword-index bodies are
 derived from the units and turns and are not exported.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -21,6 +22,8 @@ TURN_COLUMNS = "key, turn_id, session_id, user_id, role, text, at, speaker, seq"
 #: Row shape of the recall log as fetched for an export:
 #: ``(recall_id, at_micros, session_id, unit_id, stage, rank, used)``.
 RecallRow = Sequence[Any]
+#: Row shape of a session's topic state: ``(session_id, state_json, updated_at_micros)``.
+TopicRow = Sequence[Any]
 
 
 def shape_export(
@@ -30,13 +33,15 @@ def shape_export(
     provenance: Iterable[tuple[str, str]],
     events: Sequence[UnitEvent],
     recalls: Sequence[RecallRow],
+    topics: Sequence[TopicRow] = (),
 ) -> dict[str, Any]:
     """The export document.
 
     ``units`` newest first (the order they are listed in); ``turns`` oldest first;
     ``provenance`` ``(unit_id, turn_key)`` pairs in any order (listed per unit, keys sorted);
     ``events`` in time order (listed grouped by unit, in the order of ``units``); ``recalls``
-    rows as :data:`RecallRow`, in time order. Rows of units not in ``units`` are ignored."""
+    rows as :data:`RecallRow`, in time order; ``topics`` rows as :data:`TopicRow` (each
+    session's topic state, its document parsed). Rows of units not in ``units`` are ignored."""
     keys: dict[str, list[str]] = {u.id: [] for u in units}
     for unit_id, turn_key in provenance:
         if unit_id in keys:
@@ -64,6 +69,11 @@ def shape_export(
              "unit_id": r[3], "stage": r[4], "rank": r[5],
              "used": None if r[6] is None else bool(r[6])}
             for r in recalls
+        ],
+        "topics": [
+            {"session_id": r[0], "state": json.loads(r[1]),
+             "updated_at": from_micros(r[2]).isoformat()}
+            for r in topics
         ],
     }
 
@@ -96,4 +106,6 @@ def export_user_rows(
     recalls = rows(
         "SELECT recall_id, at, session_id, unit_id, stage, rank, used FROM recall_log"
         f" WHERE user_id = {user_param} ORDER BY at, id")
-    return shape_export(user_id, units, turns, provenance, events, recalls)
+    topics = rows(f"SELECT session_id, state, updated_at FROM topic_states"
+                  f" WHERE user_id = {user_param} ORDER BY session_id")
+    return shape_export(user_id, units, turns, provenance, events, recalls, topics)

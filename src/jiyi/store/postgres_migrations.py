@@ -32,7 +32,13 @@ import psycopg
 from psycopg import sql
 
 from .migrations import run_migrations
-from .schema_ddl import POSTGRES_TYPES, m001_initial, m002_health, turn_vectors_table
+from .schema_ddl import (
+    POSTGRES_TYPES,
+    m001_initial,
+    m002_health,
+    m009_topic_states,
+    turn_vectors_table,
+)
 
 #: Serialises schema changes between processes (any constant; "jiyi" in ASCII).
 MIGRATION_LOCK = 0x6A697969
@@ -164,6 +170,10 @@ END
 $$
 """
 
+#: Topic switches follow the user's turns and are kept per session, shared by every worker:
+#: the write path upserts a session's row in the turn's own transaction; recall only reads it.
+M009_TOPIC_STATES = m009_topic_states(POSTGRES_TYPES)
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
@@ -177,6 +187,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m006_episodic", M006_EPISODIC),
     ("m007_turn_ids", M007_TURN_IDS),
     ("m008_user_vectors", M008_USER_VECTORS),
+    ("m009_topic_states", M009_TOPIC_STATES),
 ]
 
 

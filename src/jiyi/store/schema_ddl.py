@@ -156,6 +156,16 @@ _TURN_VECTORS = """CREATE TABLE turn_vectors (
 ){t.keyed};
 CREATE INDEX turn_vectors_by_user ON turn_vectors (user_id, embedder, at);"""
 
+_M009_TOPIC_STATES = """
+CREATE TABLE topic_states (
+    user_id    TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    state      TEXT NOT NULL,
+    updated_at {t.instant} NOT NULL,
+    PRIMARY KEY (user_id, session_id)
+){t.keyed};
+"""
+
 
 def m001_initial(types: ColumnTypes, keyword_index: str) -> str:
     """m001: turns, units and their side tables, the backend's ``keyword_index`` DDL (its own
@@ -172,3 +182,9 @@ def m002_health(types: ColumnTypes) -> str:
 def turn_vectors_table(types: ColumnTypes) -> str:
     """m006's ``turn_vectors`` table and its index (no surrounding newlines)."""
     return _TURN_VECTORS.format(t=types)
+
+
+def m009_topic_states(types: ColumnTypes) -> str:
+    """m009: each session's topic state, one JSON document per (user, session), written with
+    the user turn that changed it (``recall/topic_codec.py`` shapes it)."""
+    return _M009_TOPIC_STATES.format(t=types)

@@ -165,6 +165,11 @@ class SqlReads:
             " ORDER BY u.created_at DESC, u.id LIMIT :limit", params)
         return [unit_from_row(r) for r in rows]
 
+    def session_topics(self, user_id: str, session_id: str) -> str | None:
+        rows = self._read("SELECT state FROM topic_states WHERE user_id = :user"
+                          " AND session_id = :session", {"user": user_id, "session": session_id})
+        return str(rows[0][0]) if rows else None
+
     def source_turns(self, unit_ids: Sequence[str]) -> dict[str, list[TurnRecord]]:
         out: dict[str, list[TurnRecord]] = {}
         for r in self._rows_in(

@@ -103,6 +103,11 @@ class SqlWrites:
             for unit_id, at, reason, by in batch.invalidations:
                 self._invalidate(conn, unit_id, at, reason, by)
             self._events(conn, batch.events)
+            if batch.topic_state is not None:
+                self._exec(conn, "INSERT INTO topic_states (user_id, session_id, state, updated_at)"
+                           " VALUES (?, ?, ?, ?) ON CONFLICT (user_id, session_id)"
+                           " DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
+                           (turn.user_id, turn.session_id, batch.topic_state, to_micros(turn.at)))
 
     def _upsert_unit(self, conn: Any, unit: MemoryUnit, now: int, turn: TurnRecord) -> None:
         existed = self._keywords_need_history and self._exec(

@@ -15,7 +15,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from .migrations import run_migrations
-from .schema_ddl import SQLITE_TYPES, m001_initial, m002_health, turn_vectors_table
+from .schema_ddl import (
+    SQLITE_TYPES,
+    m001_initial,
+    m002_health,
+    m009_topic_states,
+    turn_vectors_table,
+)
 
 #: Name of the SQL function (registered on every store connection) that computes :func:`owner_token`.
 OWNER_FUNCTION = "jiyi_owner"
@@ -151,6 +157,10 @@ END;
 NEW_CACHE_EPOCH_SQL = ("UPDATE vector_cache_meta SET value = abs(random() % 9007199254740991)"
                        " WHERE name = 'epoch'")
 
+#: Topic switches follow the user's turns and are kept per session, shared by every worker:
+#: the write path upserts a session's row in the turn's own transaction; recall only reads it.
+M009_TOPIC_STATES = m009_topic_states(SQLITE_TYPES)
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
@@ -162,6 +172,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m006_episodic", M006_EPISODIC),
     ("m007_turn_ids", M007_TURN_IDS),
     ("m008_user_vectors", M008_USER_VECTORS),
+    ("m009_topic_states", M009_TOPIC_STATES),
 ]
 
 

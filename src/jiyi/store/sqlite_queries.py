@@ -28,7 +28,7 @@ from .sql_rows import UNIT_COLUMNS
 from .sqlite_migrations import owner_token
 from .sqlite_sql import fts_query
 from .sqlite_vector_cache import SqliteVectorCache
-from .vector_cache import top_hits
+from .vector_cache import row_cosines, spread, top_hits
 
 
 class _SqliteBase(SqlReads):
@@ -153,8 +153,7 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
                 rows_, sims_ = table.cosines(mask, q, embedder)
                 if sims_.size == 0:
                     return Scored([])
-                return Scored(table.top(rows_, sims_, limit), float(sims_.mean()),
-                              float(sims_.std()), int(sims_.size))
+                return Scored(table.top(rows_, sims_, limit), *spread(sims_), int(sims_.size))
         params: dict[str, Any] = {"user": user_id, "emb": embedder, "as_of": to_micros(as_of)}
         rows = self._read(
             "SELECT turn_key, vec FROM turn_vectors WHERE user_id = :user AND embedder = :emb"
@@ -162,8 +161,8 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
         sims = _cosines(rows, query, embedder)
         if sims.size == 0:
             return Scored([])
-        return Scored(top_hits(lambda j: str(rows[j][0]), sims, limit), float(sims.mean()),
-                      float(sims.std()), int(sims.size))
+        return Scored(top_hits(lambda j: str(rows[j][0]), sims, limit), *spread(sims),
+                      int(sims.size))
 
 
 def _opt(value: datetime | None) -> int | None:
@@ -178,8 +177,7 @@ def _cosines(rows: Sequence[Sequence[Any]], query: Vector, embedder: str) -> np.
     mat = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
     if mat.size != len(rows) * q.shape[0]:
         raise StoreError(f"vectors of embedder {embedder!r} do not all have dimension {q.shape[0]}")
-    sims: np.ndarray = mat.reshape(len(rows), q.shape[0]) @ q
-    return sims
+    return row_cosines(mat.reshape(len(rows), q.shape[0]), q)
 
 
 def _top_cosines(rows: Sequence[Sequence[Any]], query: Vector, embedder: str,

@@ -250,13 +250,30 @@ class VectorTable:
         # Most rows kept: one product over the contiguous matrix, then pick (gathering the
         # kept rows first would copy most of the matrix: 77 MB for 50k x 384).
         most = rows.size * 4 >= self.n
-        sims = (self.vecs[:self.n] @ q)[rows] if most else self.vecs[rows] @ q
-        return rows, np.asarray(sims, dtype=np.float32)
+        sims = row_cosines(self.vecs[:self.n], q)[rows] if most else row_cosines(self.vecs[rows], q)
+        return rows, sims
 
     def top(self, rows: NDArray[np.intp], sims: NDArray[np.float32],
             limit: int) -> list[tuple[str, float]]:
         """The ``limit`` best ``(key, cosine)`` of ``rows``, best first, ties by key."""
         return top_hits(lambda j: self.ids[int(rows[j])], sims, limit)
+
+
+def row_cosines(matrix: NDArray[np.float32], query: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Each row's dot product with ``query``, summed in one fixed order whatever the row's place
+    in ``matrix``: the cached table and the SQL scan give the same bits for the same row. (A
+    BLAS product does not: its blocking depends on the row's position, and a user's recall gave
+    other last bits once their table was loaded, evicted or reloaded in another order.)"""
+    sims: NDArray[np.float32] = np.einsum("ij,j->i", matrix, query).astype(np.float32,
+                                                                          copy=False)
+    return sims
+
+
+def spread(sims: NDArray[np.float32]) -> tuple[float, float]:
+    """Mean and standard deviation of ``sims`` whatever their order (summed sorted, in float64):
+    the z-scale of a search must not depend on the order rows were read in."""
+    ordered = np.sort(sims.astype(np.float64))
+    return float(ordered.mean()), float(ordered.std())
 
 
 def top_hits(key_of: Callable[[int], str], sims: NDArray[np.floating[Any]],

@@ -16,8 +16,11 @@ from datetime import datetime, timedelta
 
 from ..embed.base import Embedder
 from ..recall.episodes import episode_text
+from ..recall.topic_codec import encode, stored_state
+from ..recall.topics import observe_turn
 from ..services import IngestServices
 from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
+from ..text import keyword_terms
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
 from .pipeline import TurnInput, UnitDraft, extract_turn
@@ -114,7 +117,8 @@ class WritePath:
 
     def _place_turn(self, prepared: _Prepared) -> list[MemoryUnit]:
         """Decide each draft (repeat, replacement or new) against the store and write the turn
-        with them; a confirmation then reinforces the previous turns' facts."""
+        with them (a user turn with its session's topic state); a confirmation then reinforces
+        the previous turns' facts."""
         turn = prepared.turn
         batch = IngestBatch(turn=turn, embedder=self._mem.embedder_routing.default.name,
                             turn_vector=prepared.turn_vector)
@@ -124,10 +128,22 @@ class WritePath:
             written.append(unit)
             if is_new:
                 batch.add_vector(prepared.vectors[i][0], unit.id, prepared.vectors[i][1])
+        if turn.role == "user":
+            batch.topic_state = self._topic_state(prepared)
         self._mem.store.commit_ingest(batch)
         if prepared.is_confirmation:
             written.extend(self._confirm_previous(turn))
         return written
+
+    def _topic_state(self, prepared: _Prepared) -> str:
+        """The session's topic state after this user turn (read and written under the
+        placement lock, in the turn's transaction): topic switches follow the user's turns."""
+        turn = prepared.turn
+        state = stored_state(self._mem.store, turn.user_id, turn.session_id)
+        new = observe_turn(state, turn.session_id, turn.text, keyword_terms(turn.text),
+                           prepared.turn_vector, turn.at,
+                           self._mem.config.recall.topic_switch_cosine)
+        return encode(new)
 
     def _embed_turns(self, turns: Sequence[tuple[list[UnitDraft], str]]
                      ) -> list[tuple[list[tuple[str, Vector]], Vector | None]]:

@@ -137,7 +137,7 @@ def test_user_turns_switch_and_return(any_mem: Memory, lang: str) -> None:
 
 def test_recall_freezes_left_topic(mem: Memory) -> None:
     order = put(mem, "订单ABC123已发货，快递单号SF100", at=T0, type=MemoryType.TOOL_RESULT)
-    mem.ingest("帮我查订单ABC123", session_id="s1", user_id="u1", at=T0)
+    mem.ingest("帮我查一下订单的物流", session_id="s1", user_id="u1", at=T0)
     rec = put(mem, "用户想看新款耳机推荐", at=T0 + timedelta(minutes=2),
               type=MemoryType.SESSION_STATE)
     fact = put(mem, "订单ABC123的收货人是张伟", at=T0 + timedelta(seconds=30))

@@ -254,7 +254,7 @@ def test_tiny_run_writes_the_report(dev_banks, tmp_path: Path) -> None:  # type:
     assert report["cells"] and all(c["split"] == "dev" for c in report["cells"])
     md = (tmp_path / "out" / "keyfacts.md").read_text(encoding="utf-8")
     assert "Held-out bank c is **absent**" in md and "## Protocol" in md
-    assert "| **all key facts** | all |" in md
+    assert "| **all key facts** | all |" in md and "## Overview" in md
     # the same corpus on the same store: reused, nothing ingested again, same answers
     again = run_keyfacts(corpus, dev_banks, store_path=store, embedder="fake", baselines=False)
     assert again.ingest["ingested"] == 0 and again.ingest["reused"] == len(corpus.turns)

@@ -169,11 +169,11 @@ def run_keyfacts(corpus: Corpus, banks: list[Bank], *, store_path: str | Path | 
         url = str(store_path) if store_path is not None else str(Path(tmp) / "keyfacts.db")
         with Memory.open(url, embedder=emb, config=config or JiyiConfig()) as mem:
             run.ingest, chars = ingest(mem, corpus, progress)
+            run.seconds["ingest"] = run.ingest["seconds"]
             t0 = time.perf_counter()
             rows, run.recall_ms = ask_jiyi(mem, corpus.questions, k, progress)
             run.seconds["recall"] = round(time.perf_counter() - t0, 1)
             run.rows.extend(rows)
-    run.seconds["ingest"] = run.ingest["seconds"]
     run.compression = compression(corpus.turns, chars,
                                   {u: p[1] for u, p in corpus.profiles.items()})
     if baselines:

@@ -126,6 +126,33 @@ def _past_table(idx: dict[tuple[str, str, str, str, str], dict[str, Any]],
     return lines
 
 
+def _overview(idx: dict[tuple[str, str, str, str, str], dict[str, Any]]) -> list[str]:
+    """One row per split and language: all key facts, replaced, coupons, past questions."""
+    head = ["split", "lang", "n", "found jiyi", "found dense", "found BM25", "replaced jiyi",
+            "replaced dense", "replaced BM25", "as current jiyi", "valid coupons listed jiyi",
+            "expired coupons as current jiyi", "past value found jiyi"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for split in ("dev", "held-out"):
+        for lang in (*LANGS, "all"):
+            j = idx.get((split, "all", lang, "all", "jiyi"))
+            if j is None:
+                continue
+            d = idx.get((split, "all", lang, "all", "dense"))
+            b = idx.get((split, "all", lang, "all", "bm25"))
+            c = idx.get((split, "all", lang, "coupon", "jiyi"))
+            past = [idx.get((split, "all", lang, k, "jiyi")) for k in ("phone_past",
+                                                                       "address_past")]
+            pn = sum((p or {}).get("counts", {}).get("found", 0) for p in past)
+            pv = (sum((p or {}).get("found", 0.0) * (p or {}).get("counts", {}).get("found", 0)
+                      for p in past) / pn) if pn else None
+            lines.append("| " + " | ".join([
+                SPLIT_TITLE[split], lang, str(j["questions"]), _f(j, "found"), _f(d, "found"),
+                _f(b, "found"), _f(j, "replaced"), _f(d, "replaced"), _f(b, "replaced"),
+                _f(j, "as_current"), _f(c, "found"), _f(c, "expired_as_current"),
+                "-" if pv is None else f"{pv:.2f}"]) + " |")
+    return lines
+
+
 PROTOCOL = """\
 - **Corpus** (seeded, `--users`, `--seed`): each user gets one phrasing bank and one language
   (round-robin: every bank x language cell has the same number of users, within one), 3-5
@@ -209,11 +236,13 @@ def markdown(report: dict[str, Any]) -> str:
                 if held else "Held-out bank c is **absent** from this run: only the "
                              "development banks are reported."), "",
              f"Recall latency: p50 {lat['p50_ms']} ms, p95 {lat['p95_ms']} ms over "
-             f"{lat['questions']} questions. Run time: {report['seconds']} s.", "",
+             f"{lat['questions']} questions. Run time: "
+             + ", ".join(f"{k} {v:.0f} s" for k, v in report["seconds"].items()) + ".", "",
              f"Compression: units / source characters over the {comp.get('turns', 0)} turns "
              f"longer than {LONG_TURN} characters: **{comp.get('ratio')}** "
              f"(per language: " + ", ".join(f"{g} {b['ratio']}" for g, b in
-                                            comp.get("by_language", {}).items()) + ").", ""]
+                                            comp.get("by_language", {}).items()) + ").", "",
+             "## Overview", "", *_overview(idx), ""]
     for split in ("dev", "held-out"):
         if not any(k[0] == split for k in idx):
             continue

@@ -134,8 +134,8 @@ def test_corpus_shape(dev_banks) -> None:  # type: ignore[no-untyped-def]
     changed = [q for q in corpus.questions if q.changed and not q.past and q.kind != "food"]
     assert changed and all(q.old for q in changed)
     assert any(q.expired for q in corpus.questions if q.kind == "coupon")
-    long = [t for t in corpus.turns if len(t.text) > 150]
-    assert long  # compound turns give the compression measure something to measure
+    long = Counter(corpus.profiles[t.user_id][1] for t in corpus.turns if len(t.text) > 150)
+    assert set(long) == set(LANGS)  # compound turns: the compression measure in every language
 
 
 def test_coupon_dates_in_the_language() -> None:

@@ -25,7 +25,7 @@ from .keyfacts_bank import LANGS, Bank, LanguageBank
 from .keyfacts_values import coupon_code, discount, email, match_key, order_id, phone, render_date
 from .ranking import RawTurn
 
-VERSION = 1  # bump when the generator changes what it writes
+VERSION = 2  # bump when the generator changes what it writes
 START = datetime(2026, 3, 2, tzinfo=UTC)
 SLOTS = ("name", "phone", "email", "address", "membership", "food", "delivery_time",
          "contact_channel", "coupon", "order")
@@ -34,6 +34,7 @@ CHANGE_P = {"phone": 0.7, "email": 0.5, "address": 0.7, "membership": 0.7,
 NEGATE_P = 0.6
 SLOT_P = 0.65
 COMPOUND_P = 0.3
+COMPOUND_CHARS = (60, 280)
 ASSISTANT_P = 0.5
 TOOL_P = 0.15
 
@@ -286,6 +287,19 @@ class _UserBuilder:
             {"tool": "faq_search", "hits": rng.randint(0, 5), "top": "returns-policy"},
         )), ensure_ascii=False)
 
+    def compound(self, fact: str, join: str) -> str:
+        """The fact inside one long turn: other noise sentences (no repeats) before and after
+        it until the turn reaches a length drawn between 60 and 280 characters, so every
+        language has turns above the compression measure's 150 characters."""
+        rng = self.rng
+        target = rng.randint(COMPOUND_CHARS[0], COMPOUND_CHARS[1])
+        pool = rng.sample(self.lb.noise, len(self.lb.noise))
+        before: list[str] = [pool.pop()]
+        after: list[str] = []
+        while pool and len(join.join([*before, fact, *after])) < target:
+            (before if rng.random() < 0.5 else after).append(pool.pop())
+        return join.join([*before, fact, *after])
+
     def sessions(self) -> list[RawTurn]:
         rng, join = self.rng, _joiner(self.lang)
         out: list[RawTurn] = []
@@ -306,9 +320,7 @@ class _UserBuilder:
                         turns.append(("tool", self.tool_noise(), None))
                 text = f.text
                 if rng.random() < COMPOUND_P:  # the fact buried among other things
-                    before = [self.noise_turn() for _ in range(rng.randint(1, 2))]
-                    after = [self.noise_turn() for _ in range(rng.randint(0, 2))]
-                    text = join.join([*before, text, *after])
+                    text = self.compound(text, join)
                 turns.append(("user", text, f))
                 if f.tool is not None:
                     turns.append(("tool", f.tool, None))

@@ -17,7 +17,7 @@ from typing import Any
 
 from .keyfacts import LABELS, LONG_TURN, SYSTEMS, KeyfactsRun, Row, latency
 from .keyfacts_bank import HELD_OUT, LANGS
-from .keyfacts_corpus import SLOTS
+from .keyfacts_corpus import SLOTS, VERSION
 from .locomo_cmd import machine, machine_line
 
 MEASURES = ("found", "replaced", "as_current", "valid_as_current", "expired_listed",
@@ -162,8 +162,8 @@ PROTOCOL = """\
   2-4 coupons carry an expiry date written in the language ("5月3日", "May 3, 2026"), some
   before the question time, some after; an order id comes with a tool turn (an order lookup).
   Between the facts: the bank's noise turns (chit-chat, other topics), assistant replies, tool
-  calls (role `tool`, JSON); 30% of the facts are buried in a compound turn with noise around
-  them. Every turn has its role, text, `at`, session id and turn id.
+  calls (role `tool`, JSON); 30% of the facts are buried in a compound turn with other noise
+  sentences around them, 60-280 characters long. Every turn has its role, text, `at`, session id and turn id.
 - **Run**: every turn through `Memory.ingest_many` with the default configuration; each
   question (the bank's `ask` / `ask_past`) in a new session after the user's last, through
   `Memory.recall(question, session_id=<that session>, user_id=..., k=5, as_of=<question
@@ -203,7 +203,8 @@ def report_dict(run: KeyfactsRun, command: str | None = None) -> dict[str, Any]:
         "machine": machine(),
         "embedder": run.embedder,
         "k": run.k,
-        "corpus": {"fingerprint": run.corpus.fingerprint, "seed": run.corpus.seed,
+        "corpus": {"fingerprint": run.corpus.fingerprint, "generator_version": VERSION,
+                   "seed": run.corpus.seed,
                    "users": run.corpus.users, "turns": len(run.corpus.turns),
                    "questions": len(run.corpus.questions)},
         "banks": {b.name: {"split": b.split, "sha256": b.digest} for b in run.banks},
@@ -253,7 +254,7 @@ def markdown(report: dict[str, Any]) -> str:
         lines += _kinds_table(idx, split, "all", per_lang=True)
         lines += ["", "### Coupons", "", *_coupon_table(idx, split)]
         lines += ["", "### Past questions", "", *_past_table(idx, split)]
-        for bank in banks:
+        for bank in banks if len(banks) > 1 else []:
             lines += ["", f"### Bank {bank.upper()} per kind and language", ""]
             lines += _kinds_table(idx, split, bank, per_lang=True)
         lines.append("")

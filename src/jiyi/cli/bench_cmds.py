@@ -26,7 +26,7 @@ BENCH_MODULES: tuple[str, ...] = (
     "jiyi_bench.bench_pg",
 )
 EVAL_MODULES: tuple[str, ...] = ("jiyi_bench.locomo_cmd", "jiyi_bench.madial_cmd",
-                                 "jiyi_bench.scenarios_cmd")
+                                 "jiyi_bench.scenarios_cmd", "jiyi_bench.keyfacts_cmd")
 
 BENCH_HELP = "Measure speed and memory use; reports go to docs/benchmarks/ (see --out)."
 EVAL_HELP = "Measure recall quality on public benchmarks."

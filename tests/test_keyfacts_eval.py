@@ -277,3 +277,29 @@ def test_cli(tmp_path: Path) -> None:
         res = CliRunner().invoke(app, ["eval", "keyfacts", *bad, "--bank-dir", str(banks),
                                        "--out-dir", str(out), "--embedder", "fake"])
         assert res.exit_code != 0 and "Traceback" not in res.output
+
+
+def test_baseline_vectors_are_kept_between_runs(dev_banks, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The raw turns' passage vectors depend on the embedder and the text only: a second run
+    with the same cache embeds no passage and ranks exactly as the first."""
+    from jiyi.embed import get_embedder
+    from jiyi_bench.keyfacts import ask_baselines
+
+    corpus = generate(dev_banks, users=4, seed=11)
+    embedder = get_embedder("fake")
+    calls: list[int] = []
+    real = embedder.embed_passages
+
+    def counting(texts: list[str]):  # type: ignore[no-untyped-def]
+        calls.append(len(texts))
+        return real(texts)
+
+    embedder.embed_passages = counting  # type: ignore[method-assign]
+    cache = tmp_path / "vectors.npz"
+    first = ask_baselines(corpus.turns, corpus.questions, embedder, 5, vector_cache=cache)
+    embedded = sum(calls)
+    assert cache.exists() and embedded > 0
+    second = ask_baselines(corpus.turns, corpus.questions, embedder, 5, vector_cache=cache)
+    assert sum(calls) == embedded  # nothing embedded the second time
+    assert [(r.system, r.question, r.score) for r in first] == \
+        [(r.system, r.question, r.score) for r in second]

@@ -68,6 +68,13 @@ class Dense:
         self.embedder = embedder
         self.matrix = embedder.embed_passages(list(docs))
 
+    @classmethod
+    def from_matrix(cls, embedder: Embedder, matrix: np.ndarray) -> Dense:
+        """Over passage vectors computed already (one row per document)."""
+        dense = cls.__new__(cls)
+        dense.embedder, dense.matrix = embedder, matrix
+        return dense
+
     def top(self, query: str, k: int) -> list[int]:
         sims = self.matrix @ self.embedder.embed_query(query)
         return [int(i) for i in np.argsort(-sims)[:k]]

@@ -26,12 +26,15 @@ held out and only reported. Its templates are never printed.
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from jiyi.config import JiyiConfig
 from jiyi.embed import get_embedder
@@ -134,9 +137,34 @@ def ask_jiyi(mem: Memory, questions: Sequence[Question], k: int,
     return rows, ms
 
 
+def _passage_vectors(embedder: Embedder, texts: Sequence[str],
+                     cache: dict[str, np.ndarray]) -> np.ndarray:
+    """The embedder's passage vectors of ``texts``, embedding only those not in ``cache``
+    (keyed by the embedder's name and the text's hash; filled in place)."""
+    keys = [f"{embedder.name}:{hashlib.sha256(t.encode()).hexdigest()}" for t in texts]
+    missing = [i for i, key in enumerate(keys) if key not in cache]
+    if missing:
+        fresh = embedder.embed_passages([texts[i] for i in missing])
+        for i, vec in zip(missing, fresh, strict=True):
+            cache[keys[i]] = np.asarray(vec, dtype=np.float32)
+    return np.stack([cache[key] for key in keys]) if keys else np.zeros((0, embedder.dim))
+
+
+def _load_vector_cache(path: Path | None) -> dict[str, np.ndarray]:
+    if path is None or not path.exists():
+        return {}
+    with np.load(path) as data:
+        return dict(zip((str(k) for k in data["keys"]), data["vectors"], strict=True))
+
+
 def ask_baselines(turns: Sequence[RawTurn], questions: Sequence[Question], embedder: Embedder,
-                  k: int, progress: Progress | None = None) -> list[Row]:
-    """BM25 and dense over the raw turns of each question's user."""
+                  k: int, progress: Progress | None = None,
+                  vector_cache: Path | None = None) -> list[Row]:
+    """BM25 and dense over the raw turns of each question's user. ``vector_cache``: a file
+    keeping the raw turns' passage vectors between runs (they depend on the embedder and the
+    text only, not on jiyi's code), so a re-run on new code embeds nothing again."""
+    cache = _load_vector_cache(vector_cache)
+    known = len(cache)
     by_user: dict[str, list[RawTurn]] = {}
     for t in turns:
         by_user.setdefault(t.user_id, []).append(t)
@@ -147,13 +175,18 @@ def ask_baselines(turns: Sequence[RawTurn], questions: Sequence[Question], embed
     for n, (uid, qs) in enumerate(asked.items()):
         own = by_user.get(uid, [])
         texts = [t.text for t in own]
-        bm25, dense = reference_bm25(texts), Dense(embedder, texts)
+        bm25 = reference_bm25(texts)
+        dense = Dense.from_matrix(embedder, _passage_vectors(embedder, texts, cache))
         for q in qs:
             for system, top in (("bm25", bm25.top(q.text, k)), ("dense", dense.top(q.text, k))):
                 seen = [Seen(own[i].text, None, (own[i].turn_id,)) for i in top]
                 rows.append(Row(q, system, score(q, seen, k, marks=False)))
         if progress is not None:
             progress("baselines", n + 1, len(asked))
+    if vector_cache is not None and len(cache) > known:
+        tmp = vector_cache.with_name(vector_cache.name + ".tmp.npz")
+        np.savez(tmp, keys=np.array(list(cache)), vectors=np.stack(list(cache.values())))
+        tmp.replace(vector_cache)
     return rows
 
 
@@ -178,7 +211,9 @@ def run_keyfacts(corpus: Corpus, banks: list[Bank], *, store_path: str | Path | 
                                   {u: p[1] for u, p in corpus.profiles.items()})
     if baselines:
         t0 = time.perf_counter()
-        run.rows.extend(ask_baselines(corpus.turns, corpus.questions, emb, k, progress))
+        cache = (Path(f"{store_path}.baseline-vectors.npz")
+                 if store_path is not None and "://" not in str(store_path) else None)
+        run.rows.extend(ask_baselines(corpus.turns, corpus.questions, emb, k, progress, cache))
         run.seconds["baselines"] = round(time.perf_counter() - t0, 1)
     run.seconds["total"] = round(time.perf_counter() - began, 1)
     return run

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from answers_fixtures import fake_judge_or_reader, write_locomo, write_madial
+from answers_fixtures import LOCOMO_FILE, MADIAL_DIR, fake_judge_or_reader
 from fake_ollama import FakeOllama
 from jiyi.cli.app import app
 from jiyi.context.tokens import QwenTokenCounter
@@ -44,7 +44,7 @@ def test_answers_on_all_data_sets_with_a_judge(tmp_path: Path) -> None:
         spec = f"ollama:qwen2.5:7b@{srv.url}"
         result = CliRunner().invoke(app, [
             "eval", "answers", "--reader", spec, "--judge", spec,
-            "--data", str(write_locomo(tmp_path)), "--data", str(write_madial(tmp_path)),
+            "--data", str(LOCOMO_FILE), "--data", str(MADIAL_DIR),
             "--data", str(SCENARIOS), "--embedder", "fake", "--num-ctx", "700",
             "--max-tokens", "32", "--work", str(tmp_path / "work"),
             "--out-dir", str(tmp_path / "out"), "--name", "answers-test"])

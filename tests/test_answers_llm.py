@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from answers_fixtures import write_locomo, write_madial
+from answers_fixtures import LOCOMO_FILE, MADIAL_DIR
 from jiyi.cli.app import app
 
 LLM_URL = os.environ.get("JIYI_TEST_LLM_URL")
@@ -31,9 +31,9 @@ SAMPLE = 20
 
 def test_whole_protocol_on_a_sample_against_llama_cpp(tmp_path: Path) -> None:
     args = ["eval", "answers", "--reader", f"openai:{LLM_URL}", "--judge", f"openai:{LLM_URL}",
-            "--data", str(write_locomo(tmp_path)), "--data", str(write_madial(tmp_path)),
+            "--data", str(LOCOMO_FILE), "--data", str(MADIAL_DIR),
             "--data", str(SCENARIOS), "--sample", str(SAMPLE), "--seed", "1",
-            "--max-tokens", "24", "--work", str(tmp_path / "work"),
+            "--max-tokens", "16", "--work", str(tmp_path / "work"),
             "--out-dir", str(tmp_path / "out"), "--name", "answers-ci",
             "--note", "Protocol-only: SmolLM2-135M; these numbers say nothing about quality."]
     first = CliRunner().invoke(app, args)
@@ -50,7 +50,7 @@ def test_whole_protocol_on_a_sample_against_llama_cpp(tmp_path: Path) -> None:
         assert "judge" in r and r["judge"] in ("CORRECT", "WRONG", None)
         assert 0.0 <= r["f1"] <= 1.0 and 0.0 <= r["bleu1"] <= 1.0
         if r["plan"] == "A":
-            assert r["qwen_tokens"] <= report["num_ctx"] - 24
+            assert r["qwen_tokens"] <= report["num_ctx"] - 16
     s = report["summary"]
     # seed 1 draws from every data set and language (18 scenario questions, 1 LoCoMo, 1 MADial)
     assert set(s["by_dataset"]) == {"locomo", "madial", "scenarios"}

@@ -154,3 +154,25 @@ def test_a_killed_run_resumes_without_asking_an_answered_question_again(tmp_path
     report = json.loads((out / "killed.json").read_text(encoding="utf-8"))
     assert len(report["rows"]) == items and not [r for r in report["rows"] if r["error"]]
     assert len({r["item"] for r in report["rows"]}) == items
+
+
+def test_a_larger_sample_reuses_answers_and_another_setup_is_refused(tmp_path: Path) -> None:
+    fake = FakeOllama(count_prompt=True)
+    with ThreadServer(fake.app) as srv:
+        def run(*extra: str) -> Any:
+            return CliRunner().invoke(app, [
+                "eval", "answers", "--reader", f"ollama:qwen2.5:7b@{srv.url}", "--data",
+                str(SCENARIOS), "--embedder", "fake", "--plans", "A,C", "--work",
+                str(tmp_path / "w"), "--out-dir", str(tmp_path), "--name", "grow", *extra])
+
+        small = run("--limit", "2")
+        assert small.exit_code == 0, small.output
+        assert "asked 4 this run, 0 recorded by an earlier run" in small.output
+        big = run("--limit", "5")
+        assert big.exit_code == 0, big.output
+        assert "asked 6 this run, 4 recorded by an earlier run" in big.output
+        other = run("--limit", "5", "--max-tokens", "8")
+    assert other.exit_code != 0 and "another setup" in other.output
+    assert "max_tokens" in other.output
+    rows = json.loads((tmp_path / "grow.json").read_text(encoding="utf-8"))["rows"]
+    assert len(rows) == 10

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from jiyi.context.tokens import TokenCounter, get_counter
-from jiyi.errors import JiyiError, LLMError
+from jiyi.errors import JiyiError, LLMError, ValidationError
 from jiyi.llm.base import ChatClient, ChatReply
 from jiyi.memory import Memory
 
@@ -102,6 +102,24 @@ def read_results(path: Path) -> dict[str, dict[str, Any]]:
         if isinstance(row, dict) and isinstance(row.get("item"), str):
             out[row["item"]] = row
     return out
+
+
+def claim_work_dir(work: Path, settings_key: dict[str, Any]) -> None:
+    """Tie ``work`` to one reader, judge, window and scoring setup (``run.json``): answers are
+    reused only by the same setup. The selection (sample, limit, plans) is not part of it, so a
+    larger sample of the same setup reuses the answers it already has."""
+    work.mkdir(parents=True, exist_ok=True)
+    path = work / "run.json"
+    if path.is_file():
+        held = json.loads(path.read_text(encoding="utf-8"))
+        if held != settings_key:
+            diff = sorted(k for k in set(held) | set(settings_key)
+                          if held.get(k) != settings_key.get(k))
+            raise ValidationError(
+                f"work directory {work} holds answers of another setup (differs in "
+                f"{', '.join(diff)}); pass another --work")
+        return
+    path.write_text(json.dumps(settings_key, indent=2) + "\n", encoding="utf-8")
 
 
 def append_row(path: Path, row: dict[str, Any]) -> None:

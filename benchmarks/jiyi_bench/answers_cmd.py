@@ -2,8 +2,8 @@
 of a reader model under plan A (raw history), B (jiyi's prompt) and C (top-k recall).
 
 Writes ``answers-<model>.{md,json,png}`` to the report directory. The run's store and answers
-live in a work directory (``--work``; default: one per command line under the system's temporary
-directory): the same command run again after a kill continues where it stopped.
+live in a work directory (``--work``; default: one per reader, judge, window and data under the
+system's temporary directory): the same command run again after a kill continues where it stopped.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from jiyi.llm.base import ChatClient
 from jiyi.llm.registry import make_client
 
 from . import answers, answers_data, answers_prompt
-from .answers import PLANS, AnswerRun, Hooks, Settings
+from .answers import PLANS, AnswerRun, Hooks, Settings, claim_work_dir
 from .answers_data import Corpus, digest, select
 from .answers_prompt import INSTRUCTIONS
 from .answers_report import chart, markdown, summarise
@@ -136,8 +136,9 @@ def register(group: typer.Typer) -> None:
         lang: Annotated[str, typer.Option("--lang", help="MADial: zh, en or both.")] = "both",
         work: Annotated[Path | None, typer.Option(
             "--work", help="Work directory (store, answers); the same command run again "
-                           "resumes from it. Default: one per command line in the temporary "
-                           "directory.")] = None,
+                           "resumes from it, and a larger --sample of the same reader reuses "
+                           "the answers it has. Default: one per reader, judge, window and "
+                           "data under the temporary directory.")] = None,
         retry_failed: Annotated[bool, typer.Option(
             "--retry-failed", help="Ask again the items a previous run recorded as failed.")
         ] = False,
@@ -176,10 +177,12 @@ def register(group: typer.Typer) -> None:
             settings = Settings(plans=chosen_plans, k=k, max_tokens=max_tokens,
                                 embedder=embedder, server_tokens=server_tokens,
                                 retry_failed=retry_failed)
-            key = [*(str(p.resolve()) for p in paths), reader, str(judge), ",".join(chosen_plans),
-                   str(window), str(k), str(max_tokens), embedder, str(sample), str(seed),
-                   str(limit), str(conversations), lang]
-            work_dir = work or Path(tempfile.gettempdir()) / f"jiyi-answers-{digest(key)}"
+            setup = {"data": [str(p.resolve()) for p in paths], "reader": reader,
+                     "judge": judge, "num_ctx": window, "k": k, "max_tokens": max_tokens,
+                     "embedder": embedder, "conversations": conversations, "lang": lang}
+            work_dir = work or Path(tempfile.gettempdir()) / (
+                "jiyi-answers-" + digest([json.dumps(setup, sort_keys=True)]))
+            claim_work_dir(work_dir, setup)
             typer.echo(f"work directory: {work_dir} (run the same command again to resume)",
                        err=True)
             client.chat([{"role": "user", "content": "hello"}], max_tokens=1, num_ctx=window)

@@ -203,7 +203,8 @@ class AnswerRun:
         task = mem.batch(f"answers-{digest(items)}", items, session_id=RUN_SESSION,
                          language="en")
         recorded = read_results(self.results_path)
-        done = sum(1 for i in items if task.status(i) in ("succeeded", "failed"))
+        finished = ("succeeded",) if self.s.retry_failed else ("succeeded", "failed")
+        done = sum(1 for i in items if task.status(i) in finished)
         hk.start(len(items), done, "answers")
         errors = 0
         try:

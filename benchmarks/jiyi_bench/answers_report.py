@@ -98,6 +98,14 @@ def table(groups: dict[str, dict[str, Any]], scope: str, judge: bool) -> list[st
     return lines
 
 
+def _window_line(overall: dict[str, Any]) -> list[str]:
+    a = overall.get("A") or {}
+    if a.get("history_share_shown") is None:
+        return []
+    return [f"Plan A showed {a['history_share_shown']:.1%} of a user's history turns on average "
+            "(the newest ones that fit the window).", ""]
+
+
 def markdown(report: dict[str, Any], protocol: str, instructions: dict[str, str]) -> str:
     s, judge = report["summary"], report["judge"] is not None
     m = report["machine"]
@@ -117,6 +125,7 @@ def markdown(report: dict[str, Any], protocol: str, instructions: dict[str, str]
         f"Questions: {report['questions']} ({', '.join(report['data'])}); "
         f"selection: {report['selection']}.", "",
         "## Overall", "", *table({"all": s["overall"]}, "scope", judge), "",
+        *_window_line(s["overall"]),
         "## Per data set", "", *table(s["by_dataset"], "data set", judge), "",
         "## Per category", "", *table(s["by_category"], "category", judge), "",
         "## Per language", "", *table(s["by_language"], "language", judge), "",

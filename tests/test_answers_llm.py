@@ -20,7 +20,8 @@ LLM_URL = os.environ.get("JIYI_TEST_LLM_URL")
 SCENARIOS = Path(__file__).parent / "data" / "eval"
 pytestmark = [
     pytest.mark.llm,
-    pytest.mark.timeout(int(os.environ.get("JIYI_TEST_LLM_TIMEOUT", "600"))),
+    # 60 reader and 60 judge calls: a few minutes on an idle 2-core machine, far more on a loaded one
+    pytest.mark.timeout(int(os.environ.get("JIYI_TEST_LLM_TIMEOUT", "900"))),
     pytest.mark.skipif(
         not LLM_URL,
         reason="JIYI_TEST_LLM_URL is not set: start a real server with "

@@ -68,6 +68,8 @@ def test_judge_label_parsing() -> None:
     assert parse_label("INCORRECT, the gold says Lisbon") == "WRONG"
     assert parse_label("I think it is correct") == "CORRECT"
     assert parse_label("不知道") is None
+    assert parse_label("CORRECT or WRONG: the name") is None  # an echo of the prompt
+    assert parse_label("correct. Not wrong.") is None
     msgs = judge_messages("猫叫什么？", "Pepper", "它叫 Pepper")
     assert msgs[0]["role"] == "system" and "CORRECT or WRONG" in msgs[0]["content"]
     assert "Gold answer: Pepper" in msgs[1]["content"] and "猫叫什么？" in msgs[1]["content"]

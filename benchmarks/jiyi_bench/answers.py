@@ -178,7 +178,11 @@ class AnswerRun:
             self._ingest(mem, hk)
             self._answer(mem, hk)
         rows = read_results(self.results_path)
-        return [rows[i] for i in self.items if i in rows]
+        out = [rows[i] for i in self.items if i in rows]
+        for row in out:  # the label is a pure function of the judge's (short) reply
+            if "judge_reply" in row:
+                row["judge"] = parse_label(str(row["judge_reply"]))
+        return out
 
     # ------------------------------------------------------------------ ingest
     def _ingest(self, mem: Memory, hk: Hooks) -> None:
@@ -296,7 +300,7 @@ class AnswerRun:
             except LLMError as exc:
                 row["error"] = f"judge: {exc}"[:300]
                 return row
-            row["judge_reply"] = verdict.content.strip()[:60]
+            row["judge_reply"] = verdict.content.strip()[:200]
             row["judge"] = parse_label(verdict.content)
         return row
 

@@ -126,6 +126,9 @@ def markdown(report: dict[str, Any], protocol: str, instructions: dict[str, str]
         f"selection: {report['selection']}.", "",
         "## Overall", "", *table({"all": s["overall"]}, "scope", judge), "",
         *_window_line(s["overall"]),
+        *([f"Judge: {sum(a['judge_unparsed'] for a in s['overall'].values())} answered "
+           "questions got no label (the judge's reply named neither or both of CORRECT and "
+           "WRONG); they count as not correct.", ""] if judge else []),
         "## Per data set", "", *table(s["by_dataset"], "data set", judge), "",
         "## Per category", "", *table(s["by_category"], "category", judge), "",
         "## Per language", "", *table(s["by_language"], "language", judge), "",

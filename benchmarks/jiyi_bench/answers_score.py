@@ -9,7 +9,8 @@ it):
 - **entity containment**: the share of the gold answer's key entities (its content words:
   :func:`jiyi.text.content_words`, stopwords dropped) that occur in the folded answer;
 - **judge** (``--judge``): one prompt, :data:`JUDGE_SYSTEM` + :func:`judge_messages`, asked at
-  temperature 0; the first CORRECT / WRONG in the reply is the label.
+  temperature 0; the label is the one of CORRECT / WRONG the reply names (naming both or
+  neither leaves the answer unlabelled, which counts as not correct).
 """
 
 from __future__ import annotations
@@ -82,11 +83,12 @@ _LABEL = re.compile(r"\b(INCORRECT|CORRECT|WRONG)\b")
 
 
 def parse_label(reply: str) -> Label | None:
-    """The first CORRECT / WRONG (INCORRECT counts as WRONG) in the reply, else None."""
-    m = _LABEL.search(reply.upper())
-    if m is None:
+    """CORRECT or WRONG (INCORRECT counts as WRONG) when the reply names exactly one of them;
+    None when it names neither or both (a reply echoing "CORRECT or WRONG" is no verdict)."""
+    found = {"CORRECT" if m == "CORRECT" else "WRONG" for m in _LABEL.findall(reply.upper())}
+    if len(found) != 1:
         return None
-    return "CORRECT" if m.group(1) == "CORRECT" else "WRONG"
+    return "CORRECT" if "CORRECT" in found else "WRONG"
 
 
 def evidence_share(evidence: tuple[str, ...] | list[str], shown: set[str]) -> float | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 import tempfile
 from datetime import UTC, datetime
@@ -194,7 +195,7 @@ def register(group: typer.Typer) -> None:
                 judge_client.close()
         counter = get_counter()
         report: dict[str, Any] = {
-            "command": " ".join(["jiyi", *sys.argv[1:]]),
+            "command": "jiyi " + shlex.join(sys.argv[1:]),
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "note": note, "reader": reader, "model": model, "judge": judge, "num_ctx": window,
             "max_tokens": max_tokens, "k": k, "plans": list(chosen_plans), "embedder": embedder,

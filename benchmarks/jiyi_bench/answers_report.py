@@ -164,7 +164,8 @@ def chart(report: dict[str, Any], path: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     width = 0.8 / max(1, len(plans))
     ax = axes[0]
-    groups = [f"{d}\n{m}" for d in datasets for m in metrics]
+    short = {"f1": "F1", "entities": "entities", "judge_accuracy": "judge"}
+    groups = [f"{d}\n{short[m]}" for d in datasets for m in metrics]
     for i, plan in enumerate(plans):
         vals = [s["by_dataset"][d][plan].get(m) or 0.0 for d in datasets for m in metrics]
         ax.bar([g + i * width for g in range(len(groups))], vals, width,

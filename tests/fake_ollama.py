@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -34,7 +34,8 @@ def _line(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, ensure_ascii=False).encode() + b"\n"
 
 
-def chunk_lines(model: str, pieces: list[str], key: str) -> list[bytes]:
+def chunk_lines(model: str, pieces: list[str], key: str,
+                prompt_eval_count: int | None = None) -> list[bytes]:
     lines = []
     for piece in pieces:
         body: dict[str, Any] = {"model": model, "created_at": CREATED, "done": False}
@@ -45,6 +46,8 @@ def chunk_lines(model: str, pieces: list[str], key: str) -> list[bytes]:
         lines.append(_line(body))
     final: dict[str, Any] = {"model": model, "created_at": CREATED, "done": True,
                              "done_reason": "stop", "total_duration": 1000, "eval_count": 5}
+    if prompt_eval_count is not None:
+        final["prompt_eval_count"] = prompt_eval_count
     if key == "message":
         final["message"] = {"role": "assistant", "content": ""}
     else:
@@ -58,7 +61,16 @@ def expected_stream(model: str, text: str, key: str = "message") -> bytes:
 
 
 class FakeOllama:
-    def __init__(self) -> None:
+    """``reply``: the chat answer for the request's messages (default :func:`reply_for`);
+    ``on_chat``: called with each chat body before it is answered; ``count_prompt``: the final
+    chunk of a stream reports ``prompt_eval_count`` (characters of the messages / 4)."""
+
+    def __init__(self, reply: Callable[[list[dict[str, Any]]], str] | None = None,
+                 on_chat: Callable[[dict[str, Any]], None] | None = None,
+                 count_prompt: bool = False) -> None:
+        self.reply = reply or reply_for
+        self.on_chat = on_chat
+        self.count_prompt = count_prompt
         self.requests: list[tuple[str, dict[str, Any]]] = []
         #: The Authorization header of every chat/generate request (None when absent).
         self.authorizations: list[str | None] = []
@@ -80,7 +92,10 @@ class FakeOllama:
         model = body.get("model")
         if model not in MODELS:
             return JSONResponse({"error": f"model '{model}' not found"}, status_code=404)
-        text = reply_for(body.get("messages") or []) if key == "message" else "Hello from generate."
+        messages = body.get("messages") or []
+        if key == "message" and self.on_chat is not None:
+            self.on_chat(body)
+        text = self.reply(messages) if key == "message" else "Hello from generate."
         stream = body.get("stream", True) is not False
         if model == "hang":
             await asyncio.sleep(30)
@@ -90,8 +105,13 @@ class FakeOllama:
             obj: dict[str, Any] = {"model": model, "created_at": CREATED, "done": True,
                                    "done_reason": "stop"}
             obj[key] = {"role": "assistant", "content": text} if key == "message" else text
+            if self.count_prompt:
+                obj["prompt_eval_count"] = (sum(len(str(m.get("content") or ""))
+                                                for m in messages) // 4 + 1)
             return Response(_line(obj)[:-1], media_type="application/json; charset=utf-8")
-        lines = chunk_lines(model, list(text) * (5 if model == "slow" else 1), key)
+        counted = (sum(len(str(m.get("content") or "")) for m in messages) // 4 + 1
+                   if self.count_prompt else None)
+        lines = chunk_lines(model, list(text) * (5 if model == "slow" else 1), key, counted)
         if model == "half-garbage":
             lines = [*lines[:2], b"this is not json\n", *lines[2:]]
         if model == "cut":

@@ -20,6 +20,7 @@ from ..services import IngestServices
 from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
+from .meaning import contradicted_items, type_by_meaning
 from .pipeline import TurnInput, UnitDraft, extract_turn
 
 #: Stored units with the same content hash looked at to call a draft a repeat (one is enough;
@@ -97,6 +98,9 @@ class WritePath:
         embedded = self._embed_turns([(p.drafts, p.turn.text) for p in out])
         for prep, (vectors, turn_vector) in zip(out, embedded, strict=True):
             prep.vectors, prep.turn_vector = vectors, turn_vector
+            if prep.turn.role == "user":
+                type_by_meaning(prep.drafts, prep.vectors, self._mem.embedder_routing,
+                                prep.turn.speaker)
         return out
 
     def _decide(self, item: TurnItem, prepared: _Prepared | None) -> TurnOutcome:
@@ -199,6 +203,8 @@ class WritePath:
             older = store.find_units(slot_scope, as_of=turn.at, slot=draft.slot,
                                     limit=SLOT_VERSIONS_REPLACED)
             replaced = [u for u in older if u.content_hash != chash]
+            replaced += [u for u in contradicted_items(store, slot_scope, turn, draft)
+                         if u not in replaced]
             if replaced:
                 unit = unit.model_copy(update={"supersedes": replaced[0].id})
                 for old in replaced:

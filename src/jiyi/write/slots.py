@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..keyfacts.schema import spec
 from ..text.segment import to_simplified
 from ..units import Entity
 from .filler import content_left
@@ -100,12 +101,6 @@ VALIDITY_BEFORE_CHARS = 12
 VALIDITY_AFTER_CHARS = 8
 
 
-def _subject(lang: str, speaker: str | None) -> str:
-    if speaker:
-        return speaker
-    return "用户" if lang == "zh" else "The user"
-
-
 def slot_sentence(slot: str, value: str, lang: str, speaker: str | None = None) -> str:
     """The canonical sentence a slot fact is stored as (``lang``: zh, hant or en).
 
@@ -115,28 +110,12 @@ def slot_sentence(slot: str, value: str, lang: str, speaker: str | None = None) 
 
 
 def _template(slot: str, value: str, lang: str, speaker: str | None) -> str:
-    subj = _subject("zh" if lang == "hant" else lang, speaker)
-    if lang == "hant":  # a Traditional turn keeps its script ("用戶的會員等級是黃金")
-        return {
-            "phone": f"{subj}的手機號是{value}", "email": f"{subj}的郵箱是{value}",
-            "name": f"{subj}的名字是{value}", "address": f"{subj}的地址是{value}",
-            "city": f"{subj}住在{value}", "membership": f"{subj}的會員等級是{value}",
-            "birthday": f"{subj}的生日是{value}",
-        }[slot].replace("用户", "用戶", 1)
-    if lang == "zh":
-        return {
-            "phone": f"{subj}的手机号是{value}", "email": f"{subj}的邮箱是{value}",
-            "name": f"{subj}的名字是{value}", "address": f"{subj}的地址是{value}",
-            "city": f"{subj}住在{value}", "membership": f"{subj}的会员等级是{value}",
-            "birthday": f"{subj}的生日是{value}",
-        }[slot]
-    poss = f"{subj}'s" if subj != "The user" else "The user's"
-    return {
-        "phone": f"{poss} phone number is {value}", "email": f"{poss} email is {value}",
-        "name": f"{poss} name is {value}", "address": f"{poss} address is {value}",
-        "city": f"{subj} lives in {value}", "membership": f"{poss} membership level is {value}",
-        "birthday": f"{poss} birthday is {value}",
-    }[slot]
+    """The schema row's sentence (:mod:`jiyi.keyfacts.schema`); a Traditional turn keeps its
+    script ("用戶的會員等級是黃金")."""
+    row = spec(slot)
+    if row is None:
+        raise KeyError(f"no slot {slot!r} in the schema")
+    return row.render(value, lang, speaker)
 
 
 def find_slots(clause: str, entities: list[Entity], role: str, lang: str,

@@ -1,0 +1,76 @@
+"""Typing by meaning on the write path, and contradictions in lists.
+
+The rules (:mod:`.slots`) type the clauses they recognise exactly. A user's draft they leave
+without a slot is typed by its nearest statement prototypes (:mod:`jiyi.keyfacts`) with the
+vector the write path computed for it anyway:
+
+* a single-valued slot (address, name, membership, delivery time, contact channel ...): the
+  draft becomes that slot's value, the clause itself being the value ("以后寄公司吧，地址是…"),
+  so it supersedes the slot's old value however the change was said;
+* a list (liked food ...): the draft becomes one item (``food:牛肉``); a negation of an item
+  ("我现在不吃牛肉了", "no longer vegetarian") supersedes only the units of that item.
+
+A draft no prototype claims by its margin stays what it was: nothing is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..embed.routing import EmbedderRouting
+from ..keyfacts.prototypes import index
+from ..keyfacts.schema import base_name, item_slot, list_item, negates, spec
+from ..keyfacts.typing import statement_slot
+from ..store.base import Scope, Store, TurnRecord, Vector
+from ..text import fold
+from ..units import MemoryType, MemoryUnit
+from .pipeline import UnitDraft
+
+#: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
+TYPABLE = frozenset({MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE,
+                     MemoryType.SESSION_STATE})
+#: Current profile units read to find the items a negation contradicts.
+LIST_ITEMS_READ = 500
+
+
+def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Vector]],
+                    routing: EmbedderRouting, speaker: str | None) -> None:
+    """Give the user's untyped drafts the slot their meaning states (in place)."""
+    embedder = routing.default
+    profile_space = routing.for_type(MemoryType.USER_PROFILE).name
+    idx = index()
+    taken = {base_name(d.slot) for d in drafts if d.slot}
+    for draft, (space, vector) in zip(drafts, vectors, strict=True):
+        if draft.slot or draft.about_id or draft.type not in TYPABLE \
+                or space != embedder.name or profile_space != space:
+            continue
+        typed = statement_slot(idx, embedder, draft.content, vector)
+        row = spec(typed.slot) if typed is not None else None
+        if row is None or (row.single and row.name in taken):
+            continue
+        if row.single:
+            draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
+            taken.add(row.name)
+        else:
+            draft.slot = item_slot(row.name, list_item(row, draft.content))
+        draft.type = MemoryType.USER_PROFILE
+
+
+def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: UnitDraft
+                       ) -> list[MemoryUnit]:
+    """The current items of a list that a negating draft contradicts: units of the same list
+    whose item the turn names ("牛肉" in "我现在不吃牛肉了"); none for any other draft."""
+    row = spec(draft.slot) if draft.slot else None
+    if row is None or row.single or draft.slot is None or not negates(row, draft.content):
+        return []
+    prefix = row.name + ":"
+    said = fold(turn.text + " " + draft.content)
+    out: list[MemoryUnit] = []
+    for unit in store.find_units(scope, as_of=turn.at, types=[MemoryType.USER_PROFILE],
+                                 limit=LIST_ITEMS_READ):
+        if unit.slot is None or not unit.slot.startswith(prefix) or unit.slot == draft.slot:
+            continue
+        item = fold(unit.slot[len(prefix):])
+        if item and item in said and not negates(row, unit.content):
+            out.append(unit)
+    return out

@@ -40,7 +40,15 @@ CHANGE_WORDS = re.compile(
     r"disconnected|out of service|inactive|stopped working|deactivated|cancell?ed)\b", re.I)
 _PHONE_WORDS = re.compile(
     r"手机|手機|电话|電話|号码|號碼|联系方式|聯繫方式|聯絡方式|联络|聯絡|换号|換號|新号|新號|打这个|打這個|"
-    r"打我|打给我|打給我|\b(?:phone|number|cell|mobile|call me|reach me|text me|whatsapp|contact)\b", re.I)
+    r"打我|打给我|打給我|的号是|的號是|\b(?:phone|number|cell|mobile|call me|reach me|text me|whatsapp|contact)\b", re.I)
+#: The number is how to reach the speaker ("快递员联系我就打…", "you'll get me on…"): theirs even
+#: when a third party is named ("让他打…找我").
+_REACH_ME = re.compile(
+    r"联系我|聯繫我|聯絡我|找我|找得到我|找到我|打我|打给我|打給我|打这个|打這個|打这支|打這支|用的是|"
+    r"现在用|現在用|现在打|現在打|以后打|以後打|我自己的|我的是|"
+    r"\b(?:call me|reach me|get me|ring me|text me|i'm on|i am on|using|use|ring)\b", re.I)
+#: A user sending something to an address is giving their own ("发amy@…就行", "send it to …").
+_SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|switch|use|to)\b", re.I)
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
     r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|\b(?:address|ship|shipping|deliver|"
@@ -147,15 +155,16 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         # friend's number is…"); "我的手机号是…，快递员可以打这个电话" is still the user's own.
         lead = clause[:max(0, e.start)]
         third = bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
-        if third:
+        if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)):
             continue
         if e.kind == "person" and _NAME_INTRO.search(lead or clause) \
                 and not _TITLE_SUFFIX.search(e.text):
             add("name", e.text, e)
-        elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)):
+        elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)
+                                    or _REACH_ME.search(context) or changed):
             add("phone", e.text, e)
         elif e.kind == "email" and (own or changed or _EMAIL_WORDS.search(context)
-                                    or _only(clause, e)):
+                                    or _only(clause, e) or _SEND_TO.search(lead)):
             add("email", e.text, e)
         elif e.kind == "address" and (_ADDRESS_WORDS.search(context) or _only(clause, e)):
             add("address", e.text, e)

@@ -82,12 +82,13 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             view.rule_ids.extend(u.id for u in _items(store, wide, as_of, name))
         elif row.dated and row.question is not None:
             rx = row.question
-            units = store.find_units(wide, as_of=as_of, types=[MemoryType.FACT_REFERENCE],
+            units = store.find_units(wide, as_of=as_of,
+                                     types=[MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE],
                                      limit=LIST_UNITS_READ)
             kinds = set(row.kinds)
             view.rule_ids.extend(u.id for u in units
                                  if any(e.kind in kinds for e in u.entities)
-                                 and rx.search(fold(u.content)))
+                                 and (u.valid_until is not None or rx.search(fold(u.content))))
     view.rule_ids = list(dict.fromkeys(view.rule_ids))
     return view
 

@@ -29,8 +29,19 @@ from .pipeline import UnitDraft
 #: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
 TYPABLE = frozenset({MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE,
                      MemoryType.SESSION_STATE})
+#: Entity kinds of things that carry their own expiry (coupon codes, booking references).
+DATED_KINDS = frozenset({"code"})
 #: Current profile units read to find the items a negation contradicts.
 LIST_ITEMS_READ = 500
+
+
+def keep_dated(drafts: Sequence[UnitDraft]) -> None:
+    """A user's code with an expiry of its own ("HAPPY98X … lasts until May 3") is a durable
+    fact until that day, not session state that is gone in hours (in place)."""
+    for draft in drafts:
+        if draft.type is MemoryType.SESSION_STATE and draft.valid_until is not None \
+                and any(e.kind in DATED_KINDS for e in draft.entities):
+            draft.type = MemoryType.FACT_REFERENCE
 
 
 def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Vector]],

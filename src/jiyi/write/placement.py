@@ -20,7 +20,7 @@ from ..services import IngestServices
 from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
-from .meaning import contradicted_items, type_by_meaning
+from .meaning import contradicted_items, keep_dated, type_by_meaning
 from .pipeline import TurnInput, UnitDraft, extract_turn
 
 #: Stored units with the same content hash looked at to call a draft a repeat (one is enough;
@@ -93,8 +93,10 @@ class WritePath:
             turn = TurnRecord(key=key, turn_id=tid, session_id=item.session_id,
                               user_id=item.user_id, role=item.role,
                               text=extraction.redacted_text, at=item.at, speaker=item.speaker)
-            out.append(_Prepared(turn, _dedupe_drafts(extraction.drafts),
-                                 extraction.is_confirmation))
+            drafts = _dedupe_drafts(extraction.drafts)
+            if item.role == "user":
+                keep_dated(drafts)
+            out.append(_Prepared(turn, drafts, extraction.is_confirmation))
         embedded = self._embed_turns([(p.drafts, p.turn.text) for p in out])
         for prep, (vectors, turn_vector) in zip(out, embedded, strict=True):
             prep.vectors, prep.turn_vector = vectors, turn_vector

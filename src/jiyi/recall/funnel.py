@@ -318,9 +318,10 @@ class _Context:
         if status == "superseded" and not self.past:
             return None
         turns = self.sources.get(uid, [])
-        if self.view is not None and not self.past and uid not in b.rule_set \
-                and self.view.is_stale(uid, [t.key for t in turns]):
-            return None  # it holds a value the slot asked about has replaced
+        if self.view is not None and self.view.is_stale(uid, [t.key for t in turns]):
+            if not self.past and uid not in b.rule_set:
+                return None  # it holds a value the slot asked about has replaced
+            status = "superseded"  # history: shown as replaced, never as current
         turn_cos, unit_cos, kw_stats, prior = b.turn_cos, b.unit_cos, found.keyword_stats, \
             weights.scale_prior_n
         cosines = [turn_cos[t.key] for t in turns if t.key in turn_cos]

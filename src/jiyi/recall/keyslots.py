@@ -5,10 +5,10 @@ nearest question prototypes (:mod:`jiyi.keyfacts`) over the query vector recall 
 Then:
 
 * **single-valued** slot: its current unit(s) are rule hits (ranked first); the units it replaced
-  (the ``supersedes`` chain) and every unit cut from the turns that stated them are *stale* for a
-  question about the present: they are not recalled then (still found for a question about the
-  past or an earlier ``as_of``, labelled superseded, since nothing is deleted); for a question
-  about the past the replaced units are rule hits too;
+  (the ``supersedes`` chain) and every unit cut from the turns that stated them are *stale*: a
+  question about the present does not get them; a question about the past does, the replaced
+  units as rule hits, all of them labelled superseded (nothing is deleted; an earlier ``as_of``
+  sees the old value as the current one);
 * **list** slot (food ...): the current items (``food:*`` units) are rule hits; a negated item was
   superseded at write time;
 * **dated** things (coupons): the identifier facts of that kind current at ``as_of`` are the rule
@@ -117,7 +117,6 @@ def _single(store: Store, view: SlotView, current: list[MemoryUnit], past: bool)
         return
     if past:
         view.rule_ids.extend(u.id for u in replaced)
-        return
     turns = store.source_turns([u.id for u in [*current, *replaced]])
     for u in current:
         view.current_turns.update(t.key for t in turns.get(u.id, []))

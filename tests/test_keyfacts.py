@@ -18,6 +18,8 @@ from jiyi import Memory
 from jiyi.keyfacts.prototypes import NONE, load_prototypes, nearest
 from jiyi.keyfacts.schema import list_item, load_schema, negates, schema, spec
 from jiyi.recall.rules import slot_intent
+from jiyi.store.base import Scope
+from jiyi.units import Hit
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 LATER = T0 + timedelta(days=30)
@@ -125,8 +127,8 @@ def _say(mem: Memory, user: str, texts: list[str], at: datetime, session: str) -
         mem.ingest(text, session_id=session, user_id=user, at=at, role="user")
 
 
-def _has(hits: list[object], needle: str) -> list[object]:
-    return [h for h in hits if needle.casefold() in h.unit.content.casefold()]  # type: ignore[attr-defined]
+def _has(hits: list[Hit], needle: str) -> list[Hit]:
+    return [h for h in hits if needle.casefold() in h.unit.content.casefold()]
 
 
 CHANGES = {
@@ -171,16 +173,10 @@ def test_a_negation_in_a_list_invalidates_only_its_item(
         e5_mem: Memory, likes: list[str], negation: str, dropped: str, kept: str) -> None:
     _say(e5_mem, "u", likes, T0, "s1")
     _say(e5_mem, "u", [negation], T0 + timedelta(days=3), "s2")
-    current = {u.content: u for u in e5_mem.store.find_units(
-        Scope_user("u"), as_of=LATER)}
+    current = {u.content: u for u in e5_mem.store.find_units(Scope("u", None), as_of=LATER)}
     liked = [c for c in current if dropped.casefold() in c.casefold()]
     assert liked and all(negates_any(c) for c in liked), liked  # only the negation is current
     assert any(kept.casefold() in c.casefold() for c in current)
-
-
-def Scope_user(user: str) -> object:  # noqa: N802 - a tiny helper named like the type it builds
-    from jiyi.store.base import Scope
-    return Scope(user, None)
 
 
 def negates_any(content: str) -> bool:

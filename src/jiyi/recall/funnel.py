@@ -22,9 +22,9 @@ from ..store.base import Scope, Scored, Store, TurnRecord, Vector
 from ..text import fold, keyword_terms
 from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
-from .keyslots import SlotView, prototype_intent, slot_view
 from .fusion import reciprocal_ranks
 from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
+from .keyslots import SlotView, prototype_intent, slot_view
 from .multihop import diversify, merge_max, neighbours, second_hop
 from .query import EnhancedQuery, asks_about_past, enhance, is_vague
 from .rerank import Candidate, coverage, rank_zs, score_of, zscore

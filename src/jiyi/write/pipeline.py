@@ -113,9 +113,10 @@ def _rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str
     """Replace relative time expressions by absolute ones; return the text and the renderings."""
     shown: list[str] = []
     out = sentence
+    habit = _HABIT.search(sentence) is not None
     for tm in sorted(times, key=lambda t: t.start, reverse=True):
-        if not tm.relative:
-            continue
+        if not tm.relative or (habit and _WEEKDAY.fullmatch(tm.text.strip())):
+            continue  # "周六上午送", "Saturday mornings work": a recurring time, not a date
         s, e = tm.start - offset, tm.end - offset
         if s < 0 or e > len(out):
             continue
@@ -352,6 +353,16 @@ _CLAUSE = re.compile(
     r"[，;；]|,(?!\d{3})|：|:(?!\d)|"
     r"\s*,?\s+(?:and|but|plus|also)\s+(?=(?:I|I'm|I've|I'd|my|we|our|me)\b)|"
     r"(?:还有|還有|而且|并且|並且|另外|同时|同時)(?=我)")
+#: A weekday said as a habit or a preference ("以后周六上午送", "I'm home Saturday mornings")
+#: names every such day, not the next one: it is not rewritten as a date.
+_HABIT = re.compile(
+    r"以后|以後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|送货|送貨|配送|收货|收貨|在家|时间|時間|时段|時段|"
+    r"\b(?:deliver\w*|usually|always|every|prefer\w*|best|from now on|going forward|home|slot|window)\b",
+    re.I)
+_WEEKDAY = re.compile(
+    r"(?:周|週|星期|礼拜|禮拜)[一二三四五六日天](?:上午|下午|晚上|早上|中午|傍晚)?|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:mornings?|afternoons?|evenings?|nights?))?",
+    re.I)
 _PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|during|of|at|for)\s*$", re.I)
 #: Words that only introduce a value ("我的手机号是", "my email is"): no content of their own.
 _CUE_WORDS = re.compile(

@@ -19,6 +19,7 @@ banks' questions (``ask``, ``ask_past``) against the noise turns that are questi
 from __future__ import annotations
 
 import argparse
+import re
 import json
 import random
 from collections import defaultdict
@@ -79,7 +80,9 @@ def samples(banks: list[dict[str, object]]) -> list[tuple[str, str]]:
                             # a clause of the turn that does not hold the value must stay
                             # untyped ("no gift wrap needed" beside the address); a list's
                             # negation may name its item in another clause ("我现在不吃了")
-                            holds = fold(value) in fold(content) or slot in LISTS
+                            parts = [p for p in re.split(r"[，,]", fold(value)) if p.strip()]
+                            holds = slot in LISTS or any(p.strip() in fold(content)
+                                                         for p in parts)
                             out.append((slot if holds else NONE, content))
             for text in lang.get("noise", []):  # only user turns are typed by meaning
                 out.extend((NONE, c) for c in drafts_of(text))

@@ -16,7 +16,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..text.segment import detect_language, has_cjk
 from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
@@ -38,9 +38,6 @@ from .slots import CHANGE_WORDS, find_slots, validity_end
 from .speaker import attribute
 from .timeparse import TimeMatch
 from .toolsum import ToolFact, summarise_tool
-
-if TYPE_CHECKING:
-    from .llm_extract import LLMExtractor
 
 #: At most this many units from one turn (a 1 MB paste must not become 7,000 units); the turn
 #: text itself is stored whole, so nothing is lost from provenance.
@@ -537,7 +534,15 @@ def _limit(drafts: list[UnitDraft]) -> list[UnitDraft]:
     return [drafts[i] for i in keep]
 
 
-def extract_turn(turn: TurnInput, *, llm: LLMExtractor | None = None) -> Extraction:
+class Refiner(Protocol):
+    """An extractor that works beside the rules: given the turn and what the rules found, it
+    returns the turn's extraction (the rules' own when it fails). The optional model extractor
+    (:class:`jiyi.write.llm_extract.LLMExtractor`) is one; the rule pipeline never imports it."""
+
+    def refine(self, turn: TurnInput, rules: Extraction) -> Extraction: ...
+
+
+def extract_turn(turn: TurnInput, *, llm: Refiner | None = None) -> Extraction:
     """Turn one conversation turn (or tool result) into redacted, typed, compressed drafts.
 
     With ``llm`` (off by default) a language model proposes the facts; any failure, timeout or

@@ -200,10 +200,8 @@ def _retired(clause: str, e: Entity) -> bool:
     if _OLD.search(clause[e.end:]):
         return True
     before = clause[:max(0, e.start)]
-    last = None
-    for last in _OLD.finditer(before):
-        pass
-    return last is not None and not _NOW.search(before[last.end():])
+    ends = [m.end() for m in _OLD.finditer(before)]
+    return bool(ends) and not _NOW.search(before[ends[-1]:])
 
 
 def _only(clause: str, e: Entity) -> bool:

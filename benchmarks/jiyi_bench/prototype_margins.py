@@ -19,9 +19,9 @@ banks' questions (``ask``, ``ask_past``) against the noise turns that are questi
 from __future__ import annotations
 
 import argparse
-import re
 import json
 import random
+import re
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,8 +31,8 @@ import numpy as np
 from jiyi.embed.registry import get_embedder
 from jiyi.keyfacts.prototypes import NONE, Kind, best_labels, index
 from jiyi.keyfacts.schema import spec
-from jiyi.text import fold
 from jiyi.keyfacts.typing import MAX_QUESTION_CHARS, MAX_TYPED_CHARS, QUESTION
+from jiyi.text import fold
 from jiyi.write.pipeline import TurnInput, extract_turn
 
 AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

@@ -37,7 +37,14 @@ LIST_ITEMS_READ = 500
 
 def keep_dated(drafts: Sequence[UnitDraft]) -> None:
     """A user's code with an expiry of its own ("HAPPY98X … lasts until May 3") is a durable
-    fact until that day, not session state that is gone in hours (in place)."""
+    fact until that day, not session state that is gone in hours; the expiry said in another
+    clause of the turn ("帮我记一下优惠码X，4月5日之前有效") is the code's (in place)."""
+    ends = {d.valid_until for d in drafts if d.valid_until is not None}
+    if len(ends) == 1:
+        end = next(iter(ends))
+        for draft in drafts:
+            if draft.valid_until is None and any(e.kind in DATED_KINDS for e in draft.entities):
+                draft.valid_until = end
     for draft in drafts:
         if draft.type is MemoryType.SESSION_STATE and draft.valid_until is not None \
                 and any(e.kind in DATED_KINDS for e in draft.entities):

@@ -85,10 +85,11 @@ _BIRTHDAY = re.compile(r"生日|出生|\b(?:birthday|born on)\b", re.I)
 _VALIDITY = re.compile(
     r"(?:有效期?(?:至|到|截止到?)|到|至|截止到?|截至|前有效|能用到|用到|until|till|through|thru|expires?(?:\s+on)?|"
     r"ends?(?:\s+on)?|lasts?(?:\s+until)?|usable (?:before|until|till)|use (?:it )?(?:by|before)|before|"
+    r"截止日期?|期限(?:到|至|是)?|有效期|runs? out(?:\s+on)?|valid to|expire until|"
     r"valid (?:until|till|through)|good (?:until|through)|by)\s*$", re.I)
 _VALIDITY_CONTEXT = re.compile(
     r"有效|过期|過期|到期|截止|券|优惠|優惠|折扣|活动|活動|促销|促銷|valid|expire|coupon|voucher|offer|"
-    r"deal|promo|discount|trial|subscription|lasts|ends|usable|能用|可用|"
+    r"deal|promo|discount|trial|subscription|lasts|ends|usable|runs out|能用|可用|期限|"
     r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d{2,}[A-Z]?(?![A-Za-z0-9])", re.I)
 
 
@@ -218,6 +219,6 @@ def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> dateti
         start, end = tm.start - offset, tm.end - offset
         before = clause[max(0, start - VALIDITY_BEFORE_CHARS):max(0, start)]
         after = clause[end:end + VALIDITY_AFTER_CHARS]
-        if _VALIDITY.search(before) or re.match(r"\s*(?:前|之前|以前)?(?:有效|到期|过期|過期|截止|能用|可用|可以用)", after):
+        if _VALIDITY.search(before) or re.match(r"\s*(?:前|之前|以前)?(?:都|才|就)?(?:有效|到期|过期|過期|截止|能用|可用|可以用)", after):
             return tm.end_instant()
     return None

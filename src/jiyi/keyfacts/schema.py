@@ -18,6 +18,8 @@ A row says:
   kinds that answer it, ``not_with``: words that make the cue mean another thing;
 * ``value_hint``: a clause typed to the slot by meaning holds a value only if it matches;
 * ``dated``: the thing carries an expiry of its own (``valid_until`` from the sentence);
+* ``value_words``, ``statement_cue`` (clause-valued slots): a clause with both states the slot
+  by rule, before any prototype is asked;
 * ``negation``, ``item_cues`` (lists): what says an item no longer holds, and the words around
   an item ("我喜欢吃", "I love") that are not the item.
 
@@ -60,6 +62,15 @@ class SlotSpec:
     lifespan_days: float | None
     negation: re.Pattern[str] | None = None
     item_cues: re.Pattern[str] | None = None
+    value_words: re.Pattern[str] | None = None
+    statement_cue: re.Pattern[str] | None = None
+
+    def states(self, clause: str) -> bool:
+        """The rule for a clause-valued slot: a value word and a cue word in one clause
+        ("飞书消息找我", "deliver on Saturday mornings")."""
+        return (self.value_words is not None and self.statement_cue is not None
+                and self.value_words.search(clause) is not None
+                and self.statement_cue.search(clause) is not None)
 
     @property
     def single(self) -> bool:
@@ -99,7 +110,8 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         not_with=_rx(raw.get("not_with")), value_hint=_rx(raw.get("value_hint")),
         dated=bool(raw.get("dated", False)),
         lifespan_days=float(life) if isinstance(life, int | float) else None,
-        negation=_rx(raw.get("negation")), item_cues=_rx(raw.get("item_cues")))
+        negation=_rx(raw.get("negation")), item_cues=_rx(raw.get("item_cues")),
+        value_words=_rx(raw.get("value_words")), statement_cue=_rx(raw.get("statement_cue")))
 
 
 def load_schema(text: str) -> tuple[SlotSpec, ...]:

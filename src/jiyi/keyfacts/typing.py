@@ -13,8 +13,8 @@ from .schema import spec
 #: A question states no value ("我现在的地址是哪里？", "where do you ship my stuff?").
 QUESTION = re.compile(
     r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$|^\s*(?:what|which|where|when|who|how|is|are|do|does|did|can|"
-    r"could|will|would)\b|多少|什么|什麼|哪个|哪個|哪里|哪裡|哪儿|哪兒|几点|幾點|是不是|有没有|有沒有|"
-    r"吗|嗎", re.I)
+    r"could|will|would)\b|多少|什么(?![的事])|什麼(?![的事])|哪个|哪個|哪里|哪裡|哪儿|哪兒|几点|幾點|是不是|"
+    r"有没有|有沒有|吗[？?。，,]|嗎[？?。，,]", re.I)
 #: A clause this long is a paragraph, not a statement of one value.
 MAX_TYPED_CHARS = 120
 #: A question this long is a conversation excerpt, not a question about one fact.

@@ -15,12 +15,13 @@ A draft no prototype claims by its margin stays what it was: nothing is lost.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..embed.routing import EmbedderRouting
 from ..keyfacts.prototypes import index
-from ..keyfacts.schema import base_name, item_slot, list_item, negates, spec
-from ..keyfacts.typing import statement_slot
+from ..keyfacts.schema import base_name, item_slot, list_item, negates, schema, spec
+from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, statement_slot
 from ..store.base import Scope, Store, TurnRecord, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit
@@ -31,6 +32,14 @@ TYPABLE = frozenset({MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE,
                      MemoryType.SESSION_STATE})
 #: Entity kinds of things that carry their own expiry (coupon codes, booking references).
 DATED_KINDS = frozenset({"code"})
+#: A clause that retires a value ("别再用微信了", "don't phone", "not the old time") does not
+#: state the slot's new value.
+RETIRES = re.compile(
+    r"别再|別再|不再|不要再|不用|不常看|不怎么看|不怎麼看|卸载|卸載|删了|刪了|删掉|刪掉|停用|别用|別用|"
+    r"别发|別發|不要发|不要發|之前|以前|原来|原來|老地方|舊的|旧的|别|別|不要|不行|不方便|"
+    r"\b(?:don't|do not|stop|no longer|anymore|old|before|previous|used to|deleted|not)\b", re.I)
+#: How close to a value word a retiring word must stand to retire it.
+RETIRE_WINDOW = 6
 #: Current profile units read to find the items a negation contradicts.
 LIST_ITEMS_READ = 500
 
@@ -58,6 +67,7 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
     profile_space = routing.for_type(MemoryType.USER_PROFILE).name
     idx = index()
     taken = {base_name(d.slot) for d in drafts if d.slot}
+    _type_by_rule(drafts, taken, speaker)
     for draft, (space, vector) in zip(drafts, vectors, strict=True):
         if draft.slot or draft.about_id or draft.type not in TYPABLE \
                 or space != embedder.name or profile_space != space:
@@ -72,6 +82,35 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
         else:
             draft.slot = item_slot(row.name, list_item(row, draft.content))
         draft.type = MemoryType.USER_PROFILE
+
+
+def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | None) -> None:
+    """Clause-valued slots stated by their rule (a value word and a cue word, see
+    :meth:`jiyi.keyfacts.schema.SlotSpec.states`): the last such clause of the turn that does
+    not retire a value ("别再用微信语音了" does) is the slot's value."""
+    for row in schema():
+        if not row.single or row.name in taken or row.value_words is None:
+            continue
+        found = [d for d in drafts if d.slot is None and d.about_id is None
+                 and d.type in TYPABLE and len(d.content) <= MAX_TYPED_CHARS
+                 and not QUESTION.search(d.content) and row.states(d.content)
+                 and _fresh_value(row.value_words, d.content)]
+        if found:
+            draft = found[-1]
+            draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
+            draft.type = MemoryType.USER_PROFILE
+            taken.add(row.name)
+
+
+def _fresh_value(words: re.Pattern[str], clause: str) -> bool:
+    """A value word of the clause that no retiring word stands right before or after
+    ("改站内信" yes; "别再用微信语音了", "微信我不常看了" no)."""
+    for m in words.finditer(clause):
+        near = clause[max(0, m.start() - RETIRE_WINDOW):m.start()] + " " + \
+            clause[m.end():m.end() + RETIRE_WINDOW]
+        if not RETIRES.search(near):
+            return True
+    return False
 
 
 def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: UnitDraft

@@ -354,6 +354,7 @@ _CLAUSE = re.compile(
 #: names every such day, not the next one: it is not rewritten as a date.
 _HABIT = re.compile(
     r"以后|以後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|送货|送貨|配送|收货|收貨|在家|时间|時間|时段|時段|"
+    r"改成|改到|改为|改為|换成|換成|到周|到週|"
     r"\b(?:deliver\w*|usually|always|every|prefer\w*|best|from now on|going forward|home|slot|window)\b",
     re.I)
 _WEEKDAY = re.compile(

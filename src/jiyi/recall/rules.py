@@ -107,6 +107,8 @@ class SlotIntent:
 
 
 _OWN_RE = re.compile(r"我|咱|my\b|\bme\b|\bi\b|mine")
+#: Longer than this (or several lines), a query is a conversation excerpt, not one question.
+SHORT_QUESTION_CHARS = 80
 
 
 def slot_intent(query: str) -> SlotIntent | None:
@@ -115,10 +117,12 @@ def slot_intent(query: str) -> SlotIntent | None:
     or a slot whose row does not need "my" ("寄到哪裡", "还有哪些券能用")."""
     text = fold(query)
     own = bool(_OWN_RE.search(text))
+    # a slot asked for without "my" only by one short question, not by a conversation excerpt
+    short = len(query) <= SHORT_QUESTION_CHARS and "\n" not in query.strip()
     slots: list[str] = []
     kinds: list[str] = []
     for row in schema():
-        if row.question is None or (row.own and not own):
+        if row.question is None or (row.own and not own) or (not row.own and not short):
             continue
         if row.not_with is not None and row.not_with.search(text):
             continue

@@ -100,7 +100,9 @@ class WritePath:
         embedded = self._embed_turns([(p.drafts, p.turn.text) for p in out])
         for prep, (vectors, turn_vector) in zip(out, embedded, strict=True):
             prep.vectors, prep.turn_vector = vectors, turn_vector
-            if prep.turn.role == "user":
+            if prep.turn.role == "user" and prep.turn.speaker is None:
+                # a named speaker's turn (a transcript of several people) is typed by rule only:
+                # a clause typed by meaning would supersede that person's earlier clause
                 type_by_meaning(prep.drafts, prep.vectors, self._mem.embedder_routing,
                                 prep.turn.speaker)
         return out

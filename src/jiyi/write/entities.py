@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ..text.segment import to_simplified
+from ..text.segment import has_cjk, to_simplified
 from ..units import Entity
 from .lexicon import (
     CITIES_EN,
@@ -30,17 +30,25 @@ from .timeparse import TimeMatch, find_clocks, find_times
 _NB = r"(?<![0-9A-Za-z])"  # a left edge that also works next to CJK (where \b does not)
 _NA = r"(?![0-9A-Za-z])"
 
+
+def _at(firsts: str) -> str:
+    """A look-ahead on the characters a match can start with, put before a pattern that opens
+    with a look-behind or an alternation: the many positions where no match can start then fail
+    on one character instead of running the whole pattern (the result is the same)."""
+    return "(?=[" + firsts + "])"
+
+
 URL_RE = re.compile(r"(?:https?://|www\.)[^\s\u3000-\u303f\uff00-\uffef\u4e00-\u9fff\"'<>)\]]+", re.I)
-EMAIL_RE = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z])")
-_MOBILE = re.compile(_NB + r"(?:\+?86[ \-]?)?(1[3-9]\d)[ \-]?(\d{4})[ \-]?(\d{4})" + _NA)
-_MASKED = re.compile(_NB + r"(1[3-9]\d)(\*{4}|\*{2,5}|x{4}|X{4})(\d{4})" + _NA)
-_LANDLINE = re.compile(_NB + r"(?:\(0\d{2,3}\)|0\d{2,3})[ \-]?\d{7,8}" + _NA)
-_INTL = re.compile(r"(?<![0-9A-Za-z+])\+\d{1,3}[ \-]?\(?\d{1,4}\)?(?:[ \-]?\d{2,4}){2,4}" + _NA)
-_US = re.compile(_NB + r"\(?[2-9]\d{2}\)?[ \-.]\d{3}[ \-.]\d{4}" + _NA)
+EMAIL_RE = re.compile(r"(?=[A-Za-z0-9._%+-])(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z])")
+_MOBILE = re.compile(_at("+81") + _NB + r"(?:\+?86[ \-]?)?(1[3-9]\d)[ \-]?(\d{4})[ \-]?(\d{4})" + _NA)
+_MASKED = re.compile(_at("1") + _NB + r"(1[3-9]\d)(\*{4}|\*{2,5}|x{4}|X{4})(\d{4})" + _NA)
+_LANDLINE = re.compile(_at("(0") + _NB + r"(?:\(0\d{2,3}\)|0\d{2,3})[ \-]?\d{7,8}" + _NA)
+_INTL = re.compile(_at("+") + r"(?<![0-9A-Za-z+])\+\d{1,3}[ \-]?\(?\d{1,4}\)?(?:[ \-]?\d{2,4}){2,4}" + _NA)
+_US = re.compile(_at("(2-9") + _NB + r"\(?[2-9]\d{2}\)?[ \-.]\d{3}[ \-.]\d{4}" + _NA)
 #: Taiwan mobiles (09xx-xxx-xxx) and landlines written with separators (02-2345-6789).
-_TW_MOBILE = re.compile(_NB + r"09\d{2}[ \-]?\d{3}[ \-]?\d{3}" + _NA)
+_TW_MOBILE = re.compile(_at("0") + _NB + r"09\d{2}[ \-]?\d{3}[ \-]?\d{3}" + _NA)
 _DASHED_LANDLINE = re.compile(
-    _NB + r"(?:(?:\(0\d{1,3}\)\s?|0\d{1,3}[ \-])\d{3,4}[ \-]\d{4}|0\d{4}[ \-]\d{6})" + _NA)
+    _at("(0") + _NB + r"(?:(?:\(0\d{1,3}\)\s?|0\d{1,3}[ \-])\d{3,4}[ \-]\d{4}|0\d{4}[ \-]\d{6})" + _NA)
 #: E.164: a phone number has at most 15 digits; fewer than 7 is a code or an amount.
 PHONE_DIGITS_MIN, PHONE_DIGITS_MAX = 7, 15
 #: How close before a bare 8-digit number its phone word must stand (see ``_LOCAL8``); further
@@ -51,7 +59,7 @@ PHONE_CUE_WINDOW_CHARS = 24
 ID_LABEL_WINDOW_CHARS = 40
 #: A bare 8-digit local number (Hong Kong, Macau, Singapore...) is a phone only when a phone
 #: word comes shortly before it: "手机号变了，现在是62340143"; otherwise it may be an order id.
-_LOCAL8 = re.compile(_NB + r"[2-9]\d{3}[ \-]?\d{4}" + _NA)
+_LOCAL8 = re.compile(_at("2-9") + _NB + r"[2-9]\d{3}[ \-]?\d{4}" + _NA)
 _PHONE_CUE = re.compile(
     r"(?:手机|手機|电话|電話|号码|號碼|新号|新號|换号|換號|联系方式|聯繫方式|聯絡方式|联络|聯絡|致电|致電|"
     r"打给我|打給我|打我|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact)",
@@ -88,18 +96,44 @@ ID_KIND: dict[str, str] = {"tracking": "tracking_no", "return": "order_id", "ref
                            "ticket": "ticket_id", "booking": "ticket_id", "order": "order_id",
                            "coupon": "code", "account": "code"}
 _CODE_BODY = r"([A-Za-z0-9][A-Za-z0-9\-_]{2,39})"
+_MIN_CODE_CHARS = 3
 _SEP = r"\s*(?:(?:是|为|為|:|：|#|＃|is|was|no\.?|No\.?)\s*)*"
 _ID_BODY = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-_]*\d[A-Za-z0-9\-_]*|\d[A-Za-z0-9\-_]*")
+
+
+def _first_chars(alternation: str) -> str:
+    """The characters the top-level alternatives of a pattern start with (each starts with a
+    literal character): a look-ahead on them lets the many positions where no label can start
+    fail at once instead of trying every alternative."""
+    firsts: set[str] = set()
+    depth, start = 0, True
+    i = 0
+    while i < len(alternation):
+        ch = alternation[i]
+        if start:
+            firsts.add(ch)
+            start = False
+        if ch == "\\":
+            i += 2
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        start = ch == "|" and depth == 0
+        i += 1
+    return "".join(sorted(firsts))
+
+
 _ID_CONTEXT = re.compile(
+    "(?=[" + re.escape(_first_chars("|".join(ID_LABELS.values()))) + "])"
     r"(?P<kind>" + "|".join(f"(?P<{cat}>{rx})" for cat, rx in ID_LABELS.items()) + r")"
     + _SEP + _CODE_BODY, re.I)
-_TRACKING_PREFIX = re.compile(_NB + r"(?:SF|YT|ZTO|JD|JT|YD|STO|EMS|DPK|1Z)[0-9A-Z]{9,18}" + _NA)
+_TRACKING_PREFIX = re.compile(_at("SYZJED1") + _NB + r"(?:SF|YT|ZTO|JD|JT|YD|STO|EMS|DPK|1Z)[0-9A-Z]{9,18}" + _NA)
 _ERROR_CONTEXT = re.compile(
-    r"(?:错误码|錯誤碼|错误代码|錯誤代碼|错误编号|故障码|故障碼|状态码|狀態碼|error\s*code|error|err|"
+    _at("错錯故状狀esx") + r"(?:错误码|錯誤碼|错误代码|錯誤代碼|错误编号|故障码|故障碼|状态码|狀態碼|error\s*code|error|err|"
     r"status\s*code|status|exit\s*code)\s*(?:是|为|為|:|：|#)?\s*([A-Za-z]{0,6}[\-_]?\d{2,6}[A-Za-z0-9\-]*)"
     + _NA, re.I)
 _ERROR_BARE = re.compile(
-    _NB + r"(?:(E|ERR|ERR_)\d{3,5}|(?:HTTP|http)\s?[45]\d{2}|[45]\d{2}(?=\s*(?:错误|錯誤|error|Error|"
+    _at("EHh45") + _NB + r"(?:(E|ERR|ERR_)\d{3,5}|(?:HTTP|http)\s?[45]\d{2}|[45]\d{2}(?=\s*(?:错误|錯誤|error|Error|"
     r"Internal|Bad|Not Found|Service|Gateway|Forbidden|Unauthorized)))" + _NA)
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s|am|pm|km|kg|cm|mm|ml|gb|mb|tb|px|k|m|h|min|x)",
                       re.I)
@@ -119,14 +153,15 @@ _CURRENCY_SUFFIX = {"元": "CNY", "块钱": "CNY", "块": "CNY", "塊錢": "CNY"
 _NUM = r"(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?"
 _AMOUNT_PRE = re.compile(r"(US\$|HK\$|NT\$|RMB|CNY|USD|EUR|新臺幣|新台币|新台幣|台币|台幣|港币|港幣|人民币|人民幣|美元|美金|[¥￥$€£])\s?" + _NUM + r"(?:\s?(万|萬|千|k|K|m|M)(?![A-Za-z]))?(?![0-9])")
 _AMOUNT_SUF = re.compile(
-    _NB + _NUM + r"\s*(万|萬|千|k|K)?\s*(" + "|".join(sorted(_CURRENCY_SUFFIX, key=len, reverse=True))
+    _at("0-9") + _NB + _NUM + r"\s*(万|萬|千|k|K)?\s*(" + "|".join(sorted(_CURRENCY_SUFFIX, key=len, reverse=True))
     + r")(?![A-Za-z])", re.I)
 
+_SURNAME_FIRSTS = "".join(sorted({*SURNAMES, *(s[0] for s in SURNAMES_MULTI)}))
 _ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
-_ZH_INTRO = re.compile(r"(?:我叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
-_ZH_HONORIFIC = re.compile("(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
+_ZH_INTRO = re.compile(_at("我名姓叫本联聯收") + r"(?:我叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+_ZH_HONORIFIC = re.compile(_at(_SURNAME_FIRSTS) + "(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
 _EN_NAME = r"([A-Z][a-z]+(?:[ \-][A-Z][a-z]+)?)"
-_EN_INTRO = re.compile(r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:)\s+" + _EN_NAME + r"(?![A-Za-z])")
+_EN_INTRO = re.compile(_at("MmCcTtINn") + r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:)\s+" + _EN_NAME + r"(?![A-Za-z])")
 #: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting.
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
                           + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—]))")
@@ -135,11 +170,11 @@ _ROLE_NOUN = re.compile(
     r"会员|會員|用户|用戶|客户|客戶|顾客|顧客|买家|買家|卖家|賣家|卡|级|級|学生|學生|老师|老師|经理|經理|"
     r"店长|店長|主管|医生|醫生|护士|護士|工程师|工程師|律师|律師|司机|司機|老板|老闆|员工|員工|会计|會計|"
     r"VIP|vip|Plus|PLUS")
-_EN_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
+_EN_TITLE = re.compile(_at("MDP") + r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
 
 _CITY_ZH = re.compile("|".join(sorted(CITIES_ZH, key=len, reverse=True)))
-_CITY_EN = re.compile(r"(?<![A-Za-z])(?:" + "|".join(re.escape(c) for c in sorted(CITIES_EN, key=len, reverse=True)) + r")(?![A-Za-z])")
-_CITY_MOVE_EN = re.compile(r"\b(?:moved to|move to|moving to|live in|living in|lives in|relocated to|based in)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
+_CITY_EN = re.compile(_at("".join(sorted({c[0] for c in CITIES_EN}))) + r"(?<![A-Za-z])(?:" + "|".join(re.escape(c) for c in sorted(CITIES_EN, key=len, reverse=True)) + r")(?![A-Za-z])")
+_CITY_MOVE_EN = re.compile(_at("mlrb") + r"\b(?:moved to|move to|moving to|live in|living in|lives in|relocated to|based in)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
 #: A building or campus named after the house number ("…189号津汇广场2座2703", "…1號光復校區宿舍").
 _ADDR_BUILDING = (r"(?:[\u4e00-\u9fffA-Za-z]{0,10}?(?:大厦|大廈|广场|廣場|中心|花园|花園|小区|小區|公寓|大楼|大樓|"
                   r"产业园|產業園|园区|園區|校区|校區|宿舍|国际|國際|一期|二期|三期|新村|家园|家園|苑|舍)){0,3}")
@@ -156,9 +191,12 @@ _ADDR_LEAD_WORDS = re.compile(
     r"住在|住|搬到|搬去|搬家到|搬来|搬來|搬进|搬進|寄到|寄去|寄给|寄給|寄|送到|送去|送|发到|發到|发往|發往|"
     r"改到|改成|改为|改為|换成|換成|换到|換到|更新为|更新為|更新成|地址|住址|是|为|為|在|了|请|請|帮我|幫我|"
     r"[:：，,\s])+")
+#: A Chinese address needs one of these words; without one its costly pattern does not run.
+_ADDR_ZH_WORD = re.compile(r"[路街道巷弄]|胡同")
+_PLACEHOLDER = re.compile(r"\[[A-Z_]+(?:_\d+)?\]")
 _REGION = re.compile("|".join(sorted((*CITIES_ZH, *PROVINCES_ZH), key=len, reverse=True)))
 _ADDR_EN = re.compile(
-    r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|"
+    _at("0-9") + r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|"
     r"Drive|Dr\.?|Way|Place|Pl\.?|Court|Ct\.?|Terrace|Close|Crescent|Parkway|Square|Sq\.?|Row|Gardens|"
     r"Parade|Mews|Walk|Hill)(?![A-Za-z])(?:\s(?:West|East|North|South|NE|NW|SE|SW)(?![A-Za-z]))?"
     r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Room)\.?\s*#?\d+[A-Za-z]?)?"
@@ -213,7 +251,7 @@ def _phones(text: str) -> list[Entity]:
     return out
 
 
-_TOKEN = re.compile(r"(?<![A-Za-z0-9\-_])[A-Za-z0-9][A-Za-z0-9\-_]{4,39}(?![A-Za-z0-9\-_])")
+_TOKEN = re.compile(_at("A-Za-z0-9") + r"(?<![A-Za-z0-9\-_])[A-Za-z0-9][A-Za-z0-9\-_]{4,39}(?![A-Za-z0-9\-_])")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[A-Za-z]")
 
@@ -223,10 +261,12 @@ def _ids(text: str) -> list[Entity]:
     # A label is looked for only in the few characters before a code that holds a digit: the
     # label alternation is long, and scanning the whole text with it is the slow part.
     for body in _ID_BODY.finditer(text):
-        lo = max(0, body.start() - ID_LABEL_WINDOW_CHARS)
-        m = _ID_CONTEXT.search(text[lo:body.end()])
-        while m is not None and m.end() != body.end() - lo:
-            m = _ID_CONTEXT.search(text[lo:body.end()], m.start() + 1)
+        end = body.end()
+        if end - body.start() < _MIN_CODE_CHARS:
+            continue  # the code of a label is a part of one body, so never longer than it
+        m = _ID_CONTEXT.search(text, max(0, body.start() - ID_LABEL_WINDOW_CHARS), end)
+        while m is not None and m.end() != end:
+            m = _ID_CONTEXT.search(text, m.start() + 1, end)
         if m is None:
             continue
         code = m.group(m.lastindex or 0)
@@ -234,7 +274,7 @@ def _ids(text: str) -> list[Entity]:
             continue
         kind = next(ID_KIND[cat] for cat in ID_LABELS if m.group(cat))
         s, e = m.span(m.lastindex or 0)
-        out.append(Entity(kind=kind, text=code, value=code.upper(), start=lo + s, end=lo + e))
+        out.append(Entity(kind=kind, text=code, value=code.upper(), start=s, end=e))
     out += [_ent("tracking_no", m, m.group(0).upper()) for m in _TRACKING_PREFIX.finditer(text)]
     for m in _ERROR_CONTEXT.finditer(text):
         out.append(_ent("error_code", m, m.group(1).upper(), 1))
@@ -274,17 +314,20 @@ def _trim_zh_name(name: str) -> str:
     return name[:head] + given
 
 
-def _people(text: str) -> list[Entity]:
+def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
+    """People; ``cjk`` / ``latin``: whether the text has any Chinese / Latin letters at all."""
     out: list[Entity] = []
-    for m in _ZH_INTRO.finditer(text):
+    for m in _ZH_INTRO.finditer(text) if cjk else ():
         name = _trim_zh_name(m.group(1))
         s = m.start(1)
         if len(name) >= 2 and not _ROLE_NOUN.search(text, s + 1, s + len(name) + 2):
             out.append(Entity(kind="person", text=name, value=to_simplified(name), start=s,
                               end=s + len(name)))
-    for m in _ZH_HONORIFIC.finditer(text):
+    for m in _ZH_HONORIFIC.finditer(text) if cjk else ():
         name = m.group(1)
         out.append(_ent("person", m, to_simplified(name), 1))
+    if not latin:
+        return out
     for m in _EN_INTRO.finditer(text):
         first = m.group(1).split()[0].split("-")[0]
         if first in NOT_NAMES_EN or first in CITIES_EN:
@@ -298,13 +341,16 @@ def _people(text: str) -> list[Entity]:
     return out
 
 
-def _places(text: str) -> list[Entity]:
-    out = [_ent("city", m, to_simplified(m.group(0))) for m in _CITY_ZH.finditer(text)]
-    out += [_ent("city", m, m.group(0)) for m in _CITY_EN.finditer(text)]
-    for m in _CITY_MOVE_EN.finditer(text):
+def _places(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
+    """Cities, addresses and products; ``cjk`` / ``latin`` as for :func:`_people`."""
+    out = [_ent("city", m, to_simplified(m.group(0))) for m in _CITY_ZH.finditer(text)] \
+        if cjk else []
+    for m in _CITY_EN.finditer(text) if latin else ():
+        out.append(_ent("city", m, m.group(0)))
+    for m in _CITY_MOVE_EN.finditer(text) if latin else ():
         if m.group(1).split()[0] not in NOT_NAMES_EN:
             out.append(_ent("city", m, m.group(1), 1))
-    for m in _ADDR_ZH.finditer(text):
+    for m in _ADDR_ZH.finditer(text) if cjk and _ADDR_ZH_WORD.search(text) else ():
         raw = m.group(0)
         lead = _ADDR_LEAD_WORDS.match(raw)
         skip = lead.end() if lead else 0
@@ -321,7 +367,8 @@ def _places(text: str) -> list[Entity]:
         s = m.start() + skip
         out.append(Entity(kind="address", text=addr, value=to_simplified(re.sub(r"\s+", "", addr)),
                           start=s, end=s + len(addr)))
-    out += [_ent("address", m, " ".join(m.group(0).split())) for m in _ADDR_EN.finditer(text)]
+    if latin:
+        out += [_ent("address", m, " ".join(m.group(0).split())) for m in _ADDR_EN.finditer(text)]
     out += [_ent("product", m, " ".join(to_simplified(m.group(0)).split()))
             for m in _PRODUCT.finditer(text)]
     return out
@@ -359,14 +406,19 @@ def extract_entities(text: str, at: datetime) -> list[Entity]:
 def extract_entities_and_times(text: str, at: datetime) -> tuple[list[Entity], list[TimeMatch]]:
     """:func:`extract_entities` plus the date expressions behind the ``date`` entities."""
     times = find_times(text, at)
-    links = [_ent("url", m, m.group(0)) for m in URL_RE.finditer(text)]
-    mails = [_ent("email", m, m.group(0).lower()) for m in EMAIL_RE.finditer(text)]
-    placeholders = [(m.start(), m.end()) for m in re.finditer(r"\[[A-Z_]+(?:_\d+)?\]", text)]
+    # each family of patterns runs only when the characters it needs are there at all
+    links = [_ent("url", m, m.group(0)) for m in URL_RE.finditer(text)] \
+        if "://" in text or "www." in text.lower() else []
+    mails = [_ent("email", m, m.group(0).lower()) for m in EMAIL_RE.finditer(text)] \
+        if "@" in text else []
+    placeholders = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)] \
+        if "[" in text else []
     cands = links + mails
     cands += _times(text, times)
     if _HAS_DIGIT.search(text):
         cands += _phones(text) + _ids(text) + _amounts(text)
-    cands += _people(text) + _places(text)
+    cjk, latin = has_cjk(text), _HAS_ALPHA.search(text) is not None
+    cands += _people(text, cjk, latin) + _places(text, cjk, latin)
     chosen = _resolve(cands, placeholders, len(text))
     kept = {(e.start, e.end) for e in chosen if e.kind == "date"}
     return chosen, [t for t in times if (t.start, t.end) in kept]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from .compress import is_filler
+from .compress import SYMBOLS, is_filler
 
 FillerKind = Literal["filler", "aside"]
 
@@ -53,6 +53,9 @@ _ZH_STOP_WORDS = (
     "有个问题|有個問題|有件事|有个事|有個事|麻烦一下|麻煩一下|打扰一下|打擾一下|打扰了|打擾了|吐槽|吐个槽|"
     "吐個槽|说一下|說一下|说个事|說個事|聊聊|聊一下|咨询一下|諮詢一下|咨询|諮詢|反映一下|反映个|反映個|"
     "跟你说|跟你說|和你说|和你說|提一下|提个|提個|"
+    # which language the talk is in: "用英文问一下"
+    "用英文|用英语|用英語|用中文|用普通话|用普通話|用粤语|用粵語|用繁体|用繁體|用简体|用簡體|"
+    "说英文|說英文|讲英文|講英文|说中文|說中文|讲中文|講中文|"
     # closings and acknowledgements
     "就这样吧|就這樣吧|就这样|就這樣|先这样|先這樣|就这些|就這些|没别的了|沒別的了|没别的|沒別的|没事了|沒事了|"
     "行吧|好吧|算了吧|算了|没了|沒了|回头再说|回頭再說|下次再说|下次再說|先不聊了|改天聊|改天再聊|先这么着|"
@@ -76,6 +79,7 @@ _EN_STOP_WORDS = (
     "by the way|btw|anyway|anyways|also|so|well|oh|and|but|actually|honestly|basically|look|listen|"
     "okay|ok|alright|all right|right|um|uh|umm|uhh|hmm|you know|i mean|speaking of which|that reminds me|"
     "one more thing|on another note|moving on|quick question|a quick question|question|ask|"
+    "in english|in chinese|in mandarin|in cantonese|in plain english|switching to english|"
     "i have a question|i've got a question|just wondering|wondering|i was wondering|vent|"
     "i have to say|i must say|i gotta say|just saying|let me tell you|here's the thing|real quick|"
     "that's all|that's it|for now|nothing else|never mind|nevermind|forget it|no worries|all good|fine|"
@@ -103,6 +107,24 @@ def _guarded(words: str) -> str:
     return "(?=[" + re.escape(firsts) + "])" + _alt(words)
 
 
+#: Laughter is no mood worth keeping either: a clause of laughter (and emoji) is plain filler.
+_LAUGHTER = re.compile(
+    r"[哈呵嘿嘻]{2,}|[嗚呜]{2,}|\b(?:lol+|lmao|rofl|haha(?:ha)*|hehe+|hihi|xd|omg)\b", re.I)
+#: Emphasis without a subject ("这个非常重要", "真的非常重要", "this is really important"): it
+#: stresses something said elsewhere and states nothing itself, so it is filler (the raw turn
+#: keeps it), never a fact, and a repeat of it adds nothing.
+_ZH_EMPHASIS = re.compile(_guarded(
+    "非常重要|十分重要|特别重要|特別重要|很重要|超重要|重要|非常|十分|特别|特別|超级|超級|一定|务必|務必|"
+    "千万|千萬|记住|記住|记得|記得|切记|切記|强调|強調|再说一遍|再說一遍|重申|关键|關鍵|拜托|拜託|求求"))
+_EN_EMPHASIS = re.compile(
+    r"\b(?:important|crucial|critical|essential|vital|urgent|very|really|super|extremely|"
+    r"seriously|absolutely|remember|keep in mind|i repeat|repeat|again|matters?|please|"
+    r"a lot|so much|this|that|it's|it is|is)\b", re.I)
+#: A clause can be emphasis only if it holds one of these (the cheap test before the others).
+_EMPHASIS_CORE = re.compile(
+    r"重要|记住|記住|记得|記得|切记|切記|强调|強調|务必|務必|千万|千萬|一定|关键|關鍵|拜托|拜託|求求|再说一遍|"
+    r"再說一遍|重申|(?i:important|crucial|critical|essential|vital|urgent|remember|keep in mind|"
+    r"repeat)")
 _ZH_EMOTION_RX = re.compile(_guarded(_ZH_EMOTION_WORDS))
 _EN_EMOTION_RX = re.compile(r"\b(?:" + _alt(_EN_EMOTION_WORDS) + r")\b", re.I)
 _ZH_STRIP = re.compile(_guarded(_ZH_STOP_WORDS + "|" + _ZH_EMOTION_WORDS))
@@ -136,7 +158,18 @@ def filler_kind(clause: str, *, known_not_filler: bool = False) -> FillerKind | 
     s = clause.strip()
     if not known_not_filler and is_filler(s):
         return "filler"
+    if not s.isascii():
+        s = SYMBOLS.sub(" ", s)
+    cjk = _CJK.search(s) is not None
     if _CONTENT.search(content_left(s)):
-        return None
-    emotional = _ZH_EMOTION_RX.search(s) if _CJK.search(s) else _EN_EMOTION_RX.search(s)
+        if not _EMPHASIS_CORE.search(s):
+            return None
+        rest = (_ZH_EMPHASIS if cjk else _EN_EMPHASIS).sub(" ", s)
+        if rest == s or _CONTENT.search(content_left(rest)):
+            return None
+        return "filler"
+    if not _CONTENT.search(content_left(_LAUGHTER.sub(" ", s))) and not (
+            _ZH_EMOTION_RX if cjk else _EN_EMOTION_RX).search(_LAUGHTER.sub(" ", s)):
+        return "filler"
+    emotional = _ZH_EMOTION_RX.search(s) if cjk else _EN_EMOTION_RX.search(s)
     return "aside" if emotional else "filler"

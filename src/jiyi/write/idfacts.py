@@ -69,6 +69,7 @@ STATUS_WORDS = re.compile(
 class IdMention:
     category: str
     entity: Entity
+    labelled: bool = True  # a label stands right before it ("预订号 …"), not only a cue word
 
 
 def id_category(text: str, e: Entity) -> str | None:
@@ -97,7 +98,8 @@ def find_ids(text: str, entities: list[Entity]) -> list[IdMention]:
         cat = id_category(text, e)
         if cat and e.value not in seen:
             seen.add(e.value)
-            out.append(IdMention(cat, e))
+            before = text[max(0, e.start - LABEL_WINDOW_CHARS):e.start]
+            out.append(IdMention(cat, e, _LABEL_BEFORE[cat].search(before) is not None))
     return out
 
 
@@ -119,8 +121,12 @@ def key_categories(categories: list[str]) -> list[int]:
 
 
 def keys(ids: list[IdMention]) -> list[IdMention]:
-    """The ids a sentence is *about* (see :func:`key_categories`)."""
-    return [ids[i] for i in key_categories([m.category for m in ids])]
+    """The ids a sentence is *about* (see :func:`key_categories`). A code named only by a cue
+    word beside a labelled id of the same category ("已为您预订 G1234 次，预订号 G1234-8832019")
+    is a detail of that id, not a key of its own."""
+    labelled = {m.category for m in ids if m.labelled}
+    main = [m for m in ids if m.labelled or m.category not in labelled]
+    return [main[i] for i in key_categories([m.category for m in main])]
 
 
 def label(category: str, script: str) -> str:
@@ -133,6 +139,29 @@ def script_of(text: str, cjk: bool) -> str:
     if not cjk:
         return "en"
     return "hant" if to_simplified(text) != text else "hans"
+
+
+#: Any label of any category, right before an id ("订单号是", "the coupon", "券码").
+_ANY_LABEL_BEFORE = re.compile(r"(?:" + "|".join(ID_LABELS.values()) + "|" + "|".join(
+    sorted({*_LABEL_HANS.values(), *_LABEL_HANT.values()}, key=len, reverse=True)) + r"|券|单|單)\s*"
+                               r"(?:(?:是|为|為|:|：|#|＃|is|was|no\.?)\s*)*$", re.I)
+
+
+def labelled(category: str, value: str, context: str, script: str) -> str:
+    """``context`` (which names ``value``) with the id said once and labelled: as it stands when
+    a label is right before it ("上周买的净化器订单号是PO-10023"), else with the category's label
+    put in front of it ("VIP-C65A这张券" -> "优惠券 VIP-C65A这张券")."""
+    ctx = context.strip(" ，,;；")
+    pos = ctx.find(value)
+    if pos < 0:
+        return word_fact(category, value, ctx, script)
+    if _ANY_LABEL_BEFORE.search(ctx, max(0, pos - LABEL_WINDOW_CHARS), pos):
+        return ctx
+    name = label(category, script)
+    if script == "en" and pos > 0:
+        name = name.lower()
+    gap = "" if pos == 0 or ctx[pos - 1] == " " else " "
+    return f"{ctx[:pos]}{gap}{name} {ctx[pos:]}"
 
 
 def word_fact(category: str, value: str, context: str, script: str) -> str:

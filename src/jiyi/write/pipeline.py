@@ -16,6 +16,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Protocol
 
 from ..text.segment import detect_language, has_cjk
@@ -35,7 +36,7 @@ from .filler import content_left, filler_kind
 from .idfacts import find_ids, script_of
 from .redact import redact
 from .slots import CHANGE_WORDS, find_slots, validity_end
-from .speaker import attribute
+from .speaker import attribute_once
 from .timeparse import TimeMatch
 from .toolsum import ToolFact, summarise_tool
 
@@ -221,12 +222,20 @@ def _pieces_for_sentence(
 def _whole_sentence(sent_text: str, start: int, entities: list[Entity],
                     times: list[TimeMatch], turn: TurnInput, lang: str,
                     typed: MemoryType | None = None) -> _Piece:
+    parts = [p.strip(" 。.!！?？") for p in _CLAUSE_MARK.split(sent_text)]
+    if len(parts) > 1 and len(set(parts)) < len(parts):
+        local = [_shift(e, start) for e in entities]
+        spans = _clause_spans(sent_text, local)
+        said = [content_left(sent_text[a:b]) for a, b in spans]
+        if len(set(said)) < len(said):  # a clause said twice: keep it once
+            return _run_piece(sent_text, start, spans, typed or classify(
+                sent_text, turn.role, entities, None), entities, times, turn)
     rewritten, shown = _rewrite_times(sent_text, start, times, lang)
     keep = [e.text for e in entities if not (e.kind == "date" and any(
         t.relative and t.start == e.start for t in times))] + shown
     content = compress_sentence(rewritten, keep)
     if turn.speaker:
-        content = attribute(content, turn.speaker, lang)
+        content = attribute_once(content, turn.speaker, lang)
     unit_type = typed or classify(sent_text, turn.role, entities, None)
     if typed is None and unit_type is MemoryType.FACT_REFERENCE and not entities \
             and len(content_left(sent_text)) < MIN_FACT_CONTENT_CHARS:
@@ -270,23 +279,33 @@ def _clause_spans(text: str, entities: list[Entity]) -> list[tuple[int, int]]:
 
 def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type: MemoryType,
                entities: list[Entity], times: list[TimeMatch], turn: TurnInput) -> _Piece:
-    """Consecutive kept clauses of one type, as one piece."""
+    """Consecutive kept clauses of one type, as one piece. A clause said again ("真的非常重要，
+    真的非常重要") is kept once; a clause an identifier fact of the sentence already holds (see
+    :func:`_id_claims`) is left to it."""
     lang = "zh" if has_cjk(sent_text) else "en"
     clauses: list[str] = []
     shown: list[str] = []
     ents: list[Entity] = []
+    seen: set[str] = set()
+    claimed = _id_claims(sent_text, start, entities)
     for a, b in run:
+        said = sent_text[a:b].strip(" 。.!！?？~～").casefold()
+        if (a, b) in claimed or (said and said in seen):
+            continue
+        seen.add(said)
         inside = [t for t in times if start + a <= t.start and t.end <= start + b]
         text, rendered = _rewrite_times(sent_text[a:b], start + a, inside, lang)
         clauses.append(text.strip())
         shown += rendered
         ents += [e for e in entities if start + a <= e.start and e.end <= start + b]
+    if not clauses:
+        return _Piece("", unit_type, [])
     content = ("，" if lang == "zh" else ", ").join(clauses)
     keep = [e.text for e in ents if not (e.kind == "date" and any(
         t.relative and t.start == e.start for t in times))] + shown
     content = compress_sentence(content, keep)
     if turn.speaker:
-        content = attribute(content, turn.speaker, lang)
+        content = attribute_once(content, turn.speaker, lang)
     slot = None
     if unit_type is MemoryType.BATCH_OPERATION:
         m = _TASK_ID.search(content)
@@ -299,52 +318,157 @@ def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type
 
 def _shift(e: Entity, offset: int) -> Entity:
     """``e`` with its span made relative to ``offset`` (a sentence or clause start)."""
-    return Entity.model_construct(kind=e.kind, text=e.text, value=e.value,
-                                  start=e.start - offset, end=e.end - offset)
+    # the validating constructor is cheaper than ``model_construct`` for five plain fields
+    return Entity(kind=e.kind, text=e.text, value=e.value, start=e.start - offset,
+                  end=e.end - offset)
+
+
+#: Entity kinds a clause may carry and still be worded into an identifier's fact beside it
+#: ("订单PO-10023，金额¥199"); a name, phone, email, city or address is the user's own slot.
+_ATTACHABLE_KINDS = frozenset({"amount", "date", "time", "product", "error_code", "code", "url",
+                               "order_id", "tracking_no", "ticket_id"})
+_ID_KINDS = frozenset({"order_id", "tracking_no", "ticket_id", "code"})
+#: A question states nothing about an id ("明天能到吗？"): it stays apart from the id's fact.
+_ASKS = re.compile(r"[?？]\s*$|[吗嗎么麼呢]\s*[。.]?\s*$")
+
+
+@dataclass(frozen=True)
+class _IdGroup:
+    """The clauses one identifier fact of a sentence is worded from."""
+
+    mention: idfacts.IdMention
+    spans: tuple[tuple[int, int], ...]  # in sentence order
+    anchor_kept: bool  # its own clause is worded in (it is not a request)
+
+
+def _id_groups(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention],
+               spans: list[tuple[int, int]]) -> tuple[list[_IdGroup], set[tuple[int, int]]]:
+    """Which clauses each key identifier of a sentence is worded from, and the clauses its fact
+    takes over from the rest of the sentence (they are not repeated in another unit).
+
+    A clause with a key id is its anchor. The clauses next to it that say something about it
+    join it (a chain of plain clauses, or clauses whose only entities are amounts, dates, codes
+    or other ids: "上周买的空气净化器，订单号是PO-10023，到现在还没发货"); a clause with a slot
+    value (a name, phone...), a request, filler or a profile statement stops the chain. A
+    clause between two anchors goes to the one before it."""
+    key_ids = idfacts.keys(ids)
+    anchors: dict[int, list[idfacts.IdMention]] = {}
+    kept: dict[int, bool] = {}
+    joins: list[bool] = []
+    for i, (a, b) in enumerate(spans):
+        clause = sent_text[a:b]
+        inside = [m for m in ids if a <= m.entity.start and m.entity.end <= b]
+        keys_here = [m for m in inside if m in key_ids]
+        ents = [e for e in local if a <= e.start and e.end <= b]
+        if keys_here:
+            anchors[i] = keys_here
+            # a request ("帮我查一下订单ABC123") stays the session's own unit, the id fact is bare
+            kept[i] = not (_REQUEST.search(clause) and classify(
+                clause.strip(), "user", ents, None) is MemoryType.SESSION_STATE)
+            joins.append(False)
+        elif _REQUEST.search(clause) or _ASKS.search(clause):
+            joins.append(False)
+        elif ents:
+            joins.append(all(e.kind in _ATTACHABLE_KINDS for e in ents))
+        else:
+            joins.append(filler_kind(clause) is None and classify(
+                clause.strip(), "user", [], None) is not MemoryType.USER_PROFILE)
+    owner: dict[int, int] = {}
+    for i in anchors:
+        j = i - 1
+        while j >= 0 and joins[j] and j not in owner and j not in anchors:
+            owner[j] = i
+            j -= 1
+        j = i + 1
+        while j < len(spans) and joins[j] and j not in anchors:
+            owner[j] = i
+            j += 1
+    for i in anchors:
+        near = [j for j, o in owner.items() if o == i]
+        if any(idfacts.STATUS_WORDS.search(sent_text[spans[j][0]:spans[j][1]])
+               for j in [*near, i]):
+            # a status ("还没发货") makes the fact one a later status replaces: what the user
+            # said beside it in plain words ("上周买了一台加湿器") must outlive that, so it
+            # stays its own unit; an attribute of the id (a tracking number, an amount) joins
+            for j in near:
+                a, b = spans[j]
+                if not idfacts.STATUS_WORDS.search(sent_text[a:b]) and not any(
+                        a <= e.start and e.end <= b and e.kind not in ("date", "time")
+                        for e in local):  # a tracking number or an amount stays
+                    del owner[j]
+    groups: list[_IdGroup] = []
+    for i, mentions in anchors.items():
+        members = sorted([j for j, o in owner.items() if o == i] + ([i] if kept[i] else []))
+        for m in mentions:
+            groups.append(_IdGroup(m, tuple(spans[j] for j in members), kept[i]))
+    return groups, {spans[j] for j in owner}
+
+
+def _id_claims(sent_text: str, start: int, entities: list[Entity]) -> frozenset[tuple[int, int]]:
+    """The clauses of a sentence its identifier facts hold (see :func:`_id_groups`)."""
+    if not any(e.kind in _ID_KINDS for e in entities):
+        return frozenset()
+    return _sentence_groups(sent_text, start, tuple(entities))[1]
+
+
+@lru_cache(maxsize=64)
+def _sentence_groups(sent_text: str, start: int, entities: tuple[Entity, ...]
+                     ) -> tuple[list[_IdGroup], frozenset[tuple[int, int]]]:
+    """:func:`_id_groups` of one sentence, computed once for its id facts and its other units
+    (a pure function of the sentence and its entities)."""
+    local = [_shift(e, start) for e in entities]
+    ids = find_ids(sent_text, local)
+    if not ids:
+        return [], frozenset()
+    groups, claims = _id_groups(sent_text, local, ids, _clause_spans(sent_text, local))
+    return groups, frozenset(claims)
 
 
 def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention],
                spans: list[tuple[int, int]], entities: list[Entity], times: list[TimeMatch],
                start: int, lang: str) -> list[_Piece]:
-    """Durable identifier facts of one sentence, whoever said it (see :mod:`.idfacts`)."""
+    """Durable identifier facts of one sentence, whoever said it (see :mod:`.idfacts`): the id
+    once, with its label, in the clauses that speak of it."""
     if not ids:
         return []
     script = script_of(sent_text, lang == "zh")
     key_ids = idfacts.keys(ids)
-    key_texts = [m.entity.text for m in key_ids]
-    context: list[str] = []
-    for a, b in spans:
-        clause = sent_text[a:b]
-        inside = [m for m in ids if a <= m.entity.start and m.entity.end <= b]
-        if inside and all(m in key_ids for m in inside):
-            keep = _says_more(clause, key_texts)  # "工单号 TK…" alone adds nothing to the head
-        elif any(a <= e.start and e.end <= b for e in local):
-            keep = True
-        else:
-            keep = not _REQUEST.search(clause) and filler_kind(clause) is None
-        if keep:
-            context.append(clause.strip())
-    ctx = ("，" if lang == "zh" else ", ").join(context)
-    ctx, _ = _rewrite_times(ctx, start, [], lang)
+    groups, _ = _sentence_groups(sent_text, start, tuple(entities))
     valid_until = validity_end(sent_text, times, start)
+    joiner = "，" if lang == "zh" else ", "
     out: list[_Piece] = []
-    status = idfacts.STATUS_WORDS.search(ctx) is not None
-    for mention in key_ids:
+    for group in groups:
+        mention = group.mention
         value = mention.entity.value
+        parts: list[str] = []
+        for a, b in group.spans:
+            inside = [t for t in times if start + a <= t.start and t.end <= start + b]
+            text, _ = _rewrite_times(sent_text[a:b], start + a, inside, lang)
+            parts.append(text.strip())
+        ctx = joiner.join(p for p in parts if p)
+        ents = [e for e in entities if any(start + a <= e.start and e.end <= start + b
+                                           for a, b in group.spans)] or [entities[
+                                               local.index(mention.entity)]]
         rest = ctx
         for m in key_ids:
             rest = rest.replace(m.entity.text, " ")
         says = any(m not in key_ids for m in ids) or len(
             content_left(_CUE_WORDS.sub(" ", _ID_LABEL_WORDS.sub(" ", rest)))) >= 2
-        content = idfacts.word_fact(mention.category, mention.entity.text, ctx if says else "",
-                                    script)
-        out.append(_Piece(content, MemoryType.FACT_REFERENCE, list(entities),
+        status = idfacts.STATUS_WORDS.search(ctx) is not None
+        if group.anchor_kept and mention.entity.text in ctx:
+            content = idfacts.labelled(mention.category, mention.entity.text, ctx, script)
+        else:
+            content = idfacts.word_fact(mention.category, mention.entity.text,
+                                        ctx if says else "", script)
+        content = compress_sentence(content, [e.text for e in ents])
+        out.append(_Piece(content, MemoryType.FACT_REFERENCE, ents,
                           slot=f"id:{value}" if says and status else None,
                           valid_until=valid_until,
-                          keep=[e.text for e in entities], standalone=True, about_id=value))
+                          keep=[e.text for e in ents], standalone=True, about_id=value))
     return out
 
 
+_CLAUSE_MARK = re.compile(r"[，,;；]")
 _TASK_ID = re.compile(r"(?:任务|任務|批次|task|job|batch)\s*(?:id|ID|号|號)?\s*[#:：]?\s*([A-Za-z0-9][A-Za-z0-9_\-]{1,31})", re.I)
 _CLAUSE = re.compile(
     r"[，;；]|,(?!\d{3})|：|:(?!\d)|"
@@ -426,6 +550,8 @@ def _pack_pieces(pieces: list[_Piece], speaker: str | None) -> list[UnitDraft]:
         group.clear()
 
     def emit(content: str, parts: list[tuple[str, _Piece]]) -> None:
+        if speaker:
+            content = _name_once(content, speaker)
         ents = [e for c, p in parts for e in p.entities
                 if e.text in c or (e.kind == "date" and e.text not in p.content)]
         first = parts[0][1]
@@ -434,6 +560,8 @@ def _pack_pieces(pieces: list[_Piece], speaker: str | None) -> list[UnitDraft]:
                                 about_id=first.about_id))
 
     for piece in pieces:
+        if not piece.content:
+            continue  # every clause of it is held by another unit (an identifier fact)
         alone = piece.slot is not None or piece.standalone
         if alone or (group and (
                 group[0].type != piece.type or group[0].valid_until != piece.valid_until
@@ -444,6 +572,25 @@ def _pack_pieces(pieces: list[_Piece], speaker: str | None) -> list[UnitDraft]:
             flush()
     flush()
     return drafts
+
+
+def _name_once(content: str, speaker: str) -> str:
+    """A unit names its speaker once: "Caroline: X Caroline: Y" -> "Caroline: X Y", and the
+    transcript prefix goes when the name is in the sentence itself ("Caroline: Caroline's art
+    is…" -> "Caroline's art is…")."""
+    name = speaker.strip()
+    if not name:
+        return content
+    for sep in (": ", "："):
+        tag = name + sep
+        head = tag if content.startswith(tag) else ""
+        body = content[len(head):]
+        if tag in body:
+            body = body.replace(" " + tag, " ").replace(tag, "")
+        if head and name not in body:
+            body = head + body
+        content = body
+    return content
 
 
 def _dedupe(entities: list[Entity]) -> list[Entity]:
@@ -503,7 +650,7 @@ def rule_extract(turn: TurnInput) -> Extraction:
                               language=language)
     if turn.role != "tool" and is_confirmation(text):
         return Extraction(text, [], [], red.secrets, is_confirmation=True, language=language)
-    work = normalise_long_tokens(text)
+    work = _blank_speaker_tag(normalise_long_tokens(text), turn.speaker)
     entities, times = extract_entities_and_times(work, turn.at)
     sentences = [(s.text, s.start, s.end) for s in split_sentences(work)]
     sentences = _merge_split_entities(sentences, entities, work)
@@ -525,6 +672,20 @@ def rule_extract(turn: TurnInput) -> Extraction:
                 p.slot = None if p.slot and not p.slot.startswith("task:") else p.slot
     drafts = _pack_pieces(pieces, turn.speaker)
     return Extraction(text, _limit(drafts), entities, red.secrets, language=language)
+
+
+def _blank_speaker_tag(text: str, speaker: str | None) -> str:
+    """A transcript line of a known speaker ("Caroline: I went…") is cut into units without its
+    tag: every unit names the speaker anyway (the turn text keeps the tag). The tag becomes
+    spaces, so offsets into the text stay valid."""
+    if not speaker or not speaker.strip():
+        return text
+    name = speaker.strip()
+    for sep in (":", "："):
+        if text.startswith(name + sep):
+            n = len(name) + len(sep)
+            return " " * n + text[n:]
+    return text
 
 
 def _limit(drafts: list[UnitDraft]) -> list[UnitDraft]:

@@ -141,6 +141,23 @@ _MAYBE_SECRET = re.compile(
     r"[A-Za-z0-9_\-+/=.]{6,}|\d[\d \-]{11,}|密|口令|令牌|秘钥|秘鑰|PRIVATE|(?i:pwd|pin code)")
 
 
+#: Literals one of which every pattern of ``_PATTERNS`` needs (a superset of their prefixes,
+#: lower-cased): a text holding none of them skips the nineteen scans. One case-sensitive scan
+#: of the lower-cased text is several times cheaper than an ``re.I`` alternation.
+_PATTERN_TRIGGERS: tuple[str, ...] = (
+    "private key", "eyj", "sk-", "sk_", "rk_", "pk_", "akia", "asia", "agpa", "aida", "aroa",
+    "anpa", "anva", "aipa", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox",
+    "xapp-", "aiza", "hf_", "aws_secret", "bearer", "pass", "pwd", "pin code", "api", "token",
+    "secret", "密码", "密碼", "口令", "密钥", "密鑰", "令牌", "秘钥", "秘鑰")
+
+
+_PATTERN_TRIGGER = re.compile("|".join(re.escape(t) for t in _PATTERN_TRIGGERS))
+
+
+def _may_match_a_pattern(text: str) -> bool:
+    return _PATTERN_TRIGGER.search(text.lower()) is not None
+
+
 def redact(text: str) -> Redaction:
     """``text`` with every secret replaced by a typed placeholder, and the secrets found."""
     namer = _Namer()
@@ -154,7 +171,7 @@ def redact(text: str) -> Redaction:
                 return m.group(0)[: m.start(2) - m.start(0)] + namer(kind, value) + '"'
             return m.group(0)
         text = _JSON_PAIR.sub(pair, text)
-    for kind, rx, group in _PATTERNS:
+    for kind, rx, group in _PATTERNS if _may_match_a_pattern(text) else ():
         if group == 0:
             text = rx.sub(lambda m, k=kind: namer(k, m.group(0)), text)  # type: ignore[misc]
         else:

@@ -35,3 +35,24 @@ def attribute(content: str, speaker: str, lang: str) -> str:
     if name not in out:
         out = f"{name}：{out}" if lang == "zh" else f"{name}: {out}"
     return out
+
+
+def attribute_once(content: str, speaker: str, lang: str) -> str:
+    """Like :func:`attribute`, but only the first first-person reference becomes the name
+    ("I went there and I loved it" -> "Caroline went there and I loved it"): the unit says
+    whose fact it is once, and stays as short as what was said."""
+    name = speaker.strip()
+    if not name:
+        return content
+    if lang == "zh":
+        out = _ZH_ME.sub(name, content, count=1)
+    else:
+        first: tuple[int, int, str] | None = None
+        for rx, repl in _EN_RULES:
+            m = rx.search(content)
+            if m and (first is None or m.start() < first[0]):
+                first = (m.start(), m.end(), repl.format(n=name))
+        out = content if first is None else content[:first[0]] + first[2] + content[first[1]:]
+    if name not in out:
+        out = f"{name}：{out}" if lang == "zh" else f"{name}: {out}"
+    return out

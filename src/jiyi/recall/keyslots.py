@@ -61,8 +61,8 @@ def prototype_intent(embedder: Embedder, query: str, vector: Vector | None) -> S
         return None
     typed = question_slot(index(), embedder, query, vector)
     row = spec(typed.slot) if typed is not None else None
-    if row is None:
-        return None
+    if row is None or (row.not_with is not None and row.not_with.search(fold(query))):
+        return None  # "换货的新品寄到哪了": the address of another thing's shipment
     return SlotIntent((row.name, *row.also), (), False)
 
 

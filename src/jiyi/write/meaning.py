@@ -91,8 +91,11 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
     for row in schema():
         if not row.single or row.name in taken or row.value_words is None:
             continue
+        # a request ("请安排在周末配送") states a preference; a level in session state was asked
+        # about ("I'm a Silver member, right?"), not stated
+        types = TYPABLE if row.value == "clause" else TYPABLE - {MemoryType.SESSION_STATE}
         found = [d for d in drafts if d.slot is None and d.about_id is None
-                 and d.type in TYPABLE and len(d.content) <= MAX_TYPED_CHARS
+                 and d.type in types and len(d.content) <= MAX_TYPED_CHARS
                  and not QUESTION.search(d.content) and row.states(d.content)
                  and _fresh_value(row.value_words, d.content)]
         if found:

@@ -60,6 +60,9 @@ _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|
 _NAME_INTRO = re.compile(
     r"我叫|我名叫|我的名字|名字是|名字叫|叫我|我是|本人|姓名|\b(?:my name|call me|I'm|I am|this is)\b|"
     r"\b(?:speaking|here)\s*[,.!]?\s*$", re.I)
+#: "I'm Sapphire now", "I'm Three Star this month": a level or a state, not a name.
+_NOT_A_NAME = re.compile(r"\s*(?:now|already|this month|these days|at the moment|member|tier|level|"
+                         r"status|VIP)\b", re.I)
 _TITLE_SUFFIX = re.compile(
     r"(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授|总|總|主任|师傅|師傅)$")
 _LEVEL = (r"金卡|银卡|銀卡|铜卡|銅卡|白金卡|白金|钻石卡|鑽石卡|钻石|鑽石|黑金卡|黑金|黄金|黃金|金牌|银牌|銀牌|"
@@ -163,7 +166,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)):
             continue
         if e.kind == "person" and _NAME_INTRO.search(lead or clause) \
-                and not _TITLE_SUFFIX.search(e.text):
+                and not _TITLE_SUFFIX.search(e.text) and not _NOT_A_NAME.match(clause[e.end:]):
             add("name", e.text, e)
         elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)
                                     or _REACH_ME.search(context) or changed):

@@ -27,7 +27,7 @@ from ..keyfacts.typing import question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit
-from .rules import SlotIntent
+from .rules import OTHERS_RE, SlotIntent
 
 #: Older values followed back through ``supersedes`` (A -> B -> C ... ).
 REPLACED_DEPTH = 5
@@ -57,8 +57,8 @@ class SlotView:
 
 def prototype_intent(embedder: Embedder, query: str, vector: Vector | None) -> SlotIntent | None:
     """The slot a question asks for by meaning (no cue word said it)."""
-    if vector is None:
-        return None
+    if vector is None or OTHERS_RE.search(fold(query)):
+        return None  # "where is my sister getting married?": someone else's fact
     typed = question_slot(index(), embedder, query, vector)
     row = spec(typed.slot) if typed is not None else None
     if row is None or (row.not_with is not None and row.not_with.search(fold(query))):

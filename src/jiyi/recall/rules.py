@@ -107,6 +107,11 @@ class SlotIntent:
 
 
 _OWN_RE = re.compile(r"我|咱|my\b|\bme\b|\bi\b|mine")
+#: Someone else's fact ("my sister", "我妈妈的"): a slot asked for without "my" is not the user's.
+OTHERS_RE = re.compile(
+    r"他|她|朋友|同事|妈|爸|老婆|老公|妻子|丈夫|儿子|女儿|姐|妹|哥|弟|爷|奶|孩子|"
+    r"\b(?:his|her|their|friend|mom|mum|dad|mother|father|wife|husband|son|daughter|brother|"
+    r"sister|colleague|boss|kids?|parents?)\b")
 #: Longer than this (or several lines), a query is a conversation excerpt, not one question.
 SHORT_QUESTION_CHARS = 80
 
@@ -118,7 +123,8 @@ def slot_intent(query: str) -> SlotIntent | None:
     text = fold(query)
     own = bool(_OWN_RE.search(text))
     # a slot asked for without "my" only by one short question, not by a conversation excerpt
-    short = len(query) <= SHORT_QUESTION_CHARS and "\n" not in query.strip()
+    short = len(query) <= SHORT_QUESTION_CHARS and "\n" not in query.strip() \
+        and not OTHERS_RE.search(text)
     slots: list[str] = []
     kinds: list[str] = []
     for row in schema():

@@ -24,7 +24,7 @@ from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks
 from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
-from .keyslots import SlotView, prototype_intent, slot_view
+from .keyslots import SlotView, asks_earlier, prototype_intent, slot_view
 from .multihop import diversify, merge_max, neighbours, second_hop
 from .query import EnhancedQuery, asks_about_past, enhance, is_vague
 from .rerank import Candidate, coverage, rank_zs, score_of, zscore
@@ -146,6 +146,7 @@ def run_recall(
         intent = slot_intent(request.query) or prototype_intent(
             routing.default, request.query, found.query_vector)
         if intent is not None:
+            ctx.past = ctx.past or asks_earlier(request.query)
             ctx.view = slot_view(store, scope, as_of, intent, ctx.past)
             ctx.rule_ids = list(dict.fromkeys([*ctx.rule_ids, *ctx.view.rule_ids]))
             rule_ids = ctx.rule_ids

@@ -17,6 +17,7 @@ Then:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -53,6 +54,18 @@ class SlotView:
             return True
         keys = set(turn_keys)
         return bool(keys & self.stale_turns) and not keys & self.current_turns
+
+
+#: A key-fact question about an earlier value ("换号之前那个号码", "搬家前的地址", "the number I
+#: gave you first"): read only once the question names a slot, so general recall is unchanged.
+_EARLIER = re.compile(
+    r"之前|以前|原来|原本|旧|最早|最初|上一|老的|搬家前|换号前|改号前|换之前|改之前|"
+    r"\b(?:before|first|originally|original|old|previous|previously|used to|earlier|former)\b")
+
+
+def asks_earlier(query: str) -> bool:
+    """The key-fact question asks for a value that has since been replaced."""
+    return _EARLIER.search(fold(query)) is not None
 
 
 def prototype_intent(embedder: Embedder, query: str, vector: Vector | None) -> SlotIntent | None:

@@ -24,6 +24,7 @@ from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks
 from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
+from .keyslots import SlotView, asks_earlier, prototype_intent, slot_view
 from .multihop import diversify, merge_max, neighbours, second_hop
 from .query import EnhancedQuery, asks_about_past, enhance, is_vague
 from .rerank import Candidate, coverage, rank_zs, score_of, zscore
@@ -92,7 +93,7 @@ def stage1(store: Store, request: RecallRequest, pool: int) -> list[str]:
         for slot in intent.slots:
             ids.extend(u.id for u in store.find_units(scope, as_of=as_of, slot=slot,
                                                           limit=SLOT_VALUES_PER_QUESTION))
-        if not ids:
+        if not ids and intent.own and intent.kinds:
             ids.extend(uid for uid, _ in store.entity_kind_search(
                 wide, as_of, intent.kinds, SLOT_VALUES_PER_QUESTION, history=True))
     return list(dict.fromkeys(ids))
@@ -142,6 +143,14 @@ def run_recall(
                         else routing.default.embed_query(q.search_text))
     dense_stage(store, routing, q, wide, as_of, pool, found, query_vector, history=True,
                 episodes=weights.episode_pool and max(weights.episode_pool, request.k))
+    with recall_stage("rule"):
+        intent = slot_intent(request.query) or prototype_intent(
+            routing.default, request.query, found.query_vector)
+        if intent is not None:
+            ctx.past = ctx.past or asks_earlier(request.query)
+            ctx.view = slot_view(store, scope, as_of, intent, ctx.past)
+            ctx.rule_ids = list(dict.fromkeys([*ctx.rule_ids, *ctx.view.rule_ids]))
+            rule_ids = ctx.rule_ids
     with recall_stage("topic"):
         topic_state = topics(terms, pending.result()) if topics is not None else None
     if topic_state is not None and not topic_state.switched and len(topic_state.topics) > 1:
@@ -190,6 +199,7 @@ class _Context:
     _scored: dict[str, tuple[Candidate, Hit, float] | None] = field(default_factory=dict)
     _folded_speakers: dict[str, str] = field(default_factory=dict)
     _slots: dict[str, bool] = field(default_factory=dict)  # slot -> holds a current value
+    view: SlotView | None = None  # a key-fact question: its slot's current and replaced values
 
     def fetch(self, ids: list[str]) -> None:
         new = [i for i in ids if i not in self.units and i not in self.sources]
@@ -319,6 +329,10 @@ class _Context:
         if status == "superseded" and not self.past:
             return None
         turns = self.sources.get(uid, [])
+        if self.view is not None and self.view.is_stale(uid, [t.key for t in turns]):
+            if not self.past and uid not in b.rule_set:
+                return None  # it holds a value the slot asked about has replaced
+            status = "superseded"  # history: shown as replaced, never as current
         turn_cos, unit_cos, kw_stats, prior = b.turn_cos, b.unit_cos, found.keyword_stats, \
             weights.scale_prior_n
         cosines = [turn_cos[t.key] for t in turns if t.key in turn_cos]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..keyfacts.schema import schema
 from ..text import fold
 from ..units import Entity
 
@@ -102,51 +103,40 @@ class SlotIntent:
 
     slots: tuple[str, ...]
     kinds: tuple[str, ...]
+    own: bool = True  # the question says "my"/"我": entity kinds may answer it too
 
-
-#: (cue regex over folded text, slot names, entity kinds). Folded text is NFKC, case-folded and
-#: Simplified, so 電話 matches 电话. Cues are about the *user's own* fact ("my", "我").
-_SLOT_CUES: tuple[tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...]], ...] = (
-    (re.compile(r"订单号|订单编号|单号|order (?:number|id|no)|order#"),
-     ("order_id", "order"), ("order_id", "code")),
-    (re.compile(r"电话|手机|号码|联系方式|phone|mobile|cell|telephone"),
-     ("phone", "mobile"), ("phone",)),
-    (re.compile(r"邮箱|电子邮件|邮件地址|e-?mail"), ("email",), ("email",)),
-    (re.compile(r"怎么联系|如何联系|联系我|contact me|reach me|contact (?:info|details)"),
-     ("phone", "mobile", "email"), ("phone", "email")),
-    (re.compile(r"地址|住在哪|住哪|address|where do i live|where i live"),
-     ("address", "city"), ("address",)),
-    (re.compile(r"我叫什么|我的名字|我的姓名|my name|who am i"), ("name",), ("person", "name")),
-    (re.compile(r"生日|birthday|date of birth"), ("birthday",), ("date",)),
-    (re.compile(r"快递单号|运单号|物流单号|tracking (?:number|no)"),
-     ("tracking_no", "tracking"), ("tracking_no", "code")),
-)
 
 _OWN_RE = re.compile(r"我|咱|my\b|\bme\b|\bi\b|mine")
-
-#: An identifier of another kind than an order (a return, refund, complaint ticket, coupon,
-#: booking, account): "退货单号" contains "单号" but does not ask for the order number. Such a
-#: question has no slot; its id fact ("退货单 RT778899：…") is found by its label's words.
-_OTHER_ID_RE = re.compile(
-    r"退货|退款|退换|换货|工单|投诉|维修单|优惠券|券码|预订|预约|订位|订房|会员号|账号|账户|"
-    r"\breturn\b|\brefund|\bticket|\bcomplaint|\bcoupon|\bvoucher|\bbooking|\breservation|"
-    r"\baccount\b|\bmembership\b")
+#: Someone else's fact ("my sister", "我妈妈的"): a slot asked for without "my" is not the user's.
+OTHERS_RE = re.compile(
+    r"他|她|朋友|同事|妈|爸|老婆|老公|妻子|丈夫|儿子|女儿|姐|妹|哥|弟|爷|奶|孩子|"
+    r"\b(?:his|her|their|friend|mom|mum|dad|mother|father|wife|husband|son|daughter|brother|"
+    r"sister|colleague|boss|kids?|parents?)\b")
+#: Longer than this (or several lines), a query is a conversation excerpt, not one question.
+SHORT_QUESTION_CHARS = 80
 
 
 def slot_intent(query: str) -> SlotIntent | None:
-    """The slot a question asks about, when it asks about the user's own single-valued fact."""
+    """The slot a question asks about, by the cue words of the slot schema
+    (:mod:`jiyi.keyfacts.schema`): the user's own single-valued fact ("我的电话", "my email"),
+    or a slot whose row does not need "my" ("寄到哪裡", "还有哪些券能用")."""
     text = fold(query)
-    if not _OWN_RE.search(text):
-        return None
+    own = bool(_OWN_RE.search(text))
+    # a slot asked for without "my" only by one short question, not by a conversation excerpt
+    short = len(query) <= SHORT_QUESTION_CHARS and "\n" not in query.strip() \
+        and not OTHERS_RE.search(text)
     slots: list[str] = []
     kinds: list[str] = []
-    other_id = bool(_OTHER_ID_RE.search(text))
-    for rx, names, ks in _SLOT_CUES:
-        if other_id and "order_id" in names:
+    for row in schema():
+        if row.question is None or (row.own and not own) or (not row.own and not short):
             continue
-        if rx.search(text):
+        if row.not_with is not None and row.not_with.search(text):
+            continue
+        if row.question.search(text):
+            names = (row.name, *row.also)
             slots.extend(n for n in names if n not in slots)
-            kinds.extend(k for k in ks if k not in kinds)
+            if not row.dated:  # a dated thing is listed only while valid (recall/keyslots.py)
+                kinds.extend(k for k in row.kinds if k not in kinds)
     if not slots:
         return None
-    return SlotIntent(tuple(slots), tuple(kinds))
+    return SlotIntent(tuple(slots), tuple(kinds), own)

@@ -175,7 +175,13 @@ _EN_TITLE = re.compile(_at("MDP") + r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+([A-Z][a
 _CITY_ZH = re.compile("|".join(sorted(CITIES_ZH, key=len, reverse=True)))
 _CITY_EN = re.compile(_at("".join(sorted({c[0] for c in CITIES_EN}))) + r"(?<![A-Za-z])(?:" + "|".join(re.escape(c) for c in sorted(CITIES_EN, key=len, reverse=True)) + r")(?![A-Za-z])")
 _CITY_MOVE_EN = re.compile(_at("mlrb") + r"\b(?:moved to|move to|moving to|live in|living in|lives in|relocated to|based in)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
-_ADDR_ZH = re.compile(r"[\u4e00-\u9fff]{2,12}?(?:路|街|道|大道|巷|弄|胡同)(?:[一二三四五六七八九十\d]{1,3}段)?(?:\d{1,4}[巷弄])?\s?[0-9一二三四五六七八九十百]+\s?[号號](?:\s?[0-9]+\s?(?:栋|棟|号楼|號樓|幢|单元|單元|楼|樓|室|层|層))*(?:\s?[0-9]+室)?")
+#: A building or campus named after the house number ("…189号津汇广场2座2703", "…1號光復校區宿舍").
+_ADDR_BUILDING = (r"(?:[\u4e00-\u9fffA-Za-z]{0,10}?(?:大厦|大廈|广场|廣場|中心|花园|花園|小区|小區|公寓|大楼|大樓|"
+                  r"产业园|產業園|园区|園區|校区|校區|宿舍|国际|國際|一期|二期|三期|新村|家园|家園|苑|舍)){0,3}")
+_ADDR_UNIT = (r"(?:\s?[0-9A-Z一二三四五六七八九十]{1,4}\s?(?:栋|棟|号楼|號樓|幢|单元|單元|楼|樓|室|层|層|座|舍|期|区|區))*"
+              r"(?:之[\d一二三四五六七八九十]{1,3})?(?:\s?[0-9]{2,5}\s?[室房]?|\s?[A-Z]室)?")
+_ADDR_ZH = re.compile(r"[\u4e00-\u9fff]{2,18}?(?:路|街|道|大道|巷|弄|胡同)(?:[东西南北東][一二三四五六七八九十\d]{0,3}段|[一二三四五六七八九十\d]{1,3}段)?(?:\d{1,4}[巷弄]){0,2}\s?[0-9一二三四五六七八九十百]+\s?[号號]院?"
+                      + _ADDR_UNIT + _ADDR_BUILDING + _ADDR_UNIT)
 _ADDR_LEAD = re.compile(r"^.*?(?:地址是|地址为|地址為|地址[:：]?|住在|住址是|寄到|送到|搬到了?|搬去了?|位于|位於|改成|改为|改為|在|是)(?=.{4})")
 #: Words that may stand before an address but are never part of it ("我住", "以后都送",
 #: "收货地址改成"): stripped from the front of a matched address, repeatedly.
@@ -189,7 +195,14 @@ _ADDR_LEAD_WORDS = re.compile(
 _ADDR_ZH_WORD = re.compile(r"[路街道巷弄]|胡同")
 _PLACEHOLDER = re.compile(r"\[[A-Z_]+(?:_\d+)?\]")
 _REGION = re.compile("|".join(sorted((*CITIES_ZH, *PROVINCES_ZH), key=len, reverse=True)))
-_ADDR_EN = re.compile(_at("0-9") + r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Place|Pl\.?)(?![A-Za-z])(?:,?\s*(?:Apt|Suite|Unit)\.?\s*\d+[A-Za-z]?)?")
+_ADDR_EN = re.compile(
+    _at("0-9") + r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|"
+    r"Drive|Dr\.?|Way|Place|Pl\.?|Court|Ct\.?|Terrace|Close|Crescent|Parkway|Square|Sq\.?|Row|Gardens|"
+    r"Parade|Mews|Walk|Hill)(?![A-Za-z])(?:\s(?:West|East|North|South|NE|NW|SE|SW)(?![A-Za-z]))?"
+    r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Room)\.?\s*#?\d+[A-Za-z]?)?"
+    # the town, the state or county and the postcode when they follow ("Portland, OR 97205")
+    r"(?:,\s*(?:[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?:,?\s*[A-Z]{2,3}(?![A-Za-z0-9]))?"
+    r"(?:,?\s*(?:\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|\d{4}))?)?")
 _PRODUCT = re.compile(
     r"(?:" + "|".join(re.escape(b) for b in sorted(PRODUCT_BRANDS, key=len, reverse=True)) + r")"
     r"(?:\s?(?:Mate|Pura|nova|Note|Pad|Galaxy|Redmi|K))?"

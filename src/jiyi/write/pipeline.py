@@ -17,7 +17,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..text.segment import detect_language, has_cjk
 from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
@@ -39,9 +39,6 @@ from .slots import CHANGE_WORDS, find_slots, validity_end
 from .speaker import attribute_once
 from .timeparse import TimeMatch
 from .toolsum import ToolFact, summarise_tool
-
-if TYPE_CHECKING:
-    from .llm_extract import LLMExtractor
 
 #: At most this many units from one turn (a 1 MB paste must not become 7,000 units); the turn
 #: text itself is stored whole, so nothing is lost from provenance.
@@ -114,9 +111,10 @@ def _rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str
     """Replace relative time expressions by absolute ones; return the text and the renderings."""
     shown: list[str] = []
     out = sentence
+    habit = _HABIT.search(sentence) is not None
     for tm in sorted(times, key=lambda t: t.start, reverse=True):
-        if not tm.relative:
-            continue
+        if not tm.relative or (habit and _WEEKDAY.fullmatch(tm.text.strip())):
+            continue  # "周六上午送", "Saturday mornings work": a recurring time, not a date
         s, e = tm.start - offset, tm.end - offset
         if s < 0 or e > len(out):
             continue
@@ -476,6 +474,17 @@ _CLAUSE = re.compile(
     r"[，;；]|,(?!\d{3})|：|:(?!\d)|"
     r"\s*,?\s+(?:and|but|plus|also)\s+(?=(?:I|I'm|I've|I'd|my|we|our|me)\b)|"
     r"(?:还有|還有|而且|并且|並且|另外|同时|同時)(?=我)")
+#: A weekday said as a habit or a preference ("以后周六上午送", "I'm home Saturday mornings")
+#: names every such day, not the next one: it is not rewritten as a date.
+_HABIT = re.compile(
+    r"以后|以後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|送货|送貨|配送|收货|收貨|在家|时间|時間|时段|時段|"
+    r"改成|改到|改为|改為|换成|換成|到周|到週|"
+    r"\b(?:deliver\w*|usually|always|every|prefer\w*|best|from now on|going forward|home|slot|window)\b",
+    re.I)
+_WEEKDAY = re.compile(
+    r"(?:周|週|星期|礼拜|禮拜)[一二三四五六日天](?:上午|下午|晚上|早上|中午|傍晚)?|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:mornings?|afternoons?|evenings?|nights?))?",
+    re.I)
 _PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|during|of|at|for)\s*$", re.I)
 #: Words that only introduce a value ("我的手机号是", "my email is"): no content of their own.
 _CUE_WORDS = re.compile(
@@ -687,7 +696,15 @@ def _limit(drafts: list[UnitDraft]) -> list[UnitDraft]:
     return [drafts[i] for i in keep]
 
 
-def extract_turn(turn: TurnInput, *, llm: LLMExtractor | None = None) -> Extraction:
+class Refiner(Protocol):
+    """An extractor that works beside the rules: given the turn and what the rules found, it
+    returns the turn's extraction (the rules' own when it fails). The optional model extractor
+    (:class:`jiyi.write.llm_extract.LLMExtractor`) is one; the rule pipeline never imports it."""
+
+    def refine(self, turn: TurnInput, rules: Extraction) -> Extraction: ...
+
+
+def extract_turn(turn: TurnInput, *, llm: Refiner | None = None) -> Extraction:
     """Turn one conversation turn (or tool result) into redacted, typed, compressed drafts.
 
     With ``llm`` (off by default) a language model proposes the facts; any failure, timeout or

@@ -23,6 +23,7 @@ from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
 from ..text import keyword_terms
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
+from .meaning import contradicted_items, keep_dated, type_by_meaning
 from .pipeline import TurnInput, UnitDraft, extract_turn
 
 #: Stored units with the same content hash looked at to call a draft a repeat (one is enough;
@@ -95,11 +96,18 @@ class WritePath:
             turn = TurnRecord(key=key, turn_id=tid, session_id=item.session_id,
                               user_id=item.user_id, role=item.role,
                               text=extraction.redacted_text, at=item.at, speaker=item.speaker)
-            out.append(_Prepared(turn, _dedupe_drafts(extraction.drafts),
-                                 extraction.is_confirmation))
+            drafts = _dedupe_drafts(extraction.drafts)
+            if item.role == "user":
+                keep_dated(drafts)
+            out.append(_Prepared(turn, drafts, extraction.is_confirmation))
         embedded = self._embed_turns([(p.drafts, p.turn.text) for p in out])
         for prep, (vectors, turn_vector) in zip(out, embedded, strict=True):
             prep.vectors, prep.turn_vector = vectors, turn_vector
+            if prep.turn.role == "user" and prep.turn.speaker is None:
+                # a named speaker's turn (a transcript of several people) is typed by rule only:
+                # a clause typed by meaning would supersede that person's earlier clause
+                type_by_meaning(prep.drafts, prep.vectors, self._mem.embedder_routing,
+                                prep.turn.speaker)
         return out
 
     def _decide(self, item: TurnItem, prepared: _Prepared | None) -> TurnOutcome:
@@ -215,6 +223,8 @@ class WritePath:
             older = store.find_units(slot_scope, as_of=turn.at, slot=draft.slot,
                                     limit=SLOT_VERSIONS_REPLACED)
             replaced = [u for u in older if u.content_hash != chash]
+            replaced += [u for u in contradicted_items(store, slot_scope, turn, draft)
+                         if u not in replaced]
             if replaced:
                 unit = unit.model_copy(update={"supersedes": replaced[0].id})
                 for old in replaced:

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..keyfacts.schema import spec
 from ..text.segment import to_simplified
 from ..units import Entity
 from .filler import content_left
@@ -39,7 +40,15 @@ CHANGE_WORDS = re.compile(
     r"disconnected|out of service|inactive|stopped working|deactivated|cancell?ed)\b", re.I)
 _PHONE_WORDS = re.compile(
     r"手机|手機|电话|電話|号码|號碼|联系方式|聯繫方式|聯絡方式|联络|聯絡|换号|換號|新号|新號|打这个|打這個|"
-    r"打我|打给我|打給我|\b(?:phone|number|cell|mobile|call me|reach me|text me|whatsapp|contact)\b", re.I)
+    r"打我|打给我|打給我|的号是|的號是|\b(?:phone|number|cell|mobile|call me|reach me|text me|whatsapp|contact)\b", re.I)
+#: The number is how to reach the speaker ("快递员联系我就打…", "you'll get me on…"): theirs even
+#: when a third party is named ("让他打…找我").
+_REACH_ME = re.compile(
+    r"联系我|聯繫我|聯絡我|找我|找得到我|找到我|打我|打给我|打給我|打这个|打這個|打这支|打這支|用的是|"
+    r"现在用|現在用|现在打|現在打|以后打|以後打|我自己的|我的是|"
+    r"\b(?:call me|reach me|get me|ring me|text me|i'm on|i am on|using|use|ring)\b", re.I)
+#: A user sending something to an address is giving their own ("发amy@…就行", "send it to …").
+_SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|switch|use|to)\b", re.I)
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
     r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|\b(?:address|ship|shipping|deliver|"
@@ -51,6 +60,9 @@ _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|
 _NAME_INTRO = re.compile(
     r"我叫|我名叫|我的名字|名字是|名字叫|叫我|我是|本人|姓名|\b(?:my name|call me|I'm|I am|this is)\b|"
     r"\b(?:speaking|here)\s*[,.!]?\s*$", re.I)
+#: "I'm Sapphire now", "I'm Three Star this month": a level or a state, not a name.
+_NOT_A_NAME = re.compile(r"\s*(?:now|already|this month|these days|at the moment|member|tier|level|"
+                         r"status|VIP)\b", re.I)
 _TITLE_SUFFIX = re.compile(
     r"(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授|总|總|主任|师傅|師傅)$")
 _LEVEL = (r"金卡|银卡|銀卡|铜卡|銅卡|白金卡|白金|钻石卡|鑽石卡|钻石|鑽石|黑金卡|黑金|黄金|黃金|金牌|银牌|銀牌|"
@@ -74,11 +86,14 @@ _QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$|^(?:what|which|ho
                        r"多少|什么|什麼|哪个|哪個|哪里|哪裡|几号|幾號|是不是|有没有|有沒有", re.I)
 _BIRTHDAY = re.compile(r"生日|出生|\b(?:birthday|born on)\b", re.I)
 _VALIDITY = re.compile(
-    r"(?:有效期?(?:至|到|截止到?)|到|至|截止到?|截至|前有效|until|till|through|thru|expires?(?:\s+on)?|"
+    r"(?:有效期?(?:至|到|截止到?)|到|至|截止到?|截至|前有效|能用到|用到|until|till|through|thru|expires?(?:\s+on)?|"
+    r"ends?(?:\s+on)?|lasts?(?:\s+until)?|usable (?:before|until|till)|use (?:it )?(?:by|before)|before|"
+    r"截止日期?|期限(?:到|至|是)?|有效期|runs? out(?:\s+on)?|valid to|expire until|"
     r"valid (?:until|till|through)|good (?:until|through)|by)\s*$", re.I)
 _VALIDITY_CONTEXT = re.compile(
     r"有效|过期|過期|到期|截止|券|优惠|優惠|折扣|活动|活動|促销|促銷|valid|expire|coupon|voucher|offer|"
-    r"deal|promo|discount|trial|subscription", re.I)
+    r"deal|promo|discount|trial|subscription|lasts|ends|usable|runs out|能用|可用|期限|"
+    r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d{2,}[A-Z]?(?![A-Za-z0-9])", re.I)
 
 
 @dataclass(frozen=True)
@@ -100,12 +115,6 @@ VALIDITY_BEFORE_CHARS = 12
 VALIDITY_AFTER_CHARS = 8
 
 
-def _subject(lang: str, speaker: str | None) -> str:
-    if speaker:
-        return speaker
-    return "用户" if lang == "zh" else "The user"
-
-
 def slot_sentence(slot: str, value: str, lang: str, speaker: str | None = None) -> str:
     """The canonical sentence a slot fact is stored as (``lang``: zh, hant or en).
 
@@ -115,28 +124,12 @@ def slot_sentence(slot: str, value: str, lang: str, speaker: str | None = None) 
 
 
 def _template(slot: str, value: str, lang: str, speaker: str | None) -> str:
-    subj = _subject("zh" if lang == "hant" else lang, speaker)
-    if lang == "hant":  # a Traditional turn keeps its script ("用戶的會員等級是黃金")
-        return {
-            "phone": f"{subj}的手機號是{value}", "email": f"{subj}的郵箱是{value}",
-            "name": f"{subj}的名字是{value}", "address": f"{subj}的地址是{value}",
-            "city": f"{subj}住在{value}", "membership": f"{subj}的會員等級是{value}",
-            "birthday": f"{subj}的生日是{value}",
-        }[slot].replace("用户", "用戶", 1)
-    if lang == "zh":
-        return {
-            "phone": f"{subj}的手机号是{value}", "email": f"{subj}的邮箱是{value}",
-            "name": f"{subj}的名字是{value}", "address": f"{subj}的地址是{value}",
-            "city": f"{subj}住在{value}", "membership": f"{subj}的会员等级是{value}",
-            "birthday": f"{subj}的生日是{value}",
-        }[slot]
-    poss = f"{subj}'s" if subj != "The user" else "The user's"
-    return {
-        "phone": f"{poss} phone number is {value}", "email": f"{poss} email is {value}",
-        "name": f"{poss} name is {value}", "address": f"{poss} address is {value}",
-        "city": f"{subj} lives in {value}", "membership": f"{poss} membership level is {value}",
-        "birthday": f"{poss} birthday is {value}",
-    }[slot]
+    """The schema row's sentence (:mod:`jiyi.keyfacts.schema`); a Traditional turn keeps its
+    script ("用戶的會員等級是黃金")."""
+    row = spec(slot)
+    if row is None:
+        raise KeyError(f"no slot {slot!r} in the schema")
+    return row.render(value, lang, speaker)
 
 
 def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
@@ -164,19 +157,22 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     near = before[-THIRD_PARTY_WINDOW_CHARS:]
     prev_third = bool(_THIRD_PARTY.search(near)) and not _SELF.search(near)
     for e in entities:
+        if e.kind in ("phone", "email", "address") and _retired(clause, e):
+            continue  # "我不用X了", "X isn't mine anymore": the value being replaced
         # A third party owns the value only when named before it ("快递员的电话是…", "my
         # friend's number is…"); "我的手机号是…，快递员可以打这个电话" is still the user's own.
         lead = clause[:max(0, e.start)]
         third = bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
-        if third:
+        if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)):
             continue
         if e.kind == "person" and _NAME_INTRO.search(lead or clause) \
-                and not _TITLE_SUFFIX.search(e.text):
+                and not _TITLE_SUFFIX.search(e.text) and not _NOT_A_NAME.match(clause[e.end:]):
             add("name", e.text, e)
-        elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)):
+        elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)
+                                    or _REACH_ME.search(context) or changed):
             add("phone", e.text, e)
         elif e.kind == "email" and (own or changed or _EMAIL_WORDS.search(context)
-                                    or _only(clause, e)):
+                                    or _only(clause, e) or _SEND_TO.search(lead)):
             add("email", e.text, e)
         elif e.kind == "address" and (_ADDRESS_WORDS.search(context) or _only(clause, e)):
             add("address", e.text, e)
@@ -190,6 +186,26 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             own or _MEMBERSHIP_SELF.search(context)):
         add("membership", next(g for g in m.groups() if g), None)
     return out
+
+
+#: Words that retire a value ("原来的…停机了", "I don't use … anymore") and words that then
+#: introduce the current one ("现在是", "new one").
+_OLD = re.compile(
+    r"不用了|不用|停机|停機|停用|注销|註銷|作废|作廢|旧的|舊的|旧号|舊號|旧邮箱|舊郵箱|旧地址|舊地址|原来|原來|原本|"
+    r"之前|以前|不是我的|不再|满了|滿了|\b(?:old|anymore|any more|no longer|previous|used to|dead|"
+    r"disconnected|not mine|isn't mine|stopped|cancell?ed|don't use|do not use)\b", re.I)
+_NOW = re.compile(r"现在|現在|新的|新号|新號|改成|改为|改為|换成|換成|以后|以後|今后|今後|\b(?:now|new|"
+                  r"instead|switch|change|from now on)\b", re.I)
+
+
+def _retired(clause: str, e: Entity) -> bool:
+    """The clause says the value no longer holds: a retiring word after it ("X不用了", "X isn't
+    mine anymore"), or before it with no word for the current value in between ("原来的X")."""
+    if _OLD.search(clause[e.end:]):
+        return True
+    before = clause[:max(0, e.start)]
+    ends = [m.end() for m in _OLD.finditer(before)]
+    return bool(ends) and not _NOW.search(before[ends[-1]:])
 
 
 def _only(clause: str, e: Entity) -> bool:
@@ -206,6 +222,6 @@ def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> dateti
         start, end = tm.start - offset, tm.end - offset
         before = clause[max(0, start - VALIDITY_BEFORE_CHARS):max(0, start)]
         after = clause[end:end + VALIDITY_AFTER_CHARS]
-        if _VALIDITY.search(before) or re.match(r"\s*(?:前|之前|以前)?(?:有效|到期|过期|過期|截止)", after):
+        if _VALIDITY.search(before) or re.match(r"\s*(?:前|之前|以前)?(?:都|才|就)?(?:有效|到期|过期|過期|截止|能用|可用|可以用)", after):
             return tm.end_instant()
     return None

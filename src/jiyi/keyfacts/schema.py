@@ -1,0 +1,172 @@
+"""The slot schema: one row per kind of key fact a user has, read from ``slots.json``.
+
+The write path (``write/slots.py``: canonical sentences; ``write/placement.py``: typing by
+meaning, supersession, negations) and recall (``recall/rules.py``: which slot a question asks
+for; ``recall/funnel.py``: the slot's current value first) read the same rows, so adding a slot
+is a row in the data file (and, for typing by meaning, its prototypes in ``prototypes.json``).
+
+A row says:
+
+* ``cardinality``: ``single`` (one current value: a new one supersedes the old, however it is
+  said) or ``multi`` (a list: coupons, orders, liked food; a negation invalidates only the item
+  it names);
+* ``value``: how the value is read (``entity:KIND``, ``level``, ``clause``: the clause itself,
+  ``item``: a list item, ``id``: an identifier fact);
+* ``templates``: the canonical sentence per script (``zh``, ``hant``, ``en``);
+* ``question``: cue words of a question asking for it (over folded text), ``own``: only when the
+  question is about the user's own fact, ``also``/``kinds``: the other slot names and entity
+  kinds that answer it, ``not_with``: words that make the cue mean another thing;
+* ``value_hint``: a clause typed to the slot by meaning holds a value only if it matches;
+* ``dated``: the thing carries an expiry of its own (``valid_until`` from the sentence);
+* ``value_words``, ``statement_cue`` (clause-valued slots): a clause with both states the slot
+  by rule, before any prototype is asked;
+* ``negation``, ``item_cues`` (lists): what says an item no longer holds, and the words around
+  an item ("我喜欢吃", "I love") that are not the item.
+
+Pure data and pure functions; loaded once per process.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Literal
+
+Cardinality = Literal["single", "multi"]
+Script = Literal["zh", "hant", "en"]
+
+#: A slot name may carry who it belongs to ("phone@caroline") or the item of a list
+#: ("food:寿司"); the schema row is the part before either.
+_SUFFIX = re.compile(r"[@:].*$")
+
+
+@dataclass(frozen=True)
+class SlotSpec:
+    """One row of the schema (see the module docstring)."""
+
+    name: str
+    cardinality: Cardinality
+    value: str
+    templates: dict[str, str]
+    negated: dict[str, str]
+    question: re.Pattern[str] | None
+    own: bool
+    also: tuple[str, ...]
+    kinds: tuple[str, ...]
+    not_with: re.Pattern[str] | None
+    value_hint: re.Pattern[str] | None
+    dated: bool
+    lifespan_days: float | None
+    negation: re.Pattern[str] | None = None
+    item_cues: re.Pattern[str] | None = None
+    value_words: re.Pattern[str] | None = None
+    statement_cue: re.Pattern[str] | None = None
+
+    def states(self, clause: str) -> bool:
+        """The rule for a clause-valued slot: a value word and a cue word in one clause
+        ("飞书消息找我", "deliver on Saturday mornings")."""
+        return (self.value_words is not None and self.statement_cue is not None
+                and self.value_words.search(clause) is not None
+                and self.statement_cue.search(clause) is not None)
+
+    @property
+    def single(self) -> bool:
+        return self.cardinality == "single"
+
+    def render(self, value: str, script: str, subject: str | None = None,
+               negated: bool = False) -> str:
+        """The canonical sentence of ``value`` in ``script`` (``zh``, ``hant`` or ``en``);
+        ``subject``: the speaker's name, else "the user" in the script."""
+        table = self.negated if negated and self.negated else self.templates
+        text = table.get(script) or table["en"]
+        subj = subject or {"zh": "用户", "hant": "用戶"}.get(script, "The user")
+        poss = f"{subj}'s" if subject else "The user's"
+        return text.format(subj=subj, poss=poss, value=value)
+
+
+def _rx(text: object) -> re.Pattern[str] | None:
+    return re.compile(text, re.I) if isinstance(text, str) and text else None
+
+
+def _row(raw: dict[str, object]) -> SlotSpec:
+    card = raw.get("cardinality")
+    if card not in ("single", "multi"):
+        raise ValueError(f"slot {raw.get('name')!r}: cardinality must be single or multi")
+    templates = raw.get("templates")
+    if not isinstance(templates, dict) or not {"zh", "hant", "en"} <= templates.keys():
+        raise ValueError(f"slot {raw.get('name')!r}: templates need zh, hant and en")
+    negated = raw.get("negated") or {}
+    life = raw.get("lifespan_days")
+    return SlotSpec(
+        name=str(raw["name"]), cardinality=card, value=str(raw.get("value", "clause")),
+        templates={str(k): str(v) for k, v in templates.items()},
+        negated={str(k): str(v) for k, v in dict(negated).items()},  # type: ignore[call-overload]
+        question=_rx(raw.get("question")), own=bool(raw.get("own", True)),
+        also=tuple(str(s) for s in raw.get("also", ()) or ()),  # type: ignore[attr-defined]
+        kinds=tuple(str(s) for s in raw.get("kinds", ()) or ()),  # type: ignore[attr-defined]
+        not_with=_rx(raw.get("not_with")), value_hint=_rx(raw.get("value_hint")),
+        dated=bool(raw.get("dated", False)),
+        lifespan_days=float(life) if isinstance(life, int | float) else None,
+        negation=_rx(raw.get("negation")), item_cues=_rx(raw.get("item_cues")),
+        value_words=_rx(raw.get("value_words")), statement_cue=_rx(raw.get("statement_cue")))
+
+
+def load_schema(text: str) -> tuple[SlotSpec, ...]:
+    """Parse a schema document (the format of ``slots.json``); a clear error on a bad row."""
+    data = json.loads(text)
+    rows = data.get("slots") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise ValueError("a slot schema is an object with a non-empty 'slots' list")
+    specs = tuple(_row(r) for r in rows)
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise ValueError("slot names must be unique")
+    return specs
+
+
+@lru_cache(maxsize=1)
+def schema() -> tuple[SlotSpec, ...]:
+    """The shipped schema, in question-matching order."""
+    text = resources.files("jiyi.keyfacts").joinpath("slots.json").read_text("utf-8")
+    return load_schema(text)
+
+
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, SlotSpec]:
+    return {s.name: s for s in schema()}
+
+
+def base_name(slot: str) -> str:
+    """``phone@caroline`` -> ``phone``; ``food:寿司`` -> ``food``."""
+    return _SUFFIX.sub("", slot)
+
+
+def spec(slot: str) -> SlotSpec | None:
+    """The schema row of a slot name (with or without its owner or item), None if unknown."""
+    return _by_name().get(base_name(slot))
+
+
+def is_single(slot: str) -> bool:
+    row = spec(slot)
+    return row is not None and row.single
+
+
+def list_item(row: SlotSpec, clause: str) -> str:
+    """The item a clause of a list slot names: the clause without its cue words ("我现在不吃
+    牛肉了" -> "牛肉", "I love durian" -> "durian"), folded to lower case; the whole clause
+    when the row has no cue words."""
+    rest = row.item_cues.sub(" ", clause) if row.item_cues is not None else clause
+    return " ".join(rest.split()).casefold() or clause.casefold()
+
+
+def negates(row: SlotSpec, clause: str) -> bool:
+    """The clause says an item of the list no longer holds ("不吃辣了", "no longer vegetarian")."""
+    return row.negation is not None and row.negation.search(clause) is not None
+
+
+def item_slot(name: str, item: str) -> str:
+    """The slot of one item of a list (``food:寿司``): each item supersedes only itself."""
+    return f"{name}:{item}"

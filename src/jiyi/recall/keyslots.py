@@ -1,0 +1,139 @@
+"""A question about a key fact: the slot's current value first, what it replaced kept out.
+
+A question finds its slot by the schema's cue words (:func:`.rules.slot_intent`), else by its
+nearest question prototypes (:mod:`jiyi.keyfacts`) over the query vector recall computes anyway.
+Then:
+
+* **single-valued** slot: its current unit(s) are rule hits (ranked first); the units it replaced
+  (the ``supersedes`` chain) and every unit cut from the turns that stated them are *stale*: a
+  question about the present does not get them; a question about the past does, the replaced
+  units as rule hits, all of them labelled superseded (nothing is deleted; an earlier ``as_of``
+  sees the old value as the current one);
+* **list** slot (food ...): the current items (``food:*`` units) are rule hits; a negated item was
+  superseded at write time;
+* **dated** things (coupons): the identifier facts of that kind current at ``as_of`` are the rule
+  hits; an expired one is history (``hit.current`` False), never listed as usable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..embed.base import Embedder
+from ..keyfacts.prototypes import index
+from ..keyfacts.schema import spec
+from ..keyfacts.typing import question_slot
+from ..store.base import Scope, Store, Vector
+from ..text import fold
+from ..units import MemoryType, MemoryUnit
+from .rules import OTHERS_RE, SlotIntent
+
+#: Older values followed back through ``supersedes`` (A -> B -> C ... ).
+REPLACED_DEPTH = 5
+#: Units read to list a multi-valued slot's current items.
+LIST_UNITS_READ = 300
+#: Current items of a list given as rule hits (a list question wants them all).
+LIST_ITEMS = 8
+
+
+@dataclass
+class SlotView:
+    """What a key-fact question changes in the ranking."""
+
+    rule_ids: list[str] = field(default_factory=list)
+    stale_turns: set[str] = field(default_factory=set)  # turns that stated a replaced value
+    current_turns: set[str] = field(default_factory=set)  # turns that state the current one
+    stale_units: set[str] = field(default_factory=set)
+
+    def is_stale(self, unit_id: str, turn_keys: list[str]) -> bool:
+        """A unit the question about the present must not get: a replaced value, or a unit cut
+        from a turn that stated one (and not also the current value)."""
+        if unit_id in self.stale_units:
+            return True
+        keys = set(turn_keys)
+        return bool(keys & self.stale_turns) and not keys & self.current_turns
+
+
+#: A key-fact question about an earlier value ("换号之前那个号码", "搬家前的地址", "the number I
+#: gave you first"): read only once the question names a slot, so general recall is unchanged.
+_EARLIER = re.compile(
+    r"之前|以前|原来|原本|旧|最早|最初|上一|老的|搬家前|换号前|改号前|换之前|改之前|"
+    r"\b(?:before|first|originally|original|old|previous|previously|used to|earlier|former)\b")
+
+
+def asks_earlier(query: str) -> bool:
+    """The key-fact question asks for a value that has since been replaced."""
+    return _EARLIER.search(fold(query)) is not None
+
+
+def prototype_intent(embedder: Embedder, query: str, vector: Vector | None) -> SlotIntent | None:
+    """The slot a question asks for by meaning (no cue word said it)."""
+    if vector is None or OTHERS_RE.search(fold(query)):
+        return None  # "where is my sister getting married?": someone else's fact
+    typed = question_slot(index(), embedder, query, vector)
+    row = spec(typed.slot) if typed is not None else None
+    if row is None or (row.not_with is not None and row.not_with.search(fold(query))):
+        return None  # "换货的新品寄到哪了": the address of another thing's shipment
+    return SlotIntent((row.name, *row.also), (), False)
+
+
+def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, past: bool
+              ) -> SlotView:
+    """The rule hits and stale units of a key-fact question (see the module docstring)."""
+    view = SlotView()
+    wide = Scope(scope.user_id, None)
+    for name in intent.slots:
+        row = spec(name)
+        if row is None:
+            continue
+        if row.single:
+            current = store.find_units(scope, as_of=as_of, slot=name, limit=REPLACED_DEPTH)
+            _single(store, view, current, past)
+        elif row.value == "item":
+            view.rule_ids.extend(u.id for u in _items(store, wide, as_of, name))
+        elif row.dated and row.question is not None:
+            rx = row.question
+            units = store.find_units(wide, as_of=as_of,
+                                     types=[MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE],
+                                     limit=LIST_UNITS_READ)
+            kinds = set(row.kinds)
+            view.rule_ids.extend(u.id for u in units
+                                 if any(e.kind in kinds for e in u.entities)
+                                 and (u.valid_until is not None or rx.search(fold(u.content))))
+    view.rule_ids = list(dict.fromkeys(view.rule_ids))
+    return view
+
+
+def _items(store: Store, scope: Scope, as_of: datetime, name: str) -> list[MemoryUnit]:
+    prefix = name + ":"
+    units = store.find_units(scope, as_of=as_of, types=[MemoryType.USER_PROFILE],
+                             limit=LIST_UNITS_READ)
+    return [u for u in units if u.slot is not None and u.slot.startswith(prefix)][:LIST_ITEMS]
+
+
+def _single(store: Store, view: SlotView, current: list[MemoryUnit], past: bool) -> None:
+    view.rule_ids.extend(u.id for u in current)
+    replaced: list[MemoryUnit] = []
+    frontier = [u.supersedes for u in current if u.supersedes]
+    seen = {u.id for u in current}
+    for _ in range(REPLACED_DEPTH):
+        ids = [i for i in frontier if i and i not in seen]
+        if not ids:
+            break
+        older = store.get_units(ids)
+        seen.update(ids)
+        replaced.extend(older)
+        frontier = [u.supersedes for u in older if u.supersedes]
+    if not replaced:
+        return
+    if past:
+        view.rule_ids.extend(u.id for u in replaced)
+    turns = store.source_turns([u.id for u in [*current, *replaced]])
+    for u in current:
+        view.current_turns.update(t.key for t in turns.get(u.id, []))
+    for u in replaced:
+        view.stale_units.add(u.id)
+        view.stale_turns.update(t.key for t in turns.get(u.id, []))
+    view.stale_turns -= view.current_turns

@@ -1,0 +1,136 @@
+"""Typing by meaning on the write path, and contradictions in lists.
+
+The rules (:mod:`.slots`) type the clauses they recognise exactly. A user's draft they leave
+without a slot is typed by its nearest statement prototypes (:mod:`jiyi.keyfacts`) with the
+vector the write path computed for it anyway:
+
+* a single-valued slot (address, name, membership, delivery time, contact channel ...): the
+  draft becomes that slot's value, the clause itself being the value ("以后寄公司吧，地址是…"),
+  so it supersedes the slot's old value however the change was said;
+* a list (liked food ...): the draft becomes one item (``food:牛肉``); a negation of an item
+  ("我现在不吃牛肉了", "no longer vegetarian") supersedes only the units of that item.
+
+A draft no prototype claims by its margin stays what it was: nothing is lost.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..embed.routing import EmbedderRouting
+from ..keyfacts.prototypes import index
+from ..keyfacts.schema import base_name, item_slot, list_item, negates, schema, spec
+from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, statement_slot
+from ..store.base import Scope, Store, TurnRecord, Vector
+from ..text import fold
+from ..units import MemoryType, MemoryUnit
+from .pipeline import UnitDraft
+
+#: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
+TYPABLE = frozenset({MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE,
+                     MemoryType.SESSION_STATE})
+#: Entity kinds of things that carry their own expiry (coupon codes, booking references).
+DATED_KINDS = frozenset({"code"})
+#: A clause that retires a value ("别再用微信了", "don't phone", "not the old time") does not
+#: state the slot's new value.
+RETIRES = re.compile(
+    r"别再|別再|不再|不要再|不用|不常看|不怎么看|不怎麼看|卸载|卸載|删了|刪了|删掉|刪掉|停用|别用|別用|"
+    r"别发|別發|不要发|不要發|之前|以前|原来|原來|老地方|舊的|旧的|别|別|不要|不行|不方便|"
+    r"\b(?:don't|do not|stop|no longer|anymore|old|before|previous|used to|deleted|not)\b", re.I)
+#: How close to a value word a retiring word must stand to retire it.
+RETIRE_WINDOW = 6
+#: Current profile units read to find the items a negation contradicts.
+LIST_ITEMS_READ = 500
+
+
+def keep_dated(drafts: Sequence[UnitDraft]) -> None:
+    """A user's code with an expiry of its own ("HAPPY98X … lasts until May 3") is a durable
+    fact until that day, not session state that is gone in hours; the expiry said in another
+    clause of the turn ("帮我记一下优惠码X，4月5日之前有效") is the code's (in place)."""
+    ends = {d.valid_until for d in drafts if d.valid_until is not None}
+    if len(ends) == 1:
+        end = next(iter(ends))
+        for draft in drafts:
+            if draft.valid_until is None and any(e.kind in DATED_KINDS for e in draft.entities):
+                draft.valid_until = end
+    for draft in drafts:
+        if draft.type is MemoryType.SESSION_STATE and draft.valid_until is not None \
+                and any(e.kind in DATED_KINDS for e in draft.entities):
+            draft.type = MemoryType.FACT_REFERENCE
+
+
+def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Vector]],
+                    routing: EmbedderRouting, speaker: str | None) -> None:
+    """Give the user's untyped drafts the slot their meaning states (in place)."""
+    embedder = routing.default
+    profile_space = routing.for_type(MemoryType.USER_PROFILE).name
+    idx = index()
+    taken = {base_name(d.slot) for d in drafts if d.slot}
+    _type_by_rule(drafts, taken, speaker)
+    for draft, (space, vector) in zip(drafts, vectors, strict=True):
+        if draft.slot or draft.about_id or draft.type not in TYPABLE \
+                or space != embedder.name or profile_space != space:
+            continue
+        typed = statement_slot(idx, embedder, draft.content, vector)
+        row = spec(typed.slot) if typed is not None else None
+        if row is None or (row.single and row.name in taken):
+            continue
+        if row.single:
+            draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
+            taken.add(row.name)
+        else:
+            draft.slot = item_slot(row.name, list_item(row, draft.content))
+        draft.type = MemoryType.USER_PROFILE
+
+
+def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | None) -> None:
+    """Clause-valued slots stated by their rule (a value word and a cue word, see
+    :meth:`jiyi.keyfacts.schema.SlotSpec.states`): the last such clause of the turn that does
+    not retire a value ("别再用微信语音了" does) is the slot's value."""
+    for row in schema():
+        if not row.single or row.name in taken or row.value_words is None:
+            continue
+        # a request ("请安排在周末配送") states a preference; a level in session state was asked
+        # about ("I'm a Silver member, right?"), not stated
+        types = TYPABLE if row.value == "clause" else TYPABLE - {MemoryType.SESSION_STATE}
+        found = [d for d in drafts if d.slot is None and d.about_id is None
+                 and d.type in types and len(d.content) <= MAX_TYPED_CHARS
+                 and not QUESTION.search(d.content) and row.states(d.content)
+                 and _fresh_value(row.value_words, d.content)]
+        if found:
+            draft = found[-1]
+            draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
+            draft.type = MemoryType.USER_PROFILE
+            taken.add(row.name)
+
+
+def _fresh_value(words: re.Pattern[str], clause: str) -> bool:
+    """A value word of the clause that no retiring word stands right before or after
+    ("改站内信" yes; "别再用微信语音了", "微信我不常看了" no)."""
+    for m in words.finditer(clause):
+        near = clause[max(0, m.start() - RETIRE_WINDOW):m.start()] + " " + \
+            clause[m.end():m.end() + RETIRE_WINDOW]
+        if not RETIRES.search(near):
+            return True
+    return False
+
+
+def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: UnitDraft
+                       ) -> list[MemoryUnit]:
+    """The current items of a list that a negating draft contradicts: units of the same list
+    whose item the turn names ("牛肉" in "我现在不吃牛肉了"); none for any other draft."""
+    row = spec(draft.slot) if draft.slot else None
+    if row is None or row.single or draft.slot is None or not negates(row, draft.content):
+        return []
+    prefix = row.name + ":"
+    said = fold(turn.text + " " + draft.content)
+    out: list[MemoryUnit] = []
+    for unit in store.find_units(scope, as_of=turn.at, types=[MemoryType.USER_PROFILE],
+                                 limit=LIST_ITEMS_READ):
+        if unit.slot is None or not unit.slot.startswith(prefix) or unit.slot == draft.slot:
+            continue
+        item = fold(unit.slot[len(prefix):])
+        if item and item in said and not negates(row, unit.content):
+            out.append(unit)
+    return out

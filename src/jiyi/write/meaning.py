@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from ..embed.routing import EmbedderRouting
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import base_name, item_slot, list_item, negates, schema, spec
-from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, statement_slot
+from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, owns, statement_slot
 from ..store.base import Scope, Store, TurnRecord, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit
@@ -97,6 +97,7 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
         found = [d for d in drafts if d.slot is None and d.about_id is None
                  and d.type in types and len(d.content) <= MAX_TYPED_CHARS
                  and not QUESTION.search(d.content) and row.states(d.content)
+                 and owns(row.name, d.content)
                  and _fresh_value(row.value_words, d.content)]
         if found:
             draft = found[-1]

@@ -199,3 +199,33 @@ def test_expired_coupons_are_never_listed_as_usable(
     assert all(not h.current for h in _has(hits, "OLD10"))
     before = any_mem.recall(ask, session_id="s2", user_id="u", as_of=T0 + timedelta(days=1), k=5)
     assert [h for h in _has(before, "OLD10") if h.current]  # still valid then
+
+
+#: (the user's own value, a later turn that must not replace it, the question, the value)
+NOT_A_CHANGE = [
+    ("我的收货地址是杭州市西湖区文三路100号。", "我妈妈住在南京市鼓楼区中山路18号。",
+     "我的收货地址是哪里？", "文三路100号"),
+    ("我的收件地址是台北市大安區忠孝東路四段100號。", "我姐姐住在新北市板橋區文化路一段50號。",
+     "我的收件地址是哪裡？", "忠孝東路四段100號"),
+    ("My shipping address is 12 Elm Street, Boston.",
+     "My sister lives at 500 Market Street, San Francisco.", "What's my shipping address?",
+     "12 Elm Street"),
+    ("请工作日晚上七点以后送货。", "我下午三点有个会。", "你们一般什么时候给我送货？", "晚上七点以后"),
+    ("Please deliver after 6pm on weekdays.", "I usually check email in the morning.",
+     "When do I want deliveries?", "after 6pm"),
+    ("有事请发微信联系我。", "我都用支付宝付款。", "你们用什么方式联系我？", "微信"),
+    ("I'm a Gold member now.", "I am vegetarian now.", "What's my membership level?", "Gold"),
+    ("我现在是金卡会员。", "我是用信用卡付的。", "我的会员等级是什么？", "金卡"),
+]
+
+
+@pytest.mark.parametrize(("own", "other", "ask", "value"), NOT_A_CHANGE)
+def test_someone_elses_fact_or_a_look_alike_never_replaces_the_users_value(
+        e5_mem: Memory, own: str, other: str, ask: str, value: str) -> None:
+    """A single-valued slot is replaced only by the user's own new value: a relative's
+    address, a meeting time, a payment method or "vegetarian now" leave it current."""
+    _say(e5_mem, "u", [own], T0, "s1")
+    _say(e5_mem, "u", [other], T0 + timedelta(days=2), "s2")
+    hits = e5_mem.recall(ask, session_id="s3", user_id="u", as_of=LATER, k=5)
+    found = _has(hits, value)
+    assert found and all(h.current for h in found), [(h.unit.content, h.status) for h in hits]

@@ -25,8 +25,10 @@ from .timeparse import TimeMatch
 
 _THIRD_PARTY = re.compile(
     r"他|她|朋友|同事|妈|媽|爸|老婆|老公|妻子|丈夫|儿子|兒子|女儿|女兒|客服|快递员|快遞員|商家|司机|司機|"
-    r"\b(?:his|her|their|friend|friend's|mom|dad|mother|father|wife|husband|son|daughter|brother|"
-    r"sister|colleague|boss|support|courier|driver)\b", re.I)
+    r"姐姐|妹妹|哥哥|弟弟|姐夫|妹夫|嫂子|爷爷|爺爺|奶奶|外公|外婆|叔叔|阿姨|舅舅|邻居|鄰居|室友|老板|老闆|"
+    r"\b(?:his|her|their|friend|friend's|mom|mum|dad|mother|father|wife|husband|son|daughter|"
+    r"brother|sister|grandma|grandpa|grandmother|grandfather|aunt|uncle|cousin|neighbou?r|"
+    r"roommate|colleague|coworker|boss|support|courier|driver)\b", re.I)
 _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|換號|新的", re.I)
 #: Words saying a value changed or is new: they also make a clause without "我"/"my" the
 #: speaker's own ("剛升金卡會員", "搬到深圳了", "new number: ...").

@@ -39,8 +39,10 @@ import numpy as np
 
 from ..store.base import Vector
 from ..text import fold
-from ..units import USER_LEVEL_TYPES, MemoryUnit
+from ..units import USER_LEVEL_TYPES, MemoryType, MemoryUnit
 
+#: Units a frozen topic never down-weights: the user's own facts and a batch task's progress.
+UNFROZEN_TYPES = USER_LEVEL_TYPES | {MemoryType.BATCH_OPERATION}
 _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("complaint", re.compile(r"投诉|差评|不满意?|太差|态度|举报|complain|complaint|terrible|"
                              r"disappointed|unacceptable|awful")),
@@ -158,14 +160,15 @@ class TopicState:
 
     def factor(self, unit: MemoryUnit, frozen_factor: float, active_factor: float) -> float:
         """The recall multiplier of a unit: the active topic's up; a frozen topic's context
-        (session-level units: session state, tool results, batch progress) down; the user's own
-        facts (user-level units, shared by every session) are never frozen, or the session
-        where a fact was said would be the worst place to ask for it; others 1."""
+        (session-level units: session state, tool results) down; the user's own facts
+        (user-level units, shared by every session) are never frozen, or the session where a
+        fact was said would be the worst place to ask for it, and neither is a batch task's
+        progress (work still running whatever the talk is about: "进度如何？"); others 1."""
         topic = self.topic_of(unit)
         if topic is None or len(self.topics) < 2:
             return 1.0
         if topic.frozen:
-            return 1.0 if unit.type in USER_LEVEL_TYPES else frozen_factor
+            return 1.0 if unit.type in UNFROZEN_TYPES else frozen_factor
         return active_factor if topic.id == self.active_id else 1.0
 
     def as_of(self, when: datetime) -> TopicState:

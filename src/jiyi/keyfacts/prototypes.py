@@ -27,6 +27,7 @@ from typing import Literal
 import numpy as np
 
 from ..embed.base import Embedder, Matrix
+from ..embed.batching import QueryBatcher
 
 Kind = Literal["statements", "questions"]
 NONE = "none"
@@ -139,6 +140,8 @@ class PrototypeIndex:
                  else self.prototypes.questions).texts
         if kind == "statements":
             mat = np.asarray(embedder.embed_passages(list(texts)), dtype=np.float32)
+        elif isinstance(embedder, QueryBatcher) and texts:  # one model call, not one per text
+            mat = np.asarray(embedder.embed_queries(list(texts)), dtype=np.float32)
         else:
             mat = np.stack([np.asarray(embedder.embed_query(t), dtype=np.float32)
                             for t in texts]) if texts else np.zeros((0, embedder.dim),

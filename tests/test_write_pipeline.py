@@ -238,3 +238,15 @@ def test_third_party_owns_a_value_only_when_named_before_it(text: str, slot: str
                                   "我的会员等级是什么呢"])
 def test_a_question_is_never_a_profile_fact(text: str) -> None:
     assert all(d.type == MemoryType.SESSION_STATE for d in ex(text).drafts)
+
+
+@pytest.mark.parametrize("value", [{"\x00abc": True}, ["\x84\x001"], ["\x00"], {"a": "\x00\x001"}])
+def test_a_nul_decoded_from_tool_json_never_reaches_a_unit(store_url: str, value: object) -> None:
+    """``\\u0000`` in a tool's JSON decodes to NUL: SQLite's length() stops at it (its content
+    check failed, the turn was lost) and PostgreSQL refuses it; the units hold a space instead,
+    a unit left blank is dropped, and the turn is stored."""
+    text = json.dumps(value, ensure_ascii=False)
+    with Memory.open(store_url, embedder="fake") as mem:
+        units = mem.ingest(text, session_id="s1", role="tool", turn_id="t1")
+        assert all("\x00" not in u.content and u.content.strip() for u in units)
+        assert mem.ingest(text, session_id="s1", role="tool", turn_id="t1") == units  # stored

@@ -711,5 +711,21 @@ def extract_turn(turn: TurnInput, *, llm: Refiner | None = None) -> Extraction:
     malformed answer falls back to the rules, and every rule entity stays in some unit."""
     rules = rule_extract(turn)
     if llm is None or turn.role == "tool" or rules.is_confirmation:
-        return rules
-    return llm.refine(turn, rules)
+        return _without_nul(rules)
+    return _without_nul(llm.refine(turn, rules))
+
+
+def _without_nul(extraction: Extraction) -> Extraction:
+    """No unit holds a NUL character (a tool's JSON may decode one from ``\\u0000``): SQLite's
+    ``length()`` stops at it and PostgreSQL refuses it in text, so each becomes a space and a
+    unit left blank is dropped (the turn itself is stored as it came)."""
+    if not any("\x00" in d.content for d in extraction.drafts):
+        return extraction
+    kept = []
+    for draft in extraction.drafts:
+        if "\x00" in draft.content:
+            draft.content = " ".join(draft.content.replace("\x00", " ").split())
+        if draft.content:
+            kept.append(draft)
+    extraction.drafts = kept
+    return extraction

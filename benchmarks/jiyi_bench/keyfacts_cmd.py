@@ -50,6 +50,9 @@ def register(group: typer.Typer) -> None:
         baselines: Annotated[bool, typer.Option(help="Also run BM25 and dense.")] = True,
         name: Annotated[str, typer.Option("--name", help="File stem of the outputs.")] = (
             "keyfacts"),
+        dump: Annotated[Path | None, typer.Option(
+            "--dump", help="Write each jiyi question with its scores and top hits to this "
+                           "JSON-lines file (a look at the misses).")] = None,
     ) -> None:
         """Key-fact recall@5 per slot, language and phrasing bank, beside BM25 and dense."""
         if users < 1:
@@ -65,7 +68,7 @@ def register(group: typer.Typer) -> None:
         typer.echo(f"corpus: {users} users, {len(corpus.turns)} turns, "
                    f"{len(corpus.questions)} questions, fingerprint {corpus.fingerprint[:12]}")
         run = keyfacts.run_keyfacts(corpus, loaded, store_path=store, embedder=embedder,
-                                    baselines=baselines, progress=_progress())
+                                    baselines=baselines, progress=_progress(), dump=dump)
         report = write_outputs(run, out, name)
         for line in summary_lines(report):
             typer.echo(line)

@@ -24,10 +24,10 @@ from ..config import JiyiConfig
 from ..errors import ConfigError, LLMError
 from ..llm.base import ChatClient
 from ..llm.registry import make_client, parse_client_spec
+from ..text.secrets import redact
 from ..units import MAX_CONTENT_CHARS, MemoryType
 from .entities import extract_entities
 from .pipeline import Extraction, TurnInput, UnitDraft
-from .redact import redact
 
 #: Extra attempts when the model's server cannot be reached (the write path waits at most
 #: ``(EXTRACT_RETRIES + 1) x timeout`` before it keeps the rule extraction).

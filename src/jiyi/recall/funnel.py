@@ -401,11 +401,3 @@ def _hit(cand: Candidate, z: float, weights: RecallWeights) -> Hit:
     return Hit.model_construct(unit=cand.unit, score=score, stage=stage, confidence=conf,
                                stages=list(cand.sources), status=cand.status)
 
-
-def low_confidence(hits: list[Hit], threshold: float) -> bool:
-    """True when the caller should ask the user to confirm instead of guessing."""
-    return not hits or hits[0].confidence < threshold
-
-
-def units_of(hits: list[Hit]) -> list[MemoryUnit]:
-    return [h.unit for h in hits]

@@ -20,6 +20,7 @@ from ..clock import iso
 from ..errors import NotFoundError, ValidationError
 from ..memory import Memory
 from ..recall.hybrid import search
+from ..recall.outcome import recall_came_back_empty
 from ..recall.query import enhance
 from ..recall.rules import query_entities
 from ..store.base import Scope
@@ -173,7 +174,7 @@ def recall_stages(
                    "vector": _stage(mem, vector)},
         "hits": [h.to_public_dict() | {"stages": list(h.stages)} for h in hits],
         "confidence_threshold": threshold,
-        "ask_to_confirm": bool(hits) and hits[0].confidence < threshold,
+        "ask_to_confirm": recall_came_back_empty(hits, threshold),
     }
 
 

@@ -16,6 +16,7 @@ from typing import Literal, TypedDict, cast
 from .clock import Clock, ensure_utc, utc_now
 from .config import JiyiConfig
 from .context.execution import ExecutionContext
+from .context.modelfile import DEFAULT_NUM_CTX
 from .context.prompt import RESERVE_FOR_REPLY, Prompt
 from .embed import Embedder
 from .embed.query_cache import QueryVectorCache
@@ -31,7 +32,6 @@ from .health import (
     instrumented,
     observe_reply,
 )
-from .llm.modelfile import DEFAULT_NUM_CTX
 from .recall import RecallRequest, RecallTrace, TopicState, run_recall
 from .recall.episodes import episode_text
 from .recall.topic_codec import stored_state

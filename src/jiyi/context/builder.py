@@ -11,13 +11,13 @@ from datetime import datetime
 from functools import lru_cache
 
 from ..errors import ValidationError
-from ..llm.modelfile import DEFAULT_NUM_CTX
 from ..services import PromptServices
 from ..store.base import Scope
 from ..text import detect_language
 from ..units import Hit, MemoryType
 from ..validation import check_text, check_time, check_user_id, require_session_id
 from .execution import ExecutionContext
+from .modelfile import DEFAULT_NUM_CTX
 from .prompt import RESERVE_FOR_REPLY, Prompt, assemble_prompt
 from .stale import StaleValues, annotate_stale, detect_locale, stale_values
 from .summary import summarize_turns

@@ -52,7 +52,6 @@ KNOWN: set[tuple[str, str]] = {
     ("service/inspector.py", "store"),
     ("service/routes.py", "health"),
     ("services.py", "health"),
-    ("services.py", "recall"),
     ("services.py", "write"),
     ("store/capabilities.py", "health"),
     ("store/health_sql.py", "health"),

@@ -26,12 +26,11 @@ from .health import (
     AmnesiaStatus,
     Health,
     HealthConfig,
-    MemoryObserver,
     auto_gc_after_ingest,
     compute_health,
-    instrumented,
     observe_reply,
 )
+from .instrument import instrumented
 from .recall import RecallRequest, RecallTrace, TopicState, run_recall
 from .recall.episodes import episode_text
 from .recall.topic_codec import stored_state
@@ -41,6 +40,7 @@ from .store.base import Vector
 from .store.capabilities import WarmableStore
 from .tasks import BatchTask
 from .text import keyword_terms
+from .timing import MemoryObserver
 from .turn_items import TurnItem, check_turn, check_turn_items
 from .units import (
     FEEDBACK_EVENTS,

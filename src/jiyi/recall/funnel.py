@@ -17,9 +17,9 @@ from datetime import datetime, timedelta
 from ..config import JiyiConfig, RecallWeights
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
-from ..health.hooks import recall_stage
 from ..store.base import Scope, Scored, Store, TurnRecord, Vector
 from ..text import fold, keyword_terms
+from ..timing import recall_stage
 from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks

@@ -15,9 +15,8 @@ from jiyi import Memory
 from jiyi.agent import Agent
 from jiyi.health.state import health_state_for
 from jiyi.llm import make_client
-from jiyi.recall.outcome import recall_came_back_empty
 from jiyi.service.app import create_app
-from jiyi.units import Hit
+from jiyi.units import Hit, recall_came_back_empty
 from live_server import ThreadServer
 from scripted_openai import ScriptedOpenAI, text_reply
 

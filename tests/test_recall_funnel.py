@@ -8,9 +8,10 @@ from datetime import timedelta
 import pytest
 
 from jiyi import Entity, Memory, MemoryType, ValidationError
-from jiyi.recall import RecallTrace, recall_came_back_empty
+from jiyi.recall import RecallTrace
 from jiyi.recall.calibrate import expected_calibration_error, fit_logistic, predict
 from jiyi.recall.fusion import reciprocal_ranks
+from jiyi.units import recall_came_back_empty
 from test_recall_helpers import T0, put
 
 LATER = T0 + timedelta(days=3)

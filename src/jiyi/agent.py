@@ -13,7 +13,7 @@ One :meth:`Agent.turn`:
 3. The user turn and the reply are ingested, in that order (the user turn keeps its start time).
 4. Each injected memory gets feedback from :func:`jiyi.agent_feedback.judge_reply`.
 5. The reply goes to the amnesia detector (``Memory.observe_reply``); whether the turn's
-   recall came back empty is :func:`jiyi.recall.outcome.recall_came_back_empty` of its hits,
+   recall came back empty is :func:`jiyi.units.recall_came_back_empty` of its hits,
    the same rule (on the same hits) the recall hook applies.
 """
 
@@ -34,8 +34,7 @@ from .context.prompt import MIN_NUM_CTX, Prompt
 from .errors import ValidationError
 from .llm.base import ChatClient, ChatReply, ToolCall
 from .memory import Memory
-from .recall.outcome import recall_came_back_empty
-from .units import Hit, MemoryUnit
+from .units import Hit, MemoryUnit, recall_came_back_empty
 from .validation import check_text, check_user_id, require_session_id
 from .write.entities import extract_entities
 

@@ -1,6 +1,6 @@
 """Light hooks around ``Memory.ingest`` / ``Memory.recall``: timings for metrics, recall-emptiness
 for the amnesia detector. At the facade's level: it reads the recall's outcome rule
-(:mod:`jiyi.recall.outcome`) and writes the health state (:mod:`jiyi.health.state`)."""
+(:func:`jiyi.units.recall_came_back_empty`) and writes the health state (:mod:`jiyi.health.state`)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from .errors import JiyiError
 from .health.state import health_state_for
-from .recall.outcome import recall_came_back_empty
 from .timing import MemoryObserver, observing
+from .units import recall_came_back_empty
 from .validation import check_user_id, require_session_id
 
 log = logging.getLogger("jiyi.health")
@@ -44,7 +44,7 @@ def instrumented(
 ) -> Callable[[Callable[Concatenate[S, P], R]], Callable[Concatenate[S, P], R]]:
     """Decorate ``Memory.recall`` / ``Memory.ingest``: time the call, feed the observer in
     ``self.metrics`` (if any), and (recall) note whether the session's recall came back empty
-    (:func:`jiyi.recall.outcome.recall_came_back_empty`, as the agent loop decides it)."""
+    (:func:`jiyi.units.recall_came_back_empty`, as the agent loop decides it)."""
 
     def decorate(fn: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
         @wraps(fn)

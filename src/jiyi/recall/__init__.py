@@ -1,7 +1,6 @@
 """The read path: rules -> hybrid search -> freshness/relevance (the three-stage funnel), topic switches."""
 
 from .funnel import RecallRequest, RecallTrace, run_recall
-from .outcome import recall_came_back_empty
 from .topics import Topic, TopicState
 
 __all__ = [
@@ -9,6 +8,5 @@ __all__ = [
     "RecallTrace",
     "Topic",
     "TopicState",
-    "recall_came_back_empty",
     "run_recall",
 ]

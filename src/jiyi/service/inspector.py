@@ -20,11 +20,10 @@ from ..clock import iso
 from ..errors import NotFoundError, ValidationError
 from ..memory import Memory
 from ..recall import RecallTrace
-from ..recall.outcome import recall_came_back_empty
 from ..recall.rerank import Candidate
 from ..recall.rules import query_entities
 from ..store.base import Scope
-from ..units import MemoryUnit
+from ..units import MemoryUnit, recall_came_back_empty
 from ..validation import (
     MAX_QUERY_TRANSPORT_SIZE,
     check_identifier,

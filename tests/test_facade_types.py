@@ -15,12 +15,9 @@ from typing import Any, get_args, get_type_hints
 import pytest
 
 from jiyi import Memory
-from jiyi.services import (
-    HealthServices,
-    IngestServices,
-    MemoryServices,
-    WriteServices,
-)
+from jiyi.health.services import HealthServices
+from jiyi.memory_view import MemoryServices
+from jiyi.write.services import IngestServices, WriteServices
 
 
 def _function(value: object) -> Any:

@@ -18,7 +18,7 @@ LAYERS: list[tuple[set[str], bool]] = [
     ({"errors", "clock", "timing", "__version__", "units", "validation", "text", "auth",
       "turn_items", "config", "llm", "embed", "keyfacts"}, True),  # primitives
     ({"store"}, False),
-    ({"services"}, False),
+    ({"memory_view"}, False),
     ({"write", "recall", "context", "health"}, False),  # the paths
     ({"tasks", "bulk", "backup", "instrument"}, False),  # the facade's helpers
     ({"memory"}, False),  # the facade
@@ -47,8 +47,6 @@ KNOWN: set[tuple[str, str]] = {
     ("service/inspector.py", "recall"),
     ("service/inspector.py", "store"),
     ("service/routes.py", "health"),
-    ("services.py", "health"),
-    ("services.py", "write"),
     ("store/capabilities.py", "health"),
     ("store/health_sql.py", "health"),
     ("write/placement.py", "recall"),

@@ -36,11 +36,11 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from .errors import ValidationError
-from .services import WriteServices
 from .store.base import IngestBatch, Scope, TurnRecord, UnitEvent
 from .text import detect_language, is_cjk
 from .units import MAX_CONTENT_CHARS, Entity, Lifespan, MemoryType, MemoryUnit, new_unit_id
 from .validation import check_identifier, check_user_id, require_session_id
+from .write.services import WriteServices
 
 MAX_TASK_ID_CHARS = 40
 MAX_ERROR_CHARS = 500

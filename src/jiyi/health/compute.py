@@ -6,10 +6,10 @@ import logging
 from datetime import timedelta
 
 from ..errors import ValidationError
-from ..services import HealthServices
 from ..validation import check_identifier, check_text, check_user_id, require_session_id
 from .model import AmnesiaStatus, Health, HealthConfig, Thresholds, UserHealth
 from .phrases import find_forgetting_phrase
+from .services import HealthServices
 from .state import health_state_for
 
 log = logging.getLogger("jiyi.health")

@@ -16,10 +16,10 @@ import weakref
 from datetime import datetime
 
 from ..errors import JiyiError
-from ..services import HealthServices
 from ..store.base import Store
 from .compute import config_of
 from .model import CleanupReport
+from .services import HealthServices
 from .state import health_state_for
 
 log = logging.getLogger("jiyi.health")

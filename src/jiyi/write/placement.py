@@ -18,13 +18,13 @@ from ..embed.base import Embedder
 from ..recall.episodes import episode_text
 from ..recall.topic_codec import encode, stored_state
 from ..recall.topics import observe_turn
-from ..services import IngestServices
 from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
 from ..text import keyword_terms
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
 from .meaning import contradicted_items, keep_dated, type_by_meaning
 from .pipeline import TurnInput, UnitDraft, extract_turn
+from .services import IngestServices
 
 #: Stored units with the same content hash looked at to call a draft a repeat (one is enough;
 #: a few more cover units of another type with the same text).

@@ -113,7 +113,7 @@ def test_tool_round_trip_updates_execution_context_before_the_model_runs_again(
     assert "tool_choice" not in again  # forcing applies to the first call only
     # the tool ran with the call recorded and no stale result...
     assert seen_during_tool == [("get_order_status", {"order_id": "ABC12345"}, None)]
-    # ...and its result was in the context before the model ran again (S5)
+    # ...and its result was in the context before the model ran again
     assert seen_at_second_call == [
         {"order_id": "ABC12345", "status": "shipped", "tracking_no": "SF1234567890"}]
     system = _system(again)

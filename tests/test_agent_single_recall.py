@@ -1,5 +1,5 @@
 """One agent turn recalls once: the prompt rebuilt after a tool call reuses the turn's hits, so
-each recalled unit gets one ``recall_log`` row (the hit rate of S9 counts it once) and the
+each recalled unit gets one ``recall_log`` row (the hit rate counts it once) and the
 rebuilt prompt still carries the memories. Against the scripted OpenAI-compatible server."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Online backup and restore (issue 9), taken while a writer thread keeps ingesting."""
+"""Online backup and restore, taken while a writer thread keeps ingesting."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""S13: a batch task survives ``kill -9`` mid-run; a new process resumes with nothing done twice.
+"""A batch task survives ``kill -9`` mid-run; a new process resumes with nothing done twice.
 
 A real child process (tests/batch_child.py) runs the task and acks each recorded success on
 stdout; the parent SIGKILLs it after some acks, checks what the store says, then runs a new

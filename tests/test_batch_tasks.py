@@ -1,4 +1,4 @@
-"""Batch tasks (S13): progress in a batch_operation unit, failures recorded and skipped, resume,
+"""Batch tasks: progress in a batch_operation unit, failures recorded and skipped, resume,
 and "how far along?" answered by recall. (The kill -9 test is test_batch_kill.py.)"""
 
 from __future__ import annotations

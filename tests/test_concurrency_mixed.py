@@ -1,4 +1,4 @@
-"""Isolation under concurrency (issue 9): 16 threads + 4 processes, 500 users, mixed operations.
+"""Isolation under concurrency: 16 threads + 4 processes, 500 users, mixed operations.
 
 Each worker owns 25 users (it alone writes and erases them) and recalls ANY user. Every recalled
 unit's user is checked (and the user marker inside its content); every acknowledged write must be

@@ -1,4 +1,4 @@
-"""Crash safety (issue 9): ingest is ``kill -9``-ed at random points, >= 200 times, then checked.
+"""Crash safety: ingest is ``kill -9``-ed at random points, >= 200 times, then checked.
 
 A warm "zygote" process (jiyi imported, jieba loaded) forks one short-lived child per trial; the
 child opens the store and ingests turns in a loop, appending ``turn_id`` and unit ids to an ack

@@ -1,5 +1,5 @@
 """The demo's nine questions (the ones the seed's agent got wrong at turn 50) are answered from
-the right memory by the top hit, with the default embedder and configuration (issue 14)."""
+the right memory by the top hit, with the default embedder and configuration."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every network door of jiyi, knocked on from a non-loopback address (issue 15).
+"""Every network door of jiyi, knocked on from a non-loopback address.
 
 Four doors: the HTTP service (``jiyi serve``), its inspector API, the proxy (``jiyi proxy``) and
 MCP over streamable HTTP (``jiyi mcp --transport http``). Each door gets the same three tests:

@@ -1,4 +1,4 @@
-"""The smaller edges of issue 15: read commands never create stores, a 200 KB query string gets the
+"""The smaller edges of the doors: read commands never create stores, a 200 KB query string gets the
 JSON error, servers say "serving" only once bound (a busy port is one line), ``backup`` needs
 ``--force`` to overwrite, unknown users are an error for export/erase, usage errors are one line."""
 

@@ -1,4 +1,4 @@
-"""Micro-batched query embedding (issue 16, item 5): the same vectors, fewer model calls under
+"""Micro-batched query embedding: the same vectors, fewer model calls under
 concurrency, queries before passages, errors to every caller, and the service wired to it."""
 
 from __future__ import annotations

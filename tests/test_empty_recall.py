@@ -1,4 +1,4 @@
-"""One definition of an "empty recall" (S9): no rule-stage hit and nothing at the confidence
+"""One definition of an "empty recall": no rule-stage hit and nothing at the confidence
 threshold. The vector stage always returns neighbours, so "no hits at all" is not the test. The
 recall hook (``observe_reply(recall_empty=None)``) and the agent loop decide the same way."""
 

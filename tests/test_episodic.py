@@ -1,4 +1,4 @@
-"""Issue 13, "nothing forgotten": what was said stays findable. Expiry, sessions and
+"""Nothing forgotten: what was said stays findable. Expiry, sessions and
 supersession change how a memory ranks and how it is labelled, never whether it can be found;
 never another user's. Real stores (SQLite and PostgreSQL), real ingest through the write path."""
 

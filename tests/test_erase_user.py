@@ -1,4 +1,4 @@
-"""Right to be forgotten (issue 9): ``erase_user`` leaves no byte of the user in the store.
+"""Right to be forgotten: ``erase_user`` leaves no byte of the user in the store.
 
 SQLite: after the erase, the database FILE and its WAL are scanned for the user's planted phone
 number, name and every keyword-index token of them (before and after a ``VACUUM``); the FTS5

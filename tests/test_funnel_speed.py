@@ -1,4 +1,4 @@
-"""The cheap funnel (issue 16 item 2): the shortcuts give exactly what the long way gives, the
+"""The cheap funnel: the shortcuts give exactly what the long way gives, the
 stage timers feed the metrics, and ``jiyi bench recall --profile`` reports where time goes."""
 
 from __future__ import annotations

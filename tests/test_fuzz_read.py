@@ -1,4 +1,4 @@
-"""Property tests of the read path (issue 9): arbitrary queries, FTS5 syntax, user isolation.
+"""Property tests of the read path: arbitrary queries, FTS5 syntax, user isolation.
 
 A store holds several users whose memories are deliberately alike (same words, same codes).
 Invariants for any query string: ``recall`` raises nothing but ``ValidationError``; it returns at

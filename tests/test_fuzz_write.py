@@ -1,4 +1,4 @@
-"""Property tests of the write path (issue 9): arbitrary Unicode, arbitrary tool JSON, secrets.
+"""Property tests of the write path: arbitrary Unicode, arbitrary tool JSON, secrets.
 
 Invariants: ``ingest`` either returns units or raises the documented ``ValidationError`` (nothing
 else, and nothing half-written when it raises); every unit's content is 1..150 characters and
@@ -144,7 +144,7 @@ CONTEXT = st.one_of(CJK, st.text(alphabet=st.characters(categories=["L", "N", "Z
        body=SECRET_BODY, before=CONTEXT, after=CONTEXT, role=st.sampled_from(["user", "tool"]))
 def test_fuzz_no_secret_survives(fuzz_mem: Memory, kind: str, body: str, before: str, after: str,
                                  role: str) -> None:
-    pytest.importorskip("jiyi.text.secrets")  # the write path's redaction (issue 2)
+    pytest.importorskip("jiyi.text.secrets")  # the write path's redaction
     assume(body not in before and body not in after)  # the context may not repeat the secret
     planted, secret = _secret(kind, body)
     text = f"{before}\n{planted}\n{after}" if role == "user" else planted

@@ -1,4 +1,4 @@
-"""Memory health (S9) through the Python API, on real SQLite files."""
+"""Memory health through the Python API, on real SQLite files."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def test_configurable_thresholds_and_phrases(mem: Memory) -> None:
 
 
 def test_low_freshness_is_measured_never_purged(tmp_path: Path) -> None:
-    """Reading health is a pure read (issue 13): a stale store is reported, not cleaned."""
+    """Reading health is a pure read: a stale store is reported, not cleaned."""
     clock = FakeClock(T0)
     with Memory.open(str(tmp_path / "m.db"), embedder="fake", clock=clock) as mem:
         for i, (text, _) in enumerate(TURNS):

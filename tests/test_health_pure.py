@@ -1,4 +1,4 @@
-"""Nothing is deleted by reading (issue 13 item 2), on SQLite and PostgreSQL.
+"""Nothing is deleted by reading, on SQLite and PostgreSQL.
 
 A conversation imported with its real timestamps (14 months old: every unit past its lifespan and
 the retention) survives ``mem.health()``, ``/health`` in ``jiyi chat``, ``GET /memory/health`` and

@@ -1,4 +1,4 @@
-"""``jiyi ingest FILE`` a user can trust (issue 15): every bad line named and nothing stored, an
+"""``jiyi ingest FILE`` a user can trust: every bad line named and nothing stored, an
 idempotent rerun, Ctrl-C (a real SIGINT to a real process) leaves a consistent store and the
 rerun resumes, the count printed is the file's distinct turn ids."""
 

@@ -1,5 +1,5 @@
 """``Memory.ingest_many`` gives the same store as ``Memory.ingest`` one by one, and a known
-``turn_id`` is a no-op on every call (issue 15 item 3, issue 16 item 1).
+``turn_id`` is a no-op on every call.
 
 The turns mix zh-Hans, zh-Hant and en, two users and three sessions; they hold supersessions
 (an e-mail, a phone number, a city changed), content repeats, a confirmation, a turn without an

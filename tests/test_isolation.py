@@ -1,4 +1,4 @@
-"""S16: 50 users ingesting and recalling from 8 threads at once; zero leaks."""
+"""50 users ingesting and recalling from 8 threads at once; zero leaks."""
 
 from __future__ import annotations
 

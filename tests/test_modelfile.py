@@ -1,4 +1,4 @@
-"""The Ollama Modelfile for Qwen2.5 (S10): real parameters only, no fake ADAPTER line."""
+"""The Ollama Modelfile for Qwen2.5: real parameters only, no fake ADAPTER line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""m008 on PostgreSQL (issue 16): the owner and a user-hash bucket on every vector row, the
+"""m008 on PostgreSQL: the owner and a user-hash bucket on every vector row, the
 HNSW indexes partial per bucket, and the searches that use them."""
 
 from __future__ import annotations

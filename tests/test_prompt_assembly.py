@@ -1,4 +1,4 @@
-"""Prompt assembly: layout snapshots (zh, en), the S17 trim order, budget errors, injection."""
+"""Prompt assembly: layout snapshots (zh, en), the trim order, budget errors, injection."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Replaced values out of every prompt channel (issue 14 item 5) and history with its date
-(issue 13 item 1): the pure functions, then ``build_prompt`` on a real SQLite store in zh-Hans,
+"""Replaced values out of every prompt channel and history with its date: the pure functions, then ``build_prompt`` on a real SQLite store in zh-Hans,
 zh-Hant and en."""
 
 from __future__ import annotations

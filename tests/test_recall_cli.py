@@ -1,5 +1,5 @@
-"""``jiyi recall`` explains an empty or history-only answer in one line (issue 13 item 7) and its
-table keeps the answer readable at 80 columns (issue 15), in zh-Hans, zh-Hant and English."""
+"""``jiyi recall`` explains an empty or history-only answer in one line and its
+table keeps the answer readable at 80 columns, in zh-Hans, zh-Hant and English."""
 
 from __future__ import annotations
 

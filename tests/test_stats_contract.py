@@ -1,4 +1,4 @@
-"""``Store.stats`` adds up on every backend (issue 13 item 7): at an instant, every unit is in
+"""``Store.stats`` adds up on every backend: at an instant, every unit is in
 exactly one of valid, expired, superseded, forgotten; ``units_invalidated`` is superseded +
 forgotten. Store level (exact cases) and through ``Memory`` / ``jiyi stats`` (real ingests)."""
 

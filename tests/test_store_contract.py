@@ -331,7 +331,7 @@ def test_stats_recent_turns_and_export(any_store: Store) -> None:
 
 
 def test_read_path_helpers(any_store: Store) -> None:
-    """entity_kind_search, source_turns and count_units_missing_vectors (added for issue 4)."""
+    """entity_kind_search, source_turns and count_units_missing_vectors."""
     phone = unit("電話 13800001111", entities=[Entity(kind="phone", text="13800001111",
                                                      value="13800001111")])
     code = unit("订单 AB12345", created=T0 + timedelta(minutes=1),

@@ -1,4 +1,4 @@
-"""The store's SQL is written once (issue 17): the dialect turns the neutral form into each
+"""The store's SQL is written once: the dialect turns the neutral form into each
 driver's, and spells list membership each engine's way (pure functions, no database)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A driver error is a StoreError on both backends (issue 17): a read or a write that the
+"""A driver error is a StoreError on both backends: a read or a write that the
 database refuses (here: a table dropped behind the store's back) raises
 :class:`jiyi.errors.StoreError` naming the cause, never a raw ``sqlite3`` / ``psycopg``
 exception; the CLI shows it as one line without a traceback."""

@@ -1,4 +1,4 @@
-"""Per-type embedders (S8): each memory type's vectors live in its own embedder's space; recall
+"""Per-type embedders: each memory type's vectors live in its own embedder's space; recall
 searches every space restricted to its types and merges them by rank; reindex fills only what
 a new routing lacks. Two deterministic embedders: ``fake`` (fake-64) and ``fake:32`` (fake-32).
 Run on SQLite and PostgreSQL."""

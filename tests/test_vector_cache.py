@@ -1,4 +1,4 @@
-"""The SQLite store's resident vector tables (issue 16): the same answers as the SQL scan, and
+"""The SQLite store's resident vector tables: the same answers as the SQL scan, and
 every write, supersession, forget and erase visible to the very next search, in this process
 and when another process wrote the file."""
 

@@ -1,4 +1,4 @@
-"""Issue 14, item 2: clause-level extraction. A compound turn of 2-4 facts (zh-Hans, zh-Hant,
+"""Clause-level extraction. A compound turn of 2-4 facts (zh-Hans, zh-Hant,
 en) keeps every fact: each is recallable through ``Memory.ingest`` + ``Memory.recall`` on a
 real SQLite store. Plus the examples of items 1, 3 and 4 in fresh phrasings."""
 

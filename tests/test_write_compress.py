@@ -1,4 +1,4 @@
-"""Semantic compression, never truncation (S6), with a property test over generated turns."""
+"""Semantic compression, never truncation, with a property test over generated turns."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ def ex(text: str, role: str = "user", speaker: str | None = None,
 
 
 def types(text: str, role: str = "user") -> list[str]:
-    """Types of the units a turn yields, besides its durable identifier facts (issue 14)."""
+    """Types of the units a turn yields, besides its durable identifier facts."""
     return [d.type.value for d in ex(text, role).drafts if d.about_id is None]
 
 
@@ -130,7 +130,7 @@ def test_supersession_keeps_the_old_value_for_the_past(mem: Memory) -> None:
     phone = next(u for u in new if u.slot == "phone")
     old = mem.get(phone.supersedes or "")
     assert "13812345678" in old.content and old.invalidated_at == later
-    assert old.relevance_score > 1.0  # the confirmation reinforced it (S2)
+    assert old.relevance_score > 1.0  # the confirmation reinforced it
     now = [h.unit.content for h in mem.recall("手机号", session_id="s3", user_id="u1",
                                                as_of=later + timedelta(hours=1))]
     assert any("13912345678" in c for c in now) and not any("13812345678" in c for c in now)

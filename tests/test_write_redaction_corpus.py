@@ -1,4 +1,4 @@
-"""Issue 15, item 5: provider keys of any length, JWTs and random tokens next to a secret word
+"""Provider keys of any length, JWTs and random tokens next to a secret word
 are redacted; order ids, tracking numbers, phones and other look-alikes survive untouched."""
 
 from __future__ import annotations

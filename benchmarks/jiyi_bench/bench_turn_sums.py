@@ -29,7 +29,8 @@ DIM = 384
 
 def _unit_rows(rng: np.random.Generator, n: int) -> np.ndarray:
     x = rng.standard_normal((n, DIM)).astype(np.float32) + 0.3  # cosines around 0.08, like text
-    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+    out: np.ndarray = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+    return out
 
 
 def _turns(start: int, n: int, user: str) -> list[TurnRecord]:
@@ -56,7 +57,9 @@ def main() -> None:
             store.put_turn_vectors(EMBEDDER, _turns(start, n, "big"), list(_unit_rows(rng, n)))
         build = time.perf_counter() - t
         queries = _unit_rows(rng, args.queries)
-        fast, scan, gap = [], [], 0.0
+        fast: list[float] = []
+        scan: list[float] = []
+        gap = 0.0
         for q in queries:
             for path in ("fast", "scan"):
                 t = time.perf_counter()

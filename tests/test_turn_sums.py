@@ -84,8 +84,12 @@ def test_the_sums_hold_the_moments_of_the_vectors() -> None:
     assert sums.n == 40 and sums.max_at == 49
 
 
-def test_sums_equal_the_scan_through_every_change(store_url: str) -> None:
-    """Writes, an overwritten turn vector, a supersession, a forget, a purge, an erase."""
+@pytest.mark.parametrize("fold", [1, 3, 64])
+def test_sums_equal_the_scan_through_every_change(store_url: str, fold: int,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writes, an overwritten turn vector, a supersession, a forget, a purge, an erase; with
+    the pending vectors folded at every write, every third, or never in this test."""
+    monkeypatch.setattr(SqlWrites, "turn_sums_fold", fold)
     with Memory.open(store_url, embedder="fake") as mem:
         start = utc_now() - timedelta(days=40)
         for i, text in enumerate(TURNS):
@@ -207,10 +211,12 @@ def _forget_m010(url: str) -> None:
         if url.startswith("postgresql"):
             with store.connection() as conn:  # type: ignore[attr-defined]
                 conn.execute("DROP TABLE turn_vector_sums")
+                conn.execute("DROP TABLE turn_sum_pending")
                 conn.execute("DELETE FROM jiyi_migrations WHERE name = 'm010_turn_sums'")
         else:
             conn = store.connection  # type: ignore[attr-defined]
             conn.execute("DROP TABLE turn_vector_sums")
+            conn.execute("DROP TABLE turn_sum_pending")
             conn.execute("DELETE FROM jiyi_migrations WHERE name = 'm010_turn_sums'")
     finally:
         store.close()

@@ -34,7 +34,8 @@ from .capabilities import BulkTransferStore, VectorIndexStore
 #: epoch are each SQLite file's own (the target's triggers log the copied rows themselves); the
 #: turn vectors' running sums are rebuilt by the target's bulk insert.
 SKIP_TABLES = frozenset({"jiyi_migrations", "unit_fts_rows", "vector_changes",
-                         "vector_cache_meta", "turn_vector_sums"})
+                         "vector_cache_meta", "turn_vector_sums",
+                         "turn_sum_pending"})
 #: Columns one backend has and the other does not (PostgreSQL's insertion counter for turns).
 SKIP_COLUMNS = frozenset({"seq"})
 #: Tables whose rows must be inserted in their original order, and that order (``seq`` is the

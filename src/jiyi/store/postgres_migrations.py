@@ -177,6 +177,8 @@ M009_TOPIC_STATES = m009_topic_states(POSTGRES_TYPES)
 #: Running sums of big users' turn vectors (:mod:`.turn_sums`): the dense z-scale without a
 #: scan. The float64 blobs are stored uncompressed (they do not compress); the store builds the
 #: rows of existing users right after this migration (``rebuild_turn_sums``).
+#: ``turn_sum_pending``: the vectors added (sign 1) or removed (-1) since the row was last
+#: folded.
 M010_TURN_SUMS = """
 CREATE TABLE turn_vector_sums (
     user_id  TEXT NOT NULL,
@@ -189,6 +191,15 @@ CREATE TABLE turn_vector_sums (
     sxx      BYTEA NOT NULL,
     PRIMARY KEY (user_id, embedder)
 );
+CREATE TABLE turn_sum_pending (
+    user_id  TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    sign     SMALLINT NOT NULL,
+    at       BIGINT NOT NULL,
+    dim      INTEGER NOT NULL,
+    vec      BYTEA NOT NULL
+);
+CREATE INDEX turn_sum_pending_by_user ON turn_sum_pending (user_id, embedder);
 ALTER TABLE turn_vector_sums ALTER COLUMN sx SET STORAGE EXTERNAL,
     ALTER COLUMN sxx SET STORAGE EXTERNAL
 """

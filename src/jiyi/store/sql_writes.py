@@ -22,7 +22,7 @@ from ..units import MemoryUnit
 from .base import IngestBatch, RecallLogEntry, TurnRecord, UnitEvent, Vector
 from .dialect import Dialect
 from .sql_rows import EVENT_COLUMNS, UPSERT_UNIT_SQL, as_vector, event_params, unit_params
-from .turn_sums import SUMS_MIN_TURNS, TurnChanges, apply_changes, as_f32, rebuild_all
+from .turn_sums import FOLD_EVERY, SUMS_MIN_TURNS, TurnChanges, apply_changes, as_f32, rebuild_all
 
 #: Tables holding a unit's rows besides its keyword rows, deleted together (``units`` last).
 UNIT_TABLES = (
@@ -74,6 +74,8 @@ class SqlWrites:
 
     #: Users with at least this many turn vectors keep running sums (:mod:`.turn_sums`).
     turn_sums_min: int = SUMS_MIN_TURNS
+    #: Pending turn vectors folded into their user's sums once there are this many.
+    turn_sums_fold: int = FOLD_EVERY
 
     def _lock_turn_sums(self, conn: Any, user_id: str, embedder: str) -> None:
         """Hold the sums of (``user_id``, ``embedder``) until the transaction ends, before
@@ -98,7 +100,7 @@ class SqlWrites:
             return
         for user_id, embedder in changes.touched():
             self._lock_turn_sums(conn, user_id, embedder)
-        apply_changes(self._run(conn), changes, self.turn_sums_min)
+        apply_changes(self._run(conn), changes, self.turn_sums_min, self.turn_sums_fold)
 
     def rebuild_turn_sums(self) -> int:
         """Build the running sums of every user with enough turn vectors (the migration's

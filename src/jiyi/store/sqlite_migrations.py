@@ -164,6 +164,8 @@ M009_TOPIC_STATES = m009_topic_states(SQLITE_TYPES)
 #: Running sums of big users' turn vectors (:mod:`.turn_sums`): the dense z-scale without a
 #: scan. A rowid table (each row holds ~590 kB of BLOBs at 384 dimensions); the store builds
 #: the rows of existing users right after this migration (``rebuild_turn_sums``).
+#: ``turn_sum_pending``: the vectors added (sign 1) or removed (-1) since the row was last
+#: folded.
 M010_TURN_SUMS = """
 CREATE TABLE turn_vector_sums (
     user_id  TEXT NOT NULL,
@@ -176,6 +178,15 @@ CREATE TABLE turn_vector_sums (
     sxx      BLOB NOT NULL,
     PRIMARY KEY (user_id, embedder)
 );
+CREATE TABLE turn_sum_pending (
+    user_id  TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    sign     INTEGER NOT NULL,
+    at       INTEGER NOT NULL,
+    dim      INTEGER NOT NULL,
+    vec      BLOB NOT NULL
+);
+CREATE INDEX turn_sum_pending_by_user ON turn_sum_pending (user_id, embedder);
 """
 
 MIGRATIONS: list[tuple[str, str]] = [

@@ -22,7 +22,15 @@ from ..units import MemoryUnit
 from .base import IngestBatch, RecallLogEntry, TurnRecord, UnitEvent, Vector
 from .dialect import Dialect
 from .sql_rows import EVENT_COLUMNS, UPSERT_UNIT_SQL, as_vector, event_params, unit_params
-from .turn_sums import FOLD_EVERY, SUMS_MIN_TURNS, TurnChanges, apply_changes, as_f32, rebuild_all
+from .turn_sums import (
+    FOLD_EVERY,
+    SUMS_MIN_TURNS,
+    SumsCache,
+    TurnChanges,
+    apply_changes,
+    as_f32,
+    rebuild_all,
+)
 
 #: Tables holding a unit's rows besides its keyword rows, deleted together (``units`` last).
 UNIT_TABLES = (
@@ -76,6 +84,8 @@ class SqlWrites:
     turn_sums_min: int = SUMS_MIN_TURNS
     #: Pending turn vectors folded into their user's sums once there are this many.
     turn_sums_fold: int = FOLD_EVERY
+    #: What this process has read of the sums (each backend makes one).
+    turn_sums: SumsCache
 
     def _lock_turn_sums(self, conn: Any, user_id: str, embedder: str) -> None:
         """Hold the sums of (``user_id``, ``embedder``) until the transaction ends, before
@@ -100,6 +110,7 @@ class SqlWrites:
             return
         for user_id, embedder in changes.touched():
             self._lock_turn_sums(conn, user_id, embedder)
+            self.turn_sums.forget(user_id, embedder)
         apply_changes(self._run(conn), changes, self.turn_sums_min, self.turn_sums_fold)
 
     def rebuild_turn_sums(self) -> int:
@@ -110,7 +121,9 @@ class SqlWrites:
             pairs = run("SELECT DISTINCT user_id, embedder FROM turn_vectors")
             for user_id, embedder in sorted((str(a), str(b)) for a, b in pairs):
                 self._lock_turn_sums(conn, user_id, embedder)
-            return rebuild_all(run, self.turn_sums_min)
+            built = rebuild_all(run, self.turn_sums_min)
+        self.turn_sums.forget_absent()
+        return built
 
     def _exec_many(self, conn: Any, query: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:

@@ -278,6 +278,7 @@ class SQLiteStore(SqliteCapabilities, SqliteReports, SqlWrites):
                 (base,))
             if "turn_vectors" in tables:  # the copied users' running sums (turn_sums)
                 rebuild_all(self._run(conn), self.turn_sums_min)
+        self.turn_sums.forget_absent()
         return total
 
     @staticmethod

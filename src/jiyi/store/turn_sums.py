@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -268,13 +269,30 @@ def rebuild_all(run: Exec, min_turns: int) -> int:
 # ---------------------------------------------------------------- reads
 class SumsCache:
     """The rows a process has read, by (user, embedder), checked against the stored
-    ``version`` at every read (one small query; the blobs are read again only when it moved)."""
+    ``version`` at every read (one small query; the blobs are read again only when it moved).
 
-    def __init__(self, max_entries: int = 32) -> None:
+    A user found without a row is not asked again for :attr:`absent_s` seconds (most users
+    are below the threshold; on PostgreSQL the question is a round trip): their searches scan,
+    which is exact, so a row another process builds meanwhile changes no result, only the cost.
+    This process's own writes forget the answer at once (:meth:`forget`)."""
+
+    def __init__(self, max_entries: int = 32, absent_s: float = 10.0) -> None:
         self.max_entries = max_entries
+        self.absent_s = absent_s
         self._entries: OrderedDict[tuple[str, str], _Loaded] = OrderedDict()
+        self._absent: dict[tuple[str, str], float] = {}
         self._lock = threading.Lock()
         self.reads = 0  # rows whose blobs were read (tests)
+
+    def forget_absent(self) -> None:
+        """Rows were built for any user (a backfill, a bulk copy): ask again for everyone."""
+        with self._lock:
+            self._absent.clear()
+
+    def forget(self, user_id: str, embedder: str) -> None:
+        """This process changed the user's turn vectors: ask the store again next time."""
+        with self._lock:
+            self._absent.pop((user_id, embedder), None)
 
     def scale(self, read: Callable[[str, Any], Sequence[Sequence[Any]]], user_id: str,
               embedder: str, query: NDArray[np.float32], as_of: int) -> Scale | None:
@@ -284,6 +302,9 @@ class SumsCache:
         key = (user_id, embedder)
         with self._lock:
             known = self._entries.get(key)
+            since = self._absent.get(key)
+            if since is not None and time.monotonic() - since < self.absent_s:
+                return None
         # the row (its blobs only when its version moved) and the pending vectors, in ONE
         # statement: a fold committing in between cannot make a vector count twice or never
         rows = read(
@@ -298,6 +319,9 @@ class SumsCache:
         if not head:
             with self._lock:
                 self._entries.pop(key, None)
+                if len(self._absent) > 100_000:
+                    self._absent.clear()
+                self._absent[key] = time.monotonic()
             return None
         row = head[0][1:]
         if known is None or int(row[3]) != known.version:

@@ -12,7 +12,7 @@ import pytest
 
 from jiyi import Memory
 from jiyi.agent import Agent
-from jiyi.context.builder import build_prompt, recall_for_prompt
+from jiyi.context.builder import RECALL_K
 from jiyi.llm import make_client
 from scripted_openai import ScriptedOpenAI, text_reply, tool_reply
 
@@ -67,16 +67,15 @@ def test_a_tool_round_logs_each_recalled_unit_once(
 
 def test_build_prompt_with_given_hits_does_not_recall(mem: Memory) -> None:
     mem.ingest("我的電話號碼是 13998765432", session_id="s", user_id="u")
-    hits = recall_for_prompt(mem, "我的电话是多少？", session_id="s", user_id="u",
-                             as_of=mem.clock())
+    hits = mem.recall("我的电话是多少？", session_id="s", user_id="u", k=RECALL_K)
     logged = len(mem.store.export_user("u")["recalls"])
     assert hits and logged == len(hits)
-    prompt = build_prompt(mem, "我的电话是多少？", session_id="s", user_id="u", hits=hits)
+    prompt = mem.build_prompt("我的电话是多少？", session_id="s", user_id="u", hits=hits)
     assert len(mem.store.export_user("u")["recalls"]) == logged  # no second recall
     assert "13998765432" in prompt.messages[0]["content"]
     assert [h.unit.id for h in prompt.hits] == [h.unit.id for h in hits][:len(prompt.hits)]
     # another session (no recent turns to summarise): given no hits, no memory
-    other = build_prompt(mem, "What is my phone number?", session_id="s2", user_id="u")
-    empty = build_prompt(mem, "What is my phone number?", session_id="s2", user_id="u", hits=[])
+    other = mem.build_prompt("What is my phone number?", session_id="s2", user_id="u")
+    empty = mem.build_prompt("What is my phone number?", session_id="s2", user_id="u", hits=[])
     assert "13998765432" in other.messages[0]["content"]
     assert "13998765432" not in empty.messages[0]["content"]

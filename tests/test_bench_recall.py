@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from jiyi.cli.app import app
@@ -22,9 +23,14 @@ def test_bench_recall_writes_json_and_markdown(tmp_path: Path) -> None:
     for run in data["runs"]:
         assert 0 < run["p50_ms"] <= run["p95_ms"] <= run["p99_ms"]
         assert run["max_rss_mb"] > 0
+        assert run["embed_query_p50_ms"] > 0
+        # the ratio of the unrounded p50s: within the rounding of the printed ones
+        assert run["ratio_p50"] == pytest.approx(run["p50_ms"] / run["embed_query_p50_ms"],
+                                                 rel=0.05)
     assert len(data["load_start"]) == 3 and len(data["load_end"]) == 3
     md = out.with_suffix(".md").read_text(encoding="utf-8")
     assert "| 80 | 10 |" in md and "load average" in md and "nproc" in md
+    assert "ratio p50" in md and "same process" in md
 
 
 def test_bench_recall_rejects_bad_sizes(tmp_path: Path) -> None:

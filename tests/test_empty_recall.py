@@ -5,7 +5,10 @@ recall hook (``observe_reply(recall_empty=None)``) and the agent loop decide the
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from jiyi import Memory
@@ -13,7 +16,9 @@ from jiyi.agent import Agent
 from jiyi.health.state import health_state_for
 from jiyi.llm import make_client
 from jiyi.recall.outcome import recall_came_back_empty
+from jiyi.service.app import create_app
 from jiyi.units import Hit
+from live_server import ThreadServer
 from scripted_openai import ScriptedOpenAI, text_reply
 
 FACTS = ["我的订单号是 ABC12345", "我的電話號碼是 13998765432",
@@ -96,3 +101,26 @@ def test_three_off_topic_turns_alert_through_the_default_path(filled: Memory) ->
         status = filled.observe_reply(FORGETFUL, session_id="weather", user_id="u")
         assert status.streak == i + 1
     assert status.raised and filled.health("weather").amnesia_alert
+
+
+def test_inspector_over_http_asks_to_confirm_by_the_same_rule(tmp_path: Path) -> None:
+    """The inspector's ``ask_to_confirm`` is the shared rule: True on an empty store (no hits at
+    all) and for an off-topic question, False for a question its memories answer."""
+    db = tmp_path / "inspect.db"
+    app = create_app(db=str(db), embedder="fake")
+    with ThreadServer(app) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        def ask(q: str) -> dict[str, Any]:
+            resp = c.get("/inspector/api/recall", params={"q": q, "session_id": "s", "user_id": "u"})
+            assert resp.status_code == 200, resp.text
+            return resp.json()  # type: ignore[no-any-return]
+
+        empty = ask("我的订单号是多少")
+        assert empty["hits"] == [] and empty["ask_to_confirm"] is True
+        for fact in FACTS:
+            assert c.post("/v1/turns", json={"session_id": "base", "user_id": "u",
+                                             "text": fact}).status_code == 200
+        with Memory.open(str(db), embedder="fake") as mem:
+            for query, _ in CASES:
+                got = ask(query)
+                hits = mem.recall(query, session_id="s", user_id="u", log=False)
+                assert got["ask_to_confirm"] is recall_came_back_empty(hits, _threshold(mem))

@@ -19,7 +19,6 @@ from jiyi.services import (
     HealthServices,
     IngestServices,
     MemoryServices,
-    PromptServices,
     WriteServices,
 )
 
@@ -68,7 +67,7 @@ def test_feedback_events_are_a_literal() -> None:
     assert set(get_args(event)) == {"used", "ignored", "wrong", "confirmed"}
 
 
-@pytest.mark.parametrize("protocol", [MemoryServices, HealthServices, PromptServices,
+@pytest.mark.parametrize("protocol", [MemoryServices, HealthServices,
                                       WriteServices, IngestServices])
 def test_memory_provides_every_services_protocol(protocol: type, db_path: str) -> None:
     """Structural, checked by mypy where each is used; here: every member exists on a Memory."""

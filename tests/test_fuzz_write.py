@@ -144,7 +144,7 @@ CONTEXT = st.one_of(CJK, st.text(alphabet=st.characters(categories=["L", "N", "Z
        body=SECRET_BODY, before=CONTEXT, after=CONTEXT, role=st.sampled_from(["user", "tool"]))
 def test_fuzz_no_secret_survives(fuzz_mem: Memory, kind: str, body: str, before: str, after: str,
                                  role: str) -> None:
-    pytest.importorskip("jiyi.write.redact")  # the write path's redaction (issue 2)
+    pytest.importorskip("jiyi.text.secrets")  # the write path's redaction (issue 2)
     assume(body not in before and body not in after)  # the context may not repeat the secret
     planted, secret = _secret(kind, body)
     text = f"{before}\n{planted}\n{after}" if role == "user" else planted

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from jiyi.context import render_modelfile
 from jiyi.context.prompt import SYSTEM_PROMPTS
 from jiyi.errors import ValidationError
-from jiyi.llm import render_modelfile
 
 
 def directives(text: str) -> list[str]:

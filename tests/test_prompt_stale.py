@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from jiyi import Memory
-from jiyi.context.builder import build_prompt, choose_anchor
+from jiyi.context.builder import choose_anchor
 from jiyi.context.prompt import assemble_prompt
 from jiyi.context.stale import (
     REPLACED,
@@ -268,8 +268,8 @@ def test_history_hits_show_their_date_and_are_never_anchored(
                          session_id="old", user_id="u", at=at)
     hits = [_hit(written[0], "expired", confidence=0.99), _hit(profile[0], stage="vector",
                                                                confidence=0.5)]
-    prompt = build_prompt(mem, question, session_id="new", user_id="u", hits=hits,
-                          as_of=at + 120 * DAY)
+    prompt = mem.build_prompt(question, session_id="new", user_id="u", hits=hits,
+                              as_of=at + 120 * DAY)
     system = prompt.messages[0]["content"]
     anchor = system.split("<|memory_anchor|>\n", 1)[1].split("\n\n", 1)[0]
     assert anchor == profile[0].content

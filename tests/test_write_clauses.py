@@ -5,6 +5,7 @@ real SQLite store. Plus the examples of items 1, 3 and 4 in fresh phrasings."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -97,9 +98,10 @@ _counter = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Memory:
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
     path = tmp_path_factory.mktemp("clauses") / "m.db"
-    return Memory.open(str(path), embedder="fake")
+    with Memory.open(str(path), embedder="fake") as mem:
+        yield mem
 
 
 @settings(max_examples=60, deadline=None,
@@ -115,10 +117,6 @@ def test_every_fact_of_a_compound_turn_is_recallable(
                             as_of=AT + timedelta(minutes=5), log=False)
         found = [h.unit.content for h in hits]
         assert any(fold(value) in fold(c) for c in found), (lang, text, query, found)
-
-
-def test_property_store_closes(store: Memory) -> None:
-    store.close()
 
 
 # ------------------------------------------------------------------ fresh phrasings (items 1, 3, 4)

@@ -199,3 +199,26 @@ def test_the_environment_names_the_model_when_the_config_does_not(
 def test_bad_specs(spec: str) -> None:
     with pytest.raises(ConfigError):
         extractor_from_config(JiyiConfig(extract_llm=spec), {})
+
+
+def test_the_model_is_told_every_memory_type_and_the_schema_slots() -> None:
+    """The model's types and slots come from ``MemoryType`` and the slot schema, not a second
+    hand-written list (which had lost ``tool_result``)."""
+    from jiyi.keyfacts import schema
+    from jiyi.units import MemoryType
+    from jiyi.write.llm_extract import SYSTEM_PROMPT, TYPE_MEANINGS, LLMFacts, single_slots
+
+    assert set(TYPE_MEANINGS) == set(MemoryType)
+    fact = FACTS_SCHEMA["$defs"]["LLMFact"]["properties"]
+    assert set(FACTS_SCHEMA["$defs"]["MemoryType"]["enum"]) == {t.value for t in MemoryType}
+    assert fact["slot"]["anyOf"][0]["enum"] == list(single_slots())
+    assert set(single_slots()) == {r.name for r in schema() if r.single}
+    for name in (*single_slots(), *(t.value for t in MemoryType)):
+        assert name in SYSTEM_PROMPT
+    ok = LLMFacts.model_validate_json(
+        '{"facts": [{"content": "订单 A1 已发货", "type": "tool_result", "slot": null}]}')
+    assert ok.facts[0].type is MemoryType.TOOL_RESULT
+    for bad in ('{"facts": [{"content": "x", "type": "mood"}]}',
+                '{"facts": [{"content": "x", "type": "user_profile", "slot": "food"}]}'):
+        with pytest.raises(ValueError):
+            LLMFacts.model_validate_json(bad)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from jiyi import Memory
+from jiyi.text.secrets import cn_id_ok, luhn_ok, redact
 from jiyi.write import TurnInput, extract_turn
-from jiyi.write.redact import cn_id_ok, luhn_ok, redact
 
 CORPUS = Path(__file__).parent / "data" / "write" / "secrets_corpus.jsonl"
 CASES: list[dict[str, Any]] = [json.loads(x) for x in CORPUS.read_text("utf-8").splitlines() if x]

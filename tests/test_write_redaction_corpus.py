@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from jiyi.write.redact import redact
+from jiyi.text.secrets import redact
 
 CORPUS = Path(__file__).parent / "data" / "write" / "redaction_corpus.jsonl"
 CASES: list[dict[str, Any]] = [json.loads(x) for x in CORPUS.read_text("utf-8").splitlines() if x]

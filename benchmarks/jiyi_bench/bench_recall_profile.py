@@ -1,6 +1,6 @@
 """``jiyi bench recall --profile``: where a recall's milliseconds go, stage by stage.
 
-The stage times are the recall's own timers (:func:`jiyi.health.hooks.recall_stage`, the ones
+The stage times are the recall's own timers (:func:`jiyi.timing.recall_stage`, the ones
 that feed ``jiyi_recall_seconds{stage}``): the measurement installs a :class:`StageRecorder` as
 the memory's observer, exactly where the HTTP service installs its Prometheus metrics, so what
 is printed here is what a running service exports, per recall instead of per histogram bucket.

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .agent_feedback import Judgement, judge_reply
 from .agent_tools import Tool, as_tools
-from .context.builder import build_prompt, recall_for_prompt
+from .context.builder import RECALL_K, prompt_query
 from .context.execution import ExecutionContext, ExecutionState, dumps
 from .context.prompt import MIN_NUM_CTX, Prompt
 from .errors import ValidationError
@@ -156,8 +156,9 @@ class Agent:
         limit = max_tokens if max_tokens is not None else self.max_tokens
 
         # One recall per turn: the prompt rebuilt after a tool call reuses these hits.
-        recalled = recall_for_prompt(self.memory, body, session_id=sid, user_id=uid,
-                                     as_of=started)
+        recalled = self.memory.recall(
+            prompt_query(body, self.memory.config.max_query_chars), session_id=sid,
+            user_id=uid, k=RECALL_K, as_of=started)
         prompt = self._prompt(body, sid, uid, num_ctx, limit, recalled)
         first_hits = list(prompt.hits)
         injected: dict[str, MemoryUnit] = {h.unit.id: h.unit for h in prompt.hits}
@@ -206,9 +207,9 @@ class Agent:
     def _prompt(self, body: str, sid: str, uid: str, num_ctx: int, limit: int | None,
                 hits: list[Hit]) -> Prompt:
         reserve = limit if limit is not None else DEFAULT_REPLY_TOKENS
-        return build_prompt(self.memory, body, session_id=sid, user_id=uid,
-                            execution=self.execution.snapshot(), num_ctx=num_ctx,
-                            reserve_for_reply=reserve, hits=hits)
+        return self.memory.build_prompt(body, session_id=sid, user_id=uid,
+                                        execution=self.execution.snapshot(), num_ctx=num_ctx,
+                                        reserve_for_reply=reserve, hits=hits)
 
     def _call(self, prompt: Prompt, num_ctx: int, limit: int | None, *, tool_choice: Any,
               with_tools: bool) -> ChatReply:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .llm.base import ChatClient
 from .units import MemoryType
@@ -19,6 +19,37 @@ DEFAULT_LIFESPANS: dict[MemoryType, int] = {
     MemoryType.FACT_REFERENCE: 365 * DAY,
     MemoryType.USER_PROFILE: 365 * DAY,
 }
+
+
+class FeatureWeights(BaseModel):
+    """The weight of each feature of stage 3's confidence model, by name (the features are
+    described in :data:`jiyi.recall.rerank.FEATURES`, which takes its order from these fields).
+    A list of seven numbers in that order (a calibration's output) is accepted too."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    keyword_rr: float = 1.5  # keyword list: (k+1)/(k+rank)
+    vector_rr: float = 1.5  # vector list (units and raw turns): (k+1)/(k+rank)
+    cosine: float = 0.0  # cosine similarity to the query
+    coverage: float = 2.0  # share of query terms in the unit and its source turn
+    speaker: float = 0.5  # the query names the unit's speaker
+    in_window: float = 1.0  # the unit falls in the query's time window
+    rule: float = 4.0  # stage 1 (exact entity / slot) found it
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_a_sequence(cls, value: object) -> object:
+        if isinstance(value, (list, tuple)):
+            names = list(cls.model_fields)
+            if len(value) != len(names):
+                raise ValueError(f"model_weights: {len(names)} numbers ({', '.join(names)}), "
+                                 f"got {len(value)}")
+            return dict(zip(names, value, strict=True))
+        return value
+
+    def as_tuple(self) -> tuple[float, ...]:
+        """The weights in feature order."""
+        return tuple(float(getattr(self, name)) for name in type(self).model_fields)
 
 
 class RecallWeights(BaseModel):
@@ -50,7 +81,7 @@ class RecallWeights(BaseModel):
     # them on labelled recalls; why LoCoMo's fit is not the default: docs/benchmarks/
     # recall-calibration.md). score = confidence x freshness x topic.
     model_bias: float = -3.0
-    model_weights: tuple[float, ...] = (1.5, 1.5, 0.0, 2.0, 0.5, 1.0, 4.0)
+    model_weights: FeatureWeights = FeatureWeights()
     # confidence = sigmoid(confidence_scale * z + confidence_shift), z the model's linear score:
     # Platt scaling fitted so that confidence ~ P(the recall found the evidence)
     confidence_scale: float = 1.0

@@ -16,6 +16,7 @@ from typing import Literal, TypedDict, cast
 from .clock import Clock, ensure_utc, utc_now
 from .config import JiyiConfig
 from .context.execution import ExecutionContext
+from .context.modelfile import DEFAULT_NUM_CTX
 from .context.prompt import RESERVE_FOR_REPLY, Prompt
 from .embed import Embedder
 from .embed.query_cache import QueryVectorCache
@@ -25,13 +26,11 @@ from .health import (
     AmnesiaStatus,
     Health,
     HealthConfig,
-    MemoryObserver,
     auto_gc_after_ingest,
     compute_health,
-    instrumented,
     observe_reply,
 )
-from .llm.modelfile import DEFAULT_NUM_CTX
+from .instrument import instrumented
 from .recall import RecallRequest, RecallTrace, TopicState, run_recall
 from .recall.episodes import episode_text
 from .recall.topic_codec import stored_state
@@ -41,6 +40,7 @@ from .store.base import Vector
 from .store.capabilities import WarmableStore
 from .tasks import BatchTask
 from .text import keyword_terms
+from .timing import MemoryObserver
 from .turn_items import TurnItem, check_turn, check_turn_items
 from .units import (
     FEEDBACK_EVENTS,
@@ -409,13 +409,34 @@ class Memory:
         num_ctx: int = DEFAULT_NUM_CTX,
         as_of: datetime | str | None = None,
         reserve_for_reply: int = RESERVE_FOR_REPLY,
+        hits: Sequence[Hit] | None = None,
     ) -> Prompt:
-        """Recall, then assemble a token-budgeted prompt (execution channel, summary channel, context reset) for the model."""
-        from .context.builder import build_prompt
+        """Recall, then assemble a token-budgeted prompt (execution channel, summary channel, context reset) for the model.
 
-        return build_prompt(self, text, session_id=session_id, user_id=user_id,
-                            execution=execution, num_ctx=num_ctx, as_of=as_of,
-                            reserve_for_reply=reserve_for_reply)
+        ``hits``: what a recall of this input (``prompt_query``, ``k`` = ``RECALL_K``) already
+        returned, e.g. when an agent rebuilds the prompt after a tool call: no second recall,
+        so no second ``recall_log`` row per unit."""
+        from .context.builder import RECALL_K, PromptRequest, build_prompt, prompt_query
+
+        request = PromptRequest.checked(
+            text, session_id=session_id, user_id=user_id, execution=execution, num_ctx=num_ctx,
+            as_of=as_of, reserve_for_reply=reserve_for_reply,
+            max_turn_bytes=self.config.max_turn_bytes, now=self.clock())
+        query = prompt_query(request.text, self.config.max_query_chars)
+        found = (list(hits) if hits is not None else
+                 self.recall(query, session_id=request.session_id, user_id=request.user_id,
+                             k=RECALL_K, as_of=request.as_of))
+        # what the query does to the session's topics (read, never stored: the same state the
+        # recall ranked with; the user's turn itself is stored by the ingest that follows)
+        state = self.topic_state(request.session_id, request.user_id, query=query,
+                                 as_of=request.as_of)
+        reset = bool(state is not None and state.switched and not state.returned)
+        if reset and state is not None and state.previous is not None:
+            left = state.previous
+            # At a context reset the session_state of the topic just left leaves the prompt.
+            found = [h for h in found if not (h.unit.type == MemoryType.SESSION_STATE
+                                              and state.topic_of(h.unit) == left)]
+        return build_prompt(self, request, found, reset)
 
     # ------------------------------------------------------------------ feedback and care
     def feedback(self, unit_id: str, event: FeedbackEvent) -> MemoryUnit:

@@ -104,7 +104,7 @@ class HealthCollector:
 
 
 class JiyiMetrics:
-    """The metrics of one process. Implements :class:`jiyi.health.MemoryObserver`."""
+    """The metrics of one process. Implements :class:`jiyi.timing.MemoryObserver`."""
 
     def __init__(self, health: Callable[[], Health] | None = None) -> None:
         disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series

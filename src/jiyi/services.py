@@ -12,7 +12,6 @@ Imports here are leaf modules only (no package ``__init__`` that pulls the facad
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from datetime import datetime
 from typing import Protocol
 
 from .clock import Clock
@@ -20,9 +19,8 @@ from .config import JiyiConfig
 from .embed.base import Embedder
 from .embed.routing import EmbedderRouting
 from .health.model import HealthConfig
-from .recall.topics import TopicState
 from .store.base import Store
-from .units import FeedbackEvent, Hit, MemoryType, MemoryUnit
+from .units import FeedbackEvent, MemoryType, MemoryUnit
 from .write.llm_extract import LLMExtractor
 
 
@@ -50,17 +48,6 @@ class HealthServices(MemoryServices, Protocol):
     def gc(self, retention_days: float | None = None) -> int:
         """Hard-delete what expired longer ago than the retention (``auto_gc`` runs it)."""
         ...
-
-
-class PromptServices(MemoryServices, Protocol):
-    """The prompt builder: the recall behind a prompt and the session's topic state."""
-
-    def recall(self, query: str, *, session_id: str, user_id: str | None = None, k: int = 5,
-               as_of: datetime | None = None) -> list[Hit]: ...
-
-    def topic_state(self, session_id: str, user_id: str | None = None, *,
-                    query: str | None = None,
-                    as_of: datetime | str | None = None) -> TopicState | None: ...
 
 
 class WriteServices(MemoryServices, Protocol):

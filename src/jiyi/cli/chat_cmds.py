@@ -11,8 +11,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..agent import Agent, AgentReply
+from ..context.modelfile import DEFAULT_MODEL, DEFAULT_NUM_CTX, render_modelfile
 from ..errors import JiyiError, NotFoundError
-from ..llm.modelfile import DEFAULT_MODEL, DEFAULT_NUM_CTX, render_modelfile
 from ..llm.registry import make_client
 from ..memory import Memory
 from .common import state

@@ -2,6 +2,7 @@
 
 from .execution import ExecutionContext, ExecutionState, render_execution
 from .markers import neutralise_markers
+from .modelfile import render_modelfile
 from .prompt import Prompt, assemble_prompt
 from .summary import summarize_turns
 from .tokens import CharEstimateCounter, QwenTokenCounter, TokenCounter, get_counter
@@ -17,5 +18,6 @@ __all__ = [
     "get_counter",
     "neutralise_markers",
     "render_execution",
+    "render_modelfile",
     "summarize_turns",
 ]

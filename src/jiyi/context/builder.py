@@ -1,23 +1,27 @@
 """``Memory.build_prompt``: gather the inputs of :func:`assemble_prompt` from memory.
 
-The impure half of prompt assembly (recall, recent turns, topic state); the pure half lives in
+The facade checks the request once (:class:`PromptRequest`), recalls once and reads the
+session's topics, then :func:`build_prompt` reads the recent turns and the replaced values and
+assembles; it never calls back into the facade. The pure half lives in
 :mod:`jiyi.context.prompt` and is snapshot-tested.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from typing import Protocol
 
+from ..config import JiyiConfig
 from ..errors import ValidationError
-from ..llm.modelfile import DEFAULT_NUM_CTX
-from ..services import PromptServices
-from ..store.base import Scope
+from ..store.base import Scope, Store
 from ..text import detect_language
 from ..units import Hit, MemoryType
 from ..validation import check_text, check_time, check_user_id, require_session_id
 from .execution import ExecutionContext
+from .modelfile import DEFAULT_NUM_CTX
 from .prompt import RESERVE_FOR_REPLY, Prompt, assemble_prompt
 from .stale import StaleValues, annotate_stale, detect_locale, stale_values
 from .summary import summarize_turns
@@ -51,17 +55,52 @@ def choose_anchor(hits: list[Hit], threshold: float) -> Hit | None:
     return None
 
 
-def recall_for_prompt(
-    mem: PromptServices, text: str, *, session_id: str, user_id: str, as_of: datetime,
-    k: int = RECALL_K,
-) -> list[Hit]:
-    """The recall behind a prompt: at most ``max_query_chars`` of the input is the query (the
-    input itself is never cut). Logged to ``recall_log`` like any recall."""
-    query = text[: mem.config.max_query_chars]
-    return mem.recall(query, session_id=session_id, user_id=user_id, k=k, as_of=as_of)
+def prompt_query(text: str, max_query_chars: int) -> str:
+    """The recall query behind a prompt: at most ``max_query_chars`` of the input (the input
+    itself is never cut)."""
+    return text[:max_query_chars]
 
 
-def replaced_values(mem: PromptServices, user_id: str, as_of: datetime, hits: Sequence[Hit]) -> StaleValues:
+@dataclass(frozen=True)
+class PromptRequest:
+    """A prompt to build, checked once at the facade (:meth:`jiyi.Memory.build_prompt`)."""
+
+    text: str
+    session_id: str
+    user_id: str
+    as_of: datetime
+    execution: ExecutionContext | None = None
+    num_ctx: int = DEFAULT_NUM_CTX
+    reserve_for_reply: int = RESERVE_FOR_REPLY
+
+    @classmethod
+    def checked(cls, text: str, *, session_id: str, user_id: str | None,
+                execution: ExecutionContext | Mapping[str, object] | None, num_ctx: int,
+                as_of: datetime | str | None, reserve_for_reply: int, max_turn_bytes: int,
+                now: datetime) -> PromptRequest:
+        """Every argument checked (a clear :class:`ValidationError` for a bad one)."""
+        sid = require_session_id(session_id)
+        uid = check_user_id(user_id, sid)
+        user_input = check_text(text, what="text", max_bytes=max_turn_bytes)
+        if isinstance(num_ctx, bool) or not isinstance(num_ctx, int) or num_ctx < 256:
+            raise ValidationError(f"num_ctx must be an integer of at least 256; got {num_ctx!r}")
+        when: datetime = check_time(as_of, "as_of") or now
+        if isinstance(execution, Mapping):
+            execution = ExecutionContext.model_validate(dict(execution))
+        return cls(user_input, sid, uid, when, execution, num_ctx, reserve_for_reply)
+
+
+class PromptSources(Protocol):
+    """What assembling a prompt reads besides the recall: the store and the configuration."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def config(self) -> JiyiConfig: ...
+
+
+def replaced_values(mem: PromptSources, user_id: str, as_of: datetime, hits: Sequence[Hit]) -> StaleValues:
     """The user's slot values replaced before ``as_of``: read from the profile units of every
     session (newest ``STALE_SCAN``) and the recalled units, then :func:`stale_values`."""
     units = mem.store.find_units(Scope(user_id=user_id, session_id=None), as_of=None,
@@ -69,43 +108,15 @@ def replaced_values(mem: PromptServices, user_id: str, as_of: datetime, hits: Se
     return stale_values([*units, *(h.unit for h in hits)], as_of)
 
 
-def build_prompt(
-    mem: PromptServices,
-    text: str,
-    *,
-    session_id: str,
-    user_id: str | None = None,
-    execution: ExecutionContext | Mapping[str, object] | None = None,
-    num_ctx: int = DEFAULT_NUM_CTX,
-    as_of: datetime | str | None = None,
-    reserve_for_reply: int = RESERVE_FOR_REPLY,
-    k: int = RECALL_K,
-    hits: Sequence[Hit] | None = None,
-) -> Prompt:
-    """Recall (unless ``hits`` are given), then assemble. ``hits``: what
-    :func:`recall_for_prompt` already returned for this input, e.g. when the agent rebuilds the
-    prompt after a tool call: no second recall, so no second ``recall_log`` row per unit."""
-    sid = require_session_id(session_id)
-    uid = check_user_id(user_id, sid)
-    user_input = check_text(text, what="text", max_bytes=mem.config.max_turn_bytes)
-    if isinstance(num_ctx, bool) or not isinstance(num_ctx, int) or num_ctx < 256:
-        raise ValidationError(f"num_ctx must be an integer of at least 256; got {num_ctx!r}")
-    when: datetime = check_time(as_of, "as_of") or mem.clock()
-    if isinstance(execution, Mapping):
-        execution = ExecutionContext.model_validate(dict(execution))
-
-    found = (recall_for_prompt(mem, user_input, session_id=sid, user_id=uid, as_of=when, k=k)
-             if hits is None else list(hits))
-    # what the query does to the session's topics (read, never stored: the same state the
-    # recall ranked with; the user's turn itself is stored by the ingest that follows)
-    state = mem.topic_state(sid, uid, query=user_input[: mem.config.max_query_chars], as_of=when)
-    topic_reset = bool(state is not None and state.switched and not state.returned)
-    if topic_reset and state is not None and state.previous is not None:
-        left = state.previous
-        # At a context reset the session_state of the topic just left leaves the prompt.
-        found = [h for h in found
-                 if not (h.unit.type == MemoryType.SESSION_STATE and state.topic_of(h.unit) == left)]
-    turns = mem.store.recent_turns(Scope(user_id=uid, session_id=sid), SUMMARY_TURNS)
+def build_prompt(mem: PromptSources, request: PromptRequest, hits: Sequence[Hit],
+                 topic_reset: bool) -> Prompt:
+    """Assemble the prompt of ``request`` from the recall's ``hits`` (read by the facade, the
+    session state of a topic just left already out) and ``topic_reset`` (the input left the
+    session's topic: a ``<|context_reset|>``), the recent turns and the replaced slot values."""
+    found = list(hits)
+    user_input, uid, when = request.text, request.user_id, request.as_of
+    turns = mem.store.recent_turns(Scope(user_id=uid, session_id=request.session_id),
+                                   SUMMARY_TURNS)
     language = detect_language(user_input)
     locale = detect_locale(user_input)
     stale = replaced_values(mem, uid, when, found)
@@ -116,16 +127,15 @@ def build_prompt(
         user_input=user_input,
         hits=found,
         anchor=choose_anchor(found, mem.config.recall.confidence_threshold),
-        execution=execution,
+        execution=request.execution,
         summary=summary,
         recent_turns=pairs[-RAW_TURNS:],
         topic_reset=topic_reset,
-        num_ctx=num_ctx,
+        num_ctx=request.num_ctx,
         counter=shared_counter(),
         language=language,
-        reserve_for_reply=reserve_for_reply,
+        reserve_for_reply=request.reserve_for_reply,
         now=when,
         stale=stale,
         locale=locale,
     )
-

@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..clock import iso
 from ..errors import ValidationError
+from ..text.secrets import mask_secrets
 from .markers import neutralise_markers
-from .secrets import mask_secrets
 
 OPEN_TAG = "<|execution_context|>"
 CLOSE_TAG = "</|execution_context|>"

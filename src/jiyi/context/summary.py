@@ -20,9 +20,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..text import detect_language, fold, tokens
+from ..text.secrets import has_secret
 from ..text.segment import STOPWORDS_EN, STOPWORDS_ZH
 from .markers import neutralise_markers
-from .secrets import has_secret
 
 PREFIX_ZH = "【对话摘要】以下为本次会话的关键事实提炼："
 PREFIX_EN = "[Conversation summary] Key facts from this session: "

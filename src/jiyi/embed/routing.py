@@ -13,7 +13,7 @@ environment: ``JIYI_TYPE_EMBEDDERS="tool_result=ollama:bge-m3,user_profile=nanoe
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
 import numpy as np
@@ -166,21 +166,6 @@ class EmbedderRouting:
             return [(self._default, None)]
         return [(e, sorted(self.types_of(e.name))) for e in self.embedders()
                 if self.types_of(e.name)]
-
-    def embed_typed(self, items: Sequence[tuple[MemoryType, str]]) -> list[tuple[str, Vector]]:
-        """``(embedder name, vector)`` for each ``(type, text)``, in order: one
-        ``embed_passages`` call per embedder over the texts of the types routed to it."""
-        groups: dict[str, list[int]] = {}
-        for i, (t, _) in enumerate(items):
-            groups.setdefault(self.for_type(t).name, []).append(i)
-        out: list[tuple[str, Vector]] = [("", _NO_VECTOR)] * len(items)
-        for emb in self.embedders():
-            idx = groups.get(emb.name)
-            if idx:
-                vecs = emb.embed_passages([items[i][1] for i in idx])
-                for row, i in enumerate(idx):
-                    out[i] = (emb.name, vecs[row])
-        return out
 
     def with_default(self, default: Embedder) -> EmbedderRouting:
         """The same overrides with another default (types not overridden follow it)."""

@@ -2,7 +2,6 @@
 read; the opt-in retention policy ``JiyiConfig.auto_gc`` runs from the write path (``retention``)."""
 
 from .compute import compute_health, observe_reply
-from .hooks import MemoryObserver, instrumented, recall_stage
 from .model import AmnesiaStatus, CleanupReport, Health, HealthConfig, UserHealth
 from .phrases import DEFAULT_FORGETTING_PHRASES, find_forgetting_phrase
 from .retention import auto_gc_after_ingest
@@ -13,12 +12,9 @@ __all__ = [
     "CleanupReport",
     "Health",
     "HealthConfig",
-    "MemoryObserver",
     "UserHealth",
     "auto_gc_after_ingest",
     "compute_health",
     "find_forgetting_phrase",
-    "instrumented",
     "observe_reply",
-    "recall_stage",
 ]

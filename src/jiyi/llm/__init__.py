@@ -1,7 +1,6 @@
 """LLM clients: Ollama and OpenAI-compatible servers behind one :class:`ChatClient` protocol."""
 
 from .base import ChatClient, ChatReply, ToolCall
-from .modelfile import render_modelfile
 from .registry import make_client
 
-__all__ = ["ChatClient", "ChatReply", "ToolCall", "make_client", "render_modelfile"]
+__all__ = ["ChatClient", "ChatReply", "ToolCall", "make_client"]

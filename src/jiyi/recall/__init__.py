@@ -1,7 +1,7 @@
 """The read path: rules -> hybrid search -> freshness/relevance (the three-stage funnel), topic switches."""
 
-from .funnel import RecallRequest, RecallTrace, low_confidence, run_recall
-from .fusion import reciprocal_rank_fusion
+from .funnel import RecallRequest, RecallTrace, run_recall
+from .outcome import recall_came_back_empty
 from .topics import Topic, TopicState
 
 __all__ = [
@@ -9,7 +9,6 @@ __all__ = [
     "RecallTrace",
     "Topic",
     "TopicState",
-    "low_confidence",
-    "reciprocal_rank_fusion",
+    "recall_came_back_empty",
     "run_recall",
 ]

@@ -17,9 +17,9 @@ from datetime import datetime, timedelta
 from ..config import JiyiConfig, RecallWeights
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
-from ..health.hooks import recall_stage
 from ..store.base import Scope, Scored, Store, TurnRecord, Vector
 from ..text import fold, keyword_terms
+from ..timing import recall_stage
 from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks
@@ -401,11 +401,3 @@ def _hit(cand: Candidate, z: float, weights: RecallWeights) -> Hit:
     return Hit.model_construct(unit=cand.unit, score=score, stage=stage, confidence=conf,
                                stages=list(cand.sources), status=cand.status)
 
-
-def low_confidence(hits: list[Hit], threshold: float) -> bool:
-    """True when the caller should ask the user to confirm instead of guessing."""
-    return not hits or hits[0].confidence < threshold
-
-
-def units_of(hits: list[Hit]) -> list[MemoryUnit]:
-    return [h.unit for h in hits]

@@ -22,8 +22,8 @@ from datetime import datetime
 
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
-from ..health.hooks import recall_stage
 from ..store.base import Scope, Scored, Store, Vector
+from ..timing import recall_stage
 from .query import EnhancedQuery
 
 Ranked = list[tuple[str, float]]

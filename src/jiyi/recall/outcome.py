@@ -16,5 +16,7 @@ from ..units import Hit
 
 def recall_came_back_empty(hits: Sequence[Hit], threshold: float) -> bool:
     """True when ``hits`` hold nothing usable: no rule-stage hit and no hit whose confidence
-    reaches ``threshold``."""
+    reaches ``threshold``. The one "ask the user to confirm instead of guessing" rule: the agent
+    loop, the amnesia hook and the inspector's ``ask_to_confirm`` all use it (an empty recall:
+    True everywhere)."""
     return not any(h.stage == "rule" or h.confidence >= threshold for h in hits)

@@ -35,20 +35,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..config import RecallWeights
+from ..config import FeatureWeights, RecallWeights
 from ..units import HitStatus, MemoryUnit
 from .fusion import recency, sigmoid
 
-#: The features of a candidate, in the order of ``RecallWeights.model_weights``.
-FEATURES: tuple[str, ...] = (
-    "keyword_rr",  # keyword list: (k+1)/(k+rank), 0 when absent
-    "vector_rr",  # vector list (units and raw turns): (k+1)/(k+rank), 0 when absent
-    "cosine",  # cosine similarity to the query (embedder-specific scale), 0 when absent
-    "coverage",  # share of query terms found in the unit's content + source turn text
-    "speaker",  # 1 when the query names the person who said the unit's source turn
-    "in_window",  # 1 when the query has a time window and the unit falls inside it
-    "rule",  # 1 when stage 1 (exact entity / slot) found it
-)
+#: The features of a candidate, named and ordered as ``RecallWeights.model_weights``' fields:
+#: keyword_rr and vector_rr ((k+1)/(k+rank) in the keyword / vector list, 0 when absent),
+#: cosine (similarity to the query, embedder-specific scale), coverage (share of query terms in
+#: the unit's content + source turn text), speaker (1 when the query names who said the unit's
+#: source turn), in_window (1 when the unit falls in the query's time window), rule (1 when
+#: stage 1, an exact entity or slot, found it).
+FEATURES: tuple[str, ...] = tuple(FeatureWeights.model_fields)
 
 
 @dataclass
@@ -88,8 +85,9 @@ def coverage(terms: Sequence[str], folded_text: str) -> float:
 def linear_score(features: Mapping[str, float], weights: RecallWeights) -> float:
     """The confidence model's ``z = bias + sum w_i * x_i``."""
     z = weights.model_bias
-    for name, w in zip(FEATURES, weights.model_weights, strict=True):
-        z += w * float(features.get(name, 0.0))
+    named = weights.model_weights
+    for name in FEATURES:
+        z += float(getattr(named, name)) * float(features.get(name, 0.0))
     return z
 
 

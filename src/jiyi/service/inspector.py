@@ -19,11 +19,11 @@ from ..auth import authorize, grant_of
 from ..clock import iso
 from ..errors import NotFoundError, ValidationError
 from ..memory import Memory
-from ..recall.hybrid import search
-from ..recall.query import enhance
+from ..recall import RecallTrace
+from ..recall.outcome import recall_came_back_empty
+from ..recall.rerank import Candidate
 from ..recall.rules import query_entities
 from ..store.base import Scope
-from ..text import keyword_terms
 from ..units import MemoryUnit
 from ..validation import (
     MAX_QUERY_TRANSPORT_SIZE,
@@ -133,10 +133,20 @@ def unit_detail(request: Request, unit_id: str) -> dict[str, Any]:
     return data
 
 
-def _stage(mem: Memory, ranked: list[tuple[str, float]]) -> list[dict[str, Any]]:
-    units = {u.id: u for u in mem.store.get_units([uid for uid, _ in ranked])}
-    return [{"id": uid, "score": round(score, 6), "content": units[uid].content,
-             "type": units[uid].type.value} for uid, score in ranked if uid in units]
+def _stage(candidates: list[Candidate], source: str | tuple[str, ...], feature: str,
+           order: list[str] | None = None) -> list[dict[str, Any]]:
+    """The candidates one stage of the funnel found, best first by that stage's own measure
+    (``order``: the rule stage's ids as it found them)."""
+    found = [c for c in candidates if set(c.sources) & ({source} if isinstance(source, str)
+                                                           else set(source))]
+    if order is not None:
+        rank = {uid: i for i, uid in enumerate(order)}
+        found.sort(key=lambda c: rank.get(c.unit.id, len(rank)))
+    else:
+        found.sort(key=lambda c: -float(c.features.get(feature, 0.0)))
+    return [{"id": c.unit.id, "score": round(float(c.features.get(feature, 0.0)), 6),
+             "content": c.unit.content, "type": c.unit.type.value}
+            for c in found[:STAGE_POOL]]
 
 
 @inspector_router.get("/inspector/api/recall")
@@ -147,33 +157,31 @@ def recall_stages(
     user_id: Annotated[str | None, Query()] = None,
     k: Annotated[int, Query(ge=1, le=50)] = 5,
 ) -> dict[str, Any]:
-    """A recall taken apart: stage 1 exact entity matches, stage 2 keyword and vector candidates,
-    stage 3 the final re-ranked hits (with confidence). Not logged as a real recall."""
+    """A recall taken apart: the funnel's own trace of the very recall users get
+    (``Memory.recall`` with the same query, session, user and ``k``): stage 1 the rules' exact
+    matches, stage 2 the keyword and vector candidates, stage 3 the final re-ranked hits (with
+    confidence). Not logged as a real recall."""
     mem = _memory(request)
     query = check_text(q, what="query", max_bytes=MAX_QUERY_TRANSPORT_SIZE)
     sid = require_session_id(session_id)
     uid = check_user_id(user_id, sid)
     authorize(grant_of(request.scope), "read", uid)
     now = mem.clock()
-    scope = Scope(user_id=uid, session_id=sid)
-    entities = query_entities(query)
-    terms = keyword_terms(query)
-    rule = mem.store.entity_search(scope, now, entities, STAGE_POOL) if entities else []
-    keyword = mem.store.keyword_search(scope, now, terms, STAGE_POOL) if terms else []
-    # every vector space (per-type embedders), merged by rank as the funnel does
-    vector = search(mem.store, mem.embedder_routing, enhance(query, now), scope, now,
-                    STAGE_POOL).vector
-    hits = mem.recall(query, session_id=sid, user_id=uid, k=k, log=False)
+    trace = RecallTrace()
+    hits = mem.recall(query, session_id=sid, user_id=uid, k=k, as_of=now, log=False,
+                      trace=trace)
     threshold = mem.config.recall.confidence_threshold
+    cands = trace.candidates
     return {
         "query": query, "as_of": iso(now),
-        "entities": [{"kind": e.kind, "value": e.value} for e in entities],
-        "terms": terms,
-        "stages": {"rule": _stage(mem, rule), "keyword": _stage(mem, keyword),
-                   "vector": _stage(mem, vector)},
+        "entities": [{"kind": e.kind, "value": e.value} for e in query_entities(query)],
+        "terms": list(trace.query.terms) if trace.query is not None else [],
+        "stages": {"rule": _stage(cands, "rule", "rule", order=trace.rule_ids),
+                   "keyword": _stage(cands, "keyword", "keyword_rr"),
+                   "vector": _stage(cands, ("vector", "episode"), "cosine")},
         "hits": [h.to_public_dict() | {"stages": list(h.stages)} for h in hits],
         "confidence_threshold": threshold,
-        "ask_to_confirm": bool(hits) and hits[0].confidence < threshold,
+        "ask_to_confirm": recall_came_back_empty(hits, threshold),
     }
 
 

@@ -16,32 +16,53 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..config import JiyiConfig
 from ..errors import ConfigError, LLMError
+from ..keyfacts.schema import schema
 from ..llm.base import ChatClient
 from ..llm.registry import make_client, parse_client_spec
+from ..text.secrets import redact
 from ..units import MAX_CONTENT_CHARS, MemoryType
 from .entities import extract_entities
 from .pipeline import Extraction, TurnInput, UnitDraft
-from .redact import redact
 
 #: Extra attempts when the model's server cannot be reached (the write path waits at most
 #: ``(EXTRACT_RETRIES + 1) x timeout`` before it keeps the rule extraction).
 EXTRACT_RETRIES = 1
 
-SlotName = Literal["phone", "email", "name", "address", "city", "membership", "birthday"]
+#: What each memory type means, told to the model; one line per :class:`MemoryType` (a test
+#: checks that every type has one, so a new type cannot be left out of the prompt).
+TYPE_MEANINGS: dict[MemoryType, str] = {
+    MemoryType.USER_PROFILE: "stable facts about the speaker",
+    MemoryType.SESSION_STATE: "what is being done now",
+    MemoryType.TOOL_RESULT: "what a tool or lookup returned",
+    MemoryType.FACT_REFERENCE: "facts about the world",
+    MemoryType.BATCH_OPERATION: "task progress",
+}
+
+
+def single_slots() -> tuple[str, ...]:
+    """The single-valued slots of the slot schema: the ones a model may name."""
+    return tuple(row.name for row in schema() if row.single)
 
 
 class LLMFact(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     content: str = Field(min_length=1, max_length=MAX_CONTENT_CHARS)
-    type: Literal["user_profile", "session_state", "fact_reference", "batch_operation"]
-    slot: SlotName | None = None
+    type: MemoryType
+    slot: str | None = None
+
+    @field_validator("slot")
+    @classmethod
+    def _a_single_valued_slot(cls, value: str | None) -> str | None:
+        if value is not None and value not in single_slots():
+            raise ValueError(f"slot must be one of {', '.join(single_slots())}")
+        return value
 
 
 class LLMFacts(BaseModel):
@@ -50,17 +71,27 @@ class LLMFacts(BaseModel):
     facts: list[LLMFact] = Field(max_length=32)
 
 
-FACTS_SCHEMA: dict[str, Any] = LLMFacts.model_json_schema()
+def _facts_schema() -> dict[str, Any]:
+    """The JSON schema the model answers in: the slot named from the schema's single slots."""
+    out: dict[str, Any] = LLMFacts.model_json_schema()
+    out["$defs"]["LLMFact"]["properties"]["slot"] = {
+        "anyOf": [{"type": "string", "enum": list(single_slots())}, {"type": "null"}],
+        "default": None}
+    return out
+
+
+FACTS_SCHEMA: dict[str, Any] = _facts_schema()
 
 SYSTEM_PROMPT = (
     "You extract long-term memory facts from one conversation turn. Answer only JSON matching the "
     "schema. Each fact: at most 150 characters, plain text, in the language of the turn; keep "
     "every name, number, id, code, amount, date, negation and condition; drop greetings, thanks "
     "and filler; write relative dates as absolute dates using the turn time; name the speaker "
-    "instead of 'I'. type: user_profile (stable facts about the speaker), session_state (what is "
-    "being done now), fact_reference (facts about the world), batch_operation (task progress). "
-    "slot only for a single-valued fact of the speaker (phone, email, name, address, city, "
-    "membership, birthday). Placeholders like [API_KEY] stay as they are. No facts: {\"facts\": []}."
+    "instead of 'I'. type: "
+    + ", ".join(f"{t.value} ({m})" for t, m in TYPE_MEANINGS.items())
+    + ". slot only for a single-valued fact of the speaker ("
+    + ", ".join(single_slots())
+    + "). Placeholders like [API_KEY] stay as they are. No facts: {\"facts\": []}."
 )
 
 
@@ -118,7 +149,7 @@ class LLMExtractor:
             slot: str | None = fact.slot
             if slot and turn.speaker:
                 slot = f"{slot}@{turn.speaker.casefold()}"
-            drafts.append(UnitDraft(content=content, type=MemoryType(fact.type),
+            drafts.append(UnitDraft(content=content, type=fact.type,
                                     entities=extract_entities(content, turn.at), slot=slot))
         joined = "\n".join(d.content for d in drafts)
         for rule_draft in rules.drafts:

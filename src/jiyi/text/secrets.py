@@ -1,5 +1,9 @@
-"""Redaction before storage: secrets become typed placeholders (``[API_KEY]``) in the turn text,
-so they never reach a unit's content, the keyword index or an embedding.
+"""The one secret detector, for every path that carries user text.
+
+Before storage (:func:`redact`) secrets become typed placeholders (``[API_KEY]``) in the turn
+text, so they never reach a unit's content, the keyword index or an embedding; in the prompt the
+execution channel masks them (:func:`mask_text`, :func:`mask_secrets`) and the summary channel
+drops any sentence that holds one (:func:`has_secret`). All of these find the same spans.
 
 The secrets themselves are returned to the caller (placeholder -> secret) and nothing else keeps
 them. Covered: OpenAI / Anthropic / AWS / GitHub / Slack / Google keys, bearer tokens, JWTs,
@@ -16,8 +20,24 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
-from ..context.secrets import is_secret_key
+#: What the prompt shows instead of a secret.
+MASK = "***"
+
+_KEY_PARTS = frozenset(
+    "token password passwd pwd passcode secret authorization auth cookie credential credentials "  # noqa: SIM905
+    "apikey privatekey accesskey secretkey otp pin cvv ssn".split()
+)
+_KEY_JOINED = ("apikey", "privatekey", "accesskey", "secretkey", "clientsecret", "sessiontoken")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def is_secret_key(key: str) -> bool:
+    """True for a mapping key that names a secret (``api_key``, ``X-Auth-Token``, ``password``)."""
+    parts = [p for p in re.split(r"[^a-z0-9]+", _CAMEL.sub("_", key).lower()) if p]
+    joined = "".join(parts)
+    return any(p in _KEY_PARTS for p in parts) or any(j in joined for j in _KEY_JOINED)
 
 _ORDER_CONTEXT = re.compile(r"(?:订单|訂單|单号|單號|运单|運單|快递|快遞|order|tracking|ticket|工单|工單)\D{0,6}$",
                             re.I)
@@ -110,7 +130,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("PASSWORD", re.compile(
         r"(?i)\b(?:password|passwd|pwd|passcode|pin code)\b\s*(?:is|was|=|:)\s*[\"']?([^\s\"',;]+)"), 1),
     ("PASSWORD", re.compile(
-        r"(?:密码|密碼|口令|支付密码|支付密碼)\s*(?:是|为|為|改成了?|改为|改為|:|：|=)\s*([^\s，。,;；、！？\u4e00-\u9fff]+)"), 1),
+        r"(?:密码|密碼|口令|支付密码|支付密碼|验证码|驗證碼)\s*(?:是|为|為|改成了?|改为|改為|:|：|=)\s*([^\s，。,;；、！？\u4e00-\u9fff]+)"), 1),
     ("TOKEN", re.compile(
         r"(?i)\b(?:api[_\- ]?key|access[_\- ]?token|auth[_\- ]?token|secret[_\- ]?key|client[_\- ]?secret|token|secret)\b\s*(?:is|=|:)\s*[\"']?([A-Za-z0-9._~+/=\-]{8,})"), 1),
     ("TOKEN", re.compile(r"(?:密钥|密鑰|令牌|秘钥|秘鑰)\s*(?:是|为|為|:|：|=)\s*([A-Za-z0-9._~+/=\-]{8,})"), 1),
@@ -138,7 +158,7 @@ def _sub_group(text: str, rx: re.Pattern[str], group: int, repl: Callable[[str],
 
 
 _MAYBE_SECRET = re.compile(
-    r"[A-Za-z0-9_\-+/=.]{6,}|\d[\d \-]{11,}|密|口令|令牌|秘钥|秘鑰|PRIVATE|(?i:pwd|pin code)")
+    r"[A-Za-z0-9_\-+/=.]{6,}|\d[\d \-]{11,}|密|口令|令牌|秘钥|秘鑰|验证码|驗證碼|PRIVATE|(?i:pwd|pin code)")
 
 
 #: Literals one of which every pattern of ``_PATTERNS`` needs (a superset of their prefixes,
@@ -148,7 +168,7 @@ _PATTERN_TRIGGERS: tuple[str, ...] = (
     "private key", "eyj", "sk-", "sk_", "rk_", "pk_", "akia", "asia", "agpa", "aida", "aroa",
     "anpa", "anva", "aipa", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox",
     "xapp-", "aiza", "hf_", "aws_secret", "bearer", "pass", "pwd", "pin code", "api", "token",
-    "secret", "密码", "密碼", "口令", "密钥", "密鑰", "令牌", "秘钥", "秘鑰")
+    "secret", "密码", "密碼", "验证码", "驗證碼", "口令", "密钥", "密鑰", "令牌", "秘钥", "秘鑰")
 
 
 _PATTERN_TRIGGER = re.compile("|".join(re.escape(t) for t in _PATTERN_TRIGGERS))
@@ -284,5 +304,31 @@ def _aws_secret(text: str, namer: _Namer) -> str:
     return _AWS_SECRET.sub(repl, text)
 
 
-def is_placeholder(token: str) -> bool:
-    return bool(re.fullmatch(r"\[[A-Z_]+(?:_\d+)?\]", token))
+def has_secret(text: str) -> bool:
+    """True when :func:`redact` finds a secret in ``text``."""
+    return bool(redact(text).secrets)
+
+
+def mask_text(text: str) -> str:
+    """``text`` with every secret :func:`redact` finds replaced by ``***``."""
+    found = redact(text)
+    if not found.secrets:
+        return text
+    out = found.text
+    for placeholder in sorted(found.secrets, key=len, reverse=True):  # [API_KEY_2] before [API_KEY]
+        out = out.replace(placeholder, MASK)
+    return out
+
+
+def mask_secrets(value: Any) -> Any:
+    """A copy of a JSON-like value with secret keys' values and secret-shaped strings masked."""
+    if isinstance(value, dict):
+        return {
+            k: (MASK if is_secret_key(str(k)) and v not in (None, "") else mask_secrets(v))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [mask_secrets(v) for v in value]
+    if isinstance(value, str):
+        return mask_text(value)
+    return value

@@ -7,8 +7,8 @@ feature and is deliberately absent (flash attention is a server setting: OLLAMA_
 
 from __future__ import annotations
 
-from ..context.prompt import SYSTEM_PROMPTS
 from ..errors import ValidationError
+from .prompt import SYSTEM_PROMPTS
 
 DEFAULT_MODEL = "qwen2.5:7b"
 DEFAULT_NUM_CTX = 32768

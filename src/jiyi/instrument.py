@@ -1,19 +1,21 @@
 """Light hooks around ``Memory.ingest`` / ``Memory.recall``: timings for metrics, recall-emptiness
-for the amnesia detector. Imports nothing heavy: ``import jiyi`` stays fast without a service."""
+for the amnesia detector. At the facade's level: it reads the recall's outcome rule
+(:mod:`jiyi.recall.outcome`) and writes the health state (:mod:`jiyi.health.state`)."""
 
 from __future__ import annotations
 
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from functools import wraps
-from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
-from ..errors import JiyiError
-from ..validation import check_user_id, require_session_id
+from .errors import JiyiError
+from .health.state import health_state_for
+from .recall.outcome import recall_came_back_empty
+from .timing import MemoryObserver, observing
+from .validation import check_user_id, require_session_id
 
 log = logging.getLogger("jiyi.health")
 
@@ -22,41 +24,12 @@ R = TypeVar("R")
 S = TypeVar("S")
 
 
-class MemoryObserver(Protocol):
-    """What the metrics layer implements (see :class:`jiyi.metrics.JiyiMetrics`)."""
-
-    def observe_recall(self, seconds: float, hit_stages: Sequence[str]) -> None: ...
-    def observe_stage(self, stage: str, seconds: float) -> None: ...
-    def observe_ingest(self, seconds: float, units: int) -> None: ...
-
-
-_current: ContextVar[MemoryObserver | None] = ContextVar("jiyi_observer", default=None)
-
-
-@contextmanager
-def recall_stage(stage: str) -> Iterator[None]:
-    """Time one stage of a recall (``rule``, ``keyword``, ``vector``, ``rerank``...) into
-    ``jiyi_recall_seconds{stage=...}``. A no-op outside an observed recall."""
-    observer = _current.get()
-    if observer is None:
-        yield
-        return
-    start = time.perf_counter()
-    try:
-        yield
-    finally:
-        observer.observe_stage(stage, time.perf_counter() - start)
-
-
 def _after_recall(mem: Any, kwargs: dict[str, Any], hits: Any, seconds: float) -> None:
     observer: MemoryObserver | None = getattr(mem, "metrics", None)
     if observer is not None:
         observer.observe_recall(seconds, [str(getattr(h, "stage", "")) for h in hits])
     if not kwargs.get("log", True):
         return
-    from ..recall.outcome import recall_came_back_empty
-    from .state import health_state_for
-
     try:
         sid = require_session_id(kwargs.get("session_id"))
         uid = check_user_id(kwargs.get("user_id"), sid)
@@ -77,13 +50,9 @@ def instrumented(
         @wraps(fn)
         def wrapper(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
             observer: MemoryObserver | None = getattr(self, "metrics", None)
-            token = _current.set(observer) if observer is not None else None
             start = time.perf_counter()
-            try:
+            with observing(observer):
                 result = fn(self, *args, **kwargs)
-            finally:
-                if token is not None:
-                    _current.reset(token)
             seconds = time.perf_counter() - start
             if kind == "recall":
                 _after_recall(self, kwargs, result, seconds)

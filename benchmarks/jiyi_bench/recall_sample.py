@@ -56,9 +56,10 @@ def compare(before: Path, after: Path) -> str:
     b = [json.loads(x) for x in after.read_text(encoding="utf-8").splitlines()]
     if len(a) != len(b):
         return f"different question counts: {len(a)} vs {len(b)}"
-    ids = sum([h[0] for h in x["hits"]] == [h[0] for h in y["hits"]] for x, y in zip(a, b))
-    same = sum(x == y for x, y in zip(a, b))
-    pairs = [(h, g) for x, y in zip(a, b) for h, g in zip(x["hits"], y["hits"])]
+    ids = sum([h[0] for h in x["hits"]] == [h[0] for h in y["hits"]] for x, y in zip(a, b, strict=True))
+    same = sum(x == y for x, y in zip(a, b, strict=True))
+    pairs = [(h, g) for x, y in zip(a, b, strict=True)
+             for h, g in zip(x["hits"], y["hits"], strict=False)]
     score = max((abs(h[1] - g[1]) for h, g in pairs), default=0.0)
     conf = max((abs(h[2] - g[2]) for h, g in pairs), default=0.0)
     return (f"{len(a)} questions: same ids and order {ids}; byte-identical hits {same};"

@@ -236,3 +236,36 @@ def test_a_copy_between_backends_builds_the_targets_sums(tmp_path: object, pg_ur
         b.close()
     with Memory.open(pg_url, embedder="fake") as mem:
         _agree(mem, "u1", len(TURNS))
+
+
+@pytest.mark.postgres
+def test_concurrent_writers_lose_no_vector(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two stores (two connection pools, as two worker processes) write one user's turn vectors
+    side by side, folding often: the sums still equal the scan (the advisory lock orders them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(SqlWrites, "turn_sums_fold", 3)
+    rng = np.random.default_rng(2)
+    stores = [open_store(pg_url), open_store(pg_url)]
+    start = utc_now() - timedelta(days=1)
+
+    def write(w: int) -> None:
+        for i in range(12):
+            turn = TurnRecord(key=f"w{w}-{i}", turn_id=f"{w}-{i}", session_id="s", user_id="u1",
+                              role="user", text="x", at=start + timedelta(seconds=i))
+            vec = rng.standard_normal(16).astype(np.float32)
+            stores[w].put_turn_vectors("e16", [turn], [vec / np.linalg.norm(vec)])
+
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(write, [0, 1]))
+        q = rng.standard_normal(16).astype(np.float32)
+        q /= np.linalg.norm(q)
+        fast = stores[0].turn_vector_search("u1", utc_now(), "e16", q, 5)
+        exact = stores[0].turn_vector_search("u1", utc_now(), "e16", q, 5, since=EPOCH)
+        assert fast.n == exact.n == 24
+        assert abs(fast.mean - exact.mean) < 1e-6 and abs(fast.std - exact.std) < 1e-6
+        assert _sums(stores[0], "u1", "e16") is not None
+    finally:
+        for s in stores:
+            s.close()

@@ -29,7 +29,8 @@ from .turn_sums import (
     TurnChanges,
     apply_changes,
     as_f32,
-    rebuild_all,
+    big_pairs,
+    rebuild,
 )
 
 #: Tables holding a unit's rows besides its keyword rows, deleted together (``units`` last).
@@ -117,13 +118,13 @@ class SqlWrites:
         """Build the running sums of every user with enough turn vectors (the migration's
         backfill; a bulk copy). Returns how many (user, embedder) rows were built."""
         with self._write() as conn:
-            run = self._run(conn)
-            pairs = run("SELECT DISTINCT user_id, embedder FROM turn_vectors")
-            for user_id, embedder in sorted((str(a), str(b)) for a, b in pairs):
+            pairs = big_pairs(self._run(conn), self.turn_sums_min)
+        for user_id, embedder in pairs:  # one transaction (and one lock) per user
+            with self._write() as conn:
                 self._lock_turn_sums(conn, user_id, embedder)
-            built = rebuild_all(run, self.turn_sums_min)
+                rebuild(self._run(conn), user_id, embedder)
         self.turn_sums.forget_absent()
-        return built
+        return len(pairs)
 
     def _exec_many(self, conn: Any, query: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:

@@ -256,12 +256,18 @@ def fold(run: Exec, user_id: str, embedder: str) -> None:
     run("DELETE FROM turn_sum_pending WHERE user_id = ? AND embedder = ?", key)
 
 
-def rebuild_all(run: Exec, min_turns: int) -> int:
-    """Rows for every (user, embedder) with at least ``min_turns`` turn vectors (the
-    migration's backfill, and after a bulk copy). Returns how many were built."""
+def big_pairs(run: Exec, min_turns: int) -> list[tuple[str, str]]:
+    """Every (user, embedder) with at least ``min_turns`` turn vectors, sorted."""
     pairs = run("SELECT user_id, embedder FROM turn_vectors GROUP BY user_id, embedder"
                 " HAVING COUNT(*) >= ?", (max(1, min_turns),))
-    for user_id, embedder in sorted((str(a), str(b)) for a, b in pairs):
+    return sorted((str(a), str(b)) for a, b in pairs)
+
+
+def rebuild_all(run: Exec, min_turns: int) -> int:
+    """Rows for every (user, embedder) with at least ``min_turns`` turn vectors, in the one
+    transaction of ``run`` (after a bulk copy). Returns how many were built."""
+    pairs = big_pairs(run, min_turns)
+    for user_id, embedder in pairs:
         rebuild(run, user_id, embedder)
     return len(pairs)
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from jiyi.embed.base import Matrix
-from jiyi.embed.batching import PASSAGE_CHUNK, BatchingEmbedder
+from jiyi.embed.batching import MIN_PASSAGE_CHUNK, PASSAGE_CHUNK, BatchingEmbedder
 from jiyi.embed.fake import FakeEmbedder
 from jiyi.errors import ConfigError
 from jiyi.service.spawn import running_server
@@ -108,8 +108,10 @@ def test_queries_go_before_the_rest_of_a_long_passage_job(
         inner.gate.set()
         assert query.result(10).shape == (32,)
         assert passages.result(10).shape == (len(texts), 32)
-    assert inner.log == [("passages", PASSAGE_CHUNK), ("query", 1),
-                         ("passages", PASSAGE_CHUNK), ("passages", PASSAGE_CHUNK)]
+    # the query waited behind the first chunk: the next is half as long, then they grow back
+    half = PASSAGE_CHUNK // 2
+    assert inner.log == [("passages", PASSAGE_CHUNK), ("query", 1), ("passages", half),
+                         ("passages", PASSAGE_CHUNK), ("passages", half)]
 
 
 def test_a_stream_of_queries_cannot_starve_an_ingest(
@@ -187,3 +189,62 @@ def test_concurrent_recalls_over_http_answer_like_sequential_ones(tmp_path: Path
             concurrent = list(pool.map(recall, asks))
         assert concurrent == sequential
         assert any(sequential)
+
+
+class Stepped(Gated):
+    """The gated fake embedder whose calls are let through one at a time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.turns = threading.Semaphore(0)
+        self.cv = threading.Condition()
+
+    def _call(self, kind: str, n: int) -> None:
+        with self.cv:
+            self.log.append((kind, n))
+            self.cv.notify_all()
+        assert self.turns.acquire(timeout=10)
+
+    def step_to(self, calls: int) -> None:
+        """Let the running call finish; return once call number ``calls`` has started."""
+        self.turns.release()
+        with self.cv:
+            assert self.cv.wait_for(lambda: len(self.log) >= calls, 10)
+
+
+def test_a_query_waits_behind_shorter_passage_calls_while_queries_keep_coming() -> None:
+    """Each query that waited behind a passage call halves the next one (down to the
+    minimum); passage calls with no query waiting double it back (up to the full chunk)."""
+    inner = Stepped()
+    outer = BatchingEmbedder(inner, window_s=0.0)
+    texts = [f"第{i}段 passage {i}" for i in range(PASSAGE_CHUNK * 4)]
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            passages = pool.submit(outer.embed_passages, texts)
+            with inner.cv:
+                assert inner.cv.wait_for(lambda: len(inner.log) >= 1, 10)
+            queries = []
+            for n, text in enumerate(["我的订单号是多少？", "訂單編號是什麼？", "my order?"]):
+                queries.append(pool.submit(outer.embed_query, text))
+                while not outer._queries:  # queued behind the running passage call
+                    threading.Event().wait(0.002)
+                inner.step_to(2 + 2 * n)  # the passage call ends: the query goes next
+                inner.step_to(3 + 2 * n)  # then the next, shorter, passage call
+            while not passages.done():
+                inner.turns.release()
+                threading.Event().wait(0.002)
+            assert passages.result(10).shape == (len(texts), 32)
+            assert all(q.result(10).shape == (32,) for q in queries)
+    finally:
+        for _ in range(20):
+            inner.turns.release()
+        outer.close()
+    c = PASSAGE_CHUNK
+    assert c // 8 == MIN_PASSAGE_CHUNK
+    sizes = [c, c // 2, c // 4, c // 8, c // 4, c // 2, c]
+    assert inner.log == [
+        ("passages", c), ("query", 1), ("passages", c // 2), ("query", 1),
+        ("passages", c // 4), ("query", 1), ("passages", c // 8),
+        ("passages", c // 4), ("passages", c // 2), ("passages", c),
+        ("passages", 4 * c - sum(sizes))]
+    assert np.array_equal(passages.result(), FakeEmbedder(32).embed_passages(texts))

@@ -16,14 +16,14 @@ PINNED = {
         "m003_fts_rowmap": "e218b2507295c5cb", "m004_fts_owner": "debb430a20a14bb2",
         "m005_fts_by_user": "e3b0c44298fc1c14", "m006_episodic": "632eccda0d5ceab0",
         "m007_turn_ids": "1169b7bd3d8781bf", "m008_user_vectors": "99ccf9ed19e4c6c5",
-        "m009_topic_states": "3b074c38284642ab",
+        "m009_topic_states": "3b074c38284642ab", "m010_turn_sums": "6388867c00d175a8",
     },
     "postgresql": {
         "m001_initial": "94a2860507ac936b", "m002_health": "b68d70f96e9db543",
         "m003_fts_rowmap": "e3b0c44298fc1c14", "m004_fts_owner": "e3b0c44298fc1c14",
         "m005_fts_by_user": "64001e6b4bd8b2dd", "m006_episodic": "9405a7b8f41f1308",
         "m007_turn_ids": "04043be5d92c91b5", "m008_user_vectors": "eab9383f3fc6c72c",
-        "m009_topic_states": "d3340014f3856622",
+        "m009_topic_states": "d3340014f3856622", "m010_turn_sums": "5597ebffab88ae16",
     },
 }
 

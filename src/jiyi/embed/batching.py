@@ -8,7 +8,10 @@ queue: every query that arrives while the model is busy joins the next call, whi
 all in one batch (``query([...])``: one call of n short texts costs far less than n calls), and
 queries go before passages, which are cut into chunks so a long ingest never holds the model
 for long (a passage job that has waited ``passage_wait_s`` gets every other call while queries
-keep coming: ingests are never starved). With no concurrency nothing waits: a lone query is embedded at once. Under load a
+keep coming: ingests are never starved). The chunk adapts: when a query had to wait behind a
+passage chunk, the next chunk is half as long (down to :data:`MIN_PASSAGE_CHUNK`); when none
+did, twice as long (up to :data:`PASSAGE_CHUNK`), so a lone ingest keeps its batch rate and a
+query under mixed load waits behind a few passages at most. With no concurrency nothing waits: a lone query is embedded at once. Under load a
 query may wait up to ``window_s`` for companions (only when the previous call was shared, so
 the one-client latency is unchanged).
 
@@ -30,6 +33,9 @@ from .base import Embedder, Matrix
 
 #: Texts per model call for passages (between two chunks, waiting queries go first).
 PASSAGE_CHUNK = 32
+#: The smallest passage chunk: while queries keep arriving during passage calls, the chunk
+#: halves down to this, so a query waits behind at most a few passages, not 32.
+MIN_PASSAGE_CHUNK = 4
 #: Most queries embedded in one call.
 MAX_QUERY_BATCH = 64
 
@@ -69,6 +75,7 @@ class BatchingEmbedder:
         self._closed = False
         self._shared_last = False  # the previous query call embedded more than one query
         self._after_query = False  # the previous call was a query call
+        self.chunk = PASSAGE_CHUNK  # texts in the next passage call (adapts, see above)
         self.calls = 0  # model calls for queries (tests and benchmarks read them)
         self.queries = 0  # queries embedded
         self._thread = threading.Thread(target=self._run, name="jiyi-embedder", daemon=True)
@@ -158,13 +165,19 @@ class BatchingEmbedder:
     def _embed_passage_chunk(self, job: _Job) -> None:
         """Embed the next chunk of a passage job (the job stays first in line until done)."""
         done = 0 if job.result is None else job.result.shape[0]
-        chunk = job.texts[done:done + PASSAGE_CHUNK]
+        chunk = job.texts[done:done + self.chunk]
         try:
             part = self.inner.embed_passages(chunk)
             job.result = part if job.result is None else np.concatenate([job.result, part])
         except BaseException as exc:
             job.error = exc
-        if job.error is not None or job.result is None or job.result.shape[0] >= len(job.texts):
-            with self._cv:
+        finished = (job.error is not None or job.result is None
+                    or job.result.shape[0] >= len(job.texts))
+        with self._cv:
+            if finished:
                 self._passages.popleft()
+            # a query that arrived during this call waited for it: shorter calls next
+            self.chunk = (max(MIN_PASSAGE_CHUNK, self.chunk // 2) if self._queries
+                          else min(PASSAGE_CHUNK, self.chunk * 2))
+        if finished:
             job.done.set()

@@ -22,6 +22,7 @@ from .pg_sql import like_patterns, tsquery_text
 from .postgres_migrations import user_bucket
 from .sql_filters import turn_window_sql, unit_search_sql
 from .sql_reads import Rows, SqlReads, VectorSearch
+from .turn_sums import SumsCache
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -30,6 +31,7 @@ class _PgBase(SqlReads):
     """What the mixins need from the store."""
 
     dialect = POSTGRES
+    turn_sums: SumsCache
 
     def connection(self) -> AbstractContextManager[Conn]:
         raise NotImplementedError
@@ -159,6 +161,20 @@ class PgSearch(_PgBase):
         params: dict[str, Any] = {"user": user_id, "emb": embedder, "as_of": to_micros(as_of),
                                   "q": q, "dim": int(q.shape[0]), "limit": limit}
         window = self.dialect.sql(turn_window_sql(params, since, until))
+        scale = (self.turn_sums.scale(self._search_read, user_id, embedder, q,
+                                      params["as_of"])
+                 if since is None and until is None else None)
+        if scale is not None:
+            # the z-scale from the user's running sums (turn_sums): only the best `limit`
+            with self._search_connection() as conn:
+                best = conn.execute(
+                    "SELECT turn_key, 1 - (vec <=> %(q)s) AS c FROM turn_vectors"
+                    " WHERE user_id = %(user)s AND embedder = %(emb)s AND dim = %(dim)s"
+                    " AND at <= %(as_of)s ORDER BY c DESC, turn_key LIMIT %(limit)s",
+                    params).fetchall()
+            if not best:
+                return Scored([])
+            return Scored([(r[0], float(r[1])) for r in best], scale.mean, scale.std, scale.n)
         # the cosines materialised first (key and score only): a window aggregate over the
         # scan would carry every 1.5 kB vector into its buffer and spill to disk (250 vs
         # ~100 ms for 40k turns)

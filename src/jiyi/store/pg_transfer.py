@@ -31,9 +31,11 @@ from .capabilities import BulkTransferStore, VectorIndexStore
 
 #: Never copied: each store records its own migrations; SQLite's FTS rowid map is derived data
 #: that the target rebuilds from its own keyword index; the vector-cache change log and its
-#: epoch are each SQLite file's own (the target's triggers log the copied rows themselves).
+#: epoch are each SQLite file's own (the target's triggers log the copied rows themselves); the
+#: turn vectors' running sums are rebuilt by the target's bulk insert.
 SKIP_TABLES = frozenset({"jiyi_migrations", "unit_fts_rows", "vector_changes",
-                         "vector_cache_meta"})
+                         "vector_cache_meta", "turn_vector_sums",
+                         "turn_sum_pending"})
 #: Columns one backend has and the other does not (PostgreSQL's insertion counter for turns).
 SKIP_COLUMNS = frozenset({"seq"})
 #: Tables whose rows must be inserted in their original order, and that order (``seq`` is the

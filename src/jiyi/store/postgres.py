@@ -31,11 +31,13 @@ from ..clock import to_micros
 from ..errors import StoreError
 from ..units import MemoryUnit
 from .base import TurnRecord, missing_store_message
+from .capabilities import TableRows
 from .pg_caps import PgCapabilities
 from .pg_queries import PgReports, PgSearch
 from .postgres_migrations import apply_migrations, ensure_vector_index
 from .sql_writes import Spaces, SqlWrites, spaces_dims
 from .sqlite_sql import fts_body
+from .turn_sums import SumsCache
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -75,6 +77,9 @@ class PostgresStore(PgCapabilities, PgSearch, PgReports, SqlWrites):
         self._indexed: set[tuple[str, int]] = set()
         self._placing = threading.local()  # .conn: this thread's placement_lock connection
         self._closed = False
+        self.turn_sums = SumsCache()
+        if "m010_turn_sums" in self.applied_migrations:
+            self.rebuild_turn_sums()  # the sums of the users stored before m010
 
     # ------------------------------------------------------------------ plumbing
     def close(self) -> None:
@@ -171,6 +176,21 @@ class PostgresStore(PgCapabilities, PgSearch, PgReports, SqlWrites):
             " WHERE table_schema = current_schema() AND column_name IN ('user_id', 'unit_id')"
             " ORDER BY table_name, column_name").fetchall()
         return ([t for t, c in rows if c == "user_id"], [t for t, c in rows if c == "unit_id"])
+
+    def bulk_insert(self, tables: TableRows) -> int:
+        """:meth:`PgCapabilities.bulk_insert`, then the running sums of the users whose turn
+        vectors were copied in (:mod:`.turn_sums`; until then their searches scan)."""
+        total = super().bulk_insert(tables)
+        if "turn_vectors" in tables:
+            self.rebuild_turn_sums()
+        return total
+
+    def _lock_turn_sums(self, conn: Conn, user_id: str, embedder: str) -> None:
+        """A transaction-scoped advisory lock on the sums of (user, embedder): a writer reads
+        them (or scans the vectors to build them) only after every earlier writer committed, so
+        no addition is lost between two concurrent transactions."""
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 7310))",
+                     (f"turn_sums\x1f{user_id}\x1f{embedder}",))
 
     def erase_user(self, user_id: str) -> int:
         """Hard-delete everything held about ``user_id`` (:meth:`_erase_rows`), in one

@@ -174,6 +174,36 @@ $$
 #: the write path upserts a session's row in the turn's own transaction; recall only reads it.
 M009_TOPIC_STATES = m009_topic_states(POSTGRES_TYPES)
 
+#: Running sums of big users' turn vectors (:mod:`.turn_sums`): the dense z-scale without a
+#: scan. The float64 blobs are stored uncompressed (they do not compress); the store builds the
+#: rows of existing users right after this migration (``rebuild_turn_sums``).
+#: ``turn_sum_pending``: the vectors added (sign 1) or removed (-1) since the row was last
+#: folded.
+M010_TURN_SUMS = """
+CREATE TABLE turn_vector_sums (
+    user_id  TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    dim      INTEGER NOT NULL,
+    n        BIGINT NOT NULL,
+    max_at   BIGINT NOT NULL,
+    version  BIGINT NOT NULL,
+    sx       BYTEA NOT NULL,
+    sxx      BYTEA NOT NULL,
+    PRIMARY KEY (user_id, embedder)
+);
+CREATE TABLE turn_sum_pending (
+    user_id  TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    sign     SMALLINT NOT NULL,
+    at       BIGINT NOT NULL,
+    dim      INTEGER NOT NULL,
+    vec      BYTEA NOT NULL
+);
+CREATE INDEX turn_sum_pending_by_user ON turn_sum_pending (user_id, embedder);
+ALTER TABLE turn_vector_sums ALTER COLUMN sx SET STORAGE EXTERNAL,
+    ALTER COLUMN sxx SET STORAGE EXTERNAL
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
@@ -188,6 +218,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m007_turn_ids", M007_TURN_IDS),
     ("m008_user_vectors", M008_USER_VECTORS),
     ("m009_topic_states", M009_TOPIC_STATES),
+    ("m010_turn_sums", M010_TURN_SUMS),
 ]
 
 

@@ -22,6 +22,16 @@ from ..units import MemoryUnit
 from .base import IngestBatch, RecallLogEntry, TurnRecord, UnitEvent, Vector
 from .dialect import Dialect
 from .sql_rows import EVENT_COLUMNS, UPSERT_UNIT_SQL, as_vector, event_params, unit_params
+from .turn_sums import (
+    FOLD_EVERY,
+    SUMS_MIN_TURNS,
+    SumsCache,
+    TurnChanges,
+    apply_changes,
+    as_f32,
+    big_pairs,
+    rebuild,
+)
 
 #: Tables holding a unit's rows besides its keyword rows, deleted together (``units`` last).
 UNIT_TABLES = (
@@ -71,10 +81,50 @@ class SqlWrites:
     def _prepare_vector_spaces(self, spaces: Spaces) -> None:
         """Make ready to store ``spaces`` (before the write transaction). Default: nothing."""
 
+    #: Users with at least this many turn vectors keep running sums (:mod:`.turn_sums`).
+    turn_sums_min: int = SUMS_MIN_TURNS
+    #: Pending turn vectors folded into their user's sums once there are this many.
+    turn_sums_fold: int = FOLD_EVERY
+    #: What this process has read of the sums (each backend makes one).
+    turn_sums: SumsCache
+
+    def _lock_turn_sums(self, conn: Any, user_id: str, embedder: str) -> None:
+        """Hold the sums of (``user_id``, ``embedder``) until the transaction ends, before
+        reading them or the vectors they sum (a backend whose writers run side by side).
+        Default: nothing (SQLite's write transactions already exclude each other)."""
+
     # ------------------------------------------------------------------ one statement
     def _exec(self, conn: Any, query: str, params: Any = ()) -> Any:
         """Run one neutral statement on ``conn``; returns the driver's cursor."""
         return conn.execute(self.dialect.sql(query), params)
+
+    def _run(self, conn: Any) -> Any:
+        """``run(query, params) -> rows`` on ``conn`` (no rows for a statement without any)."""
+        def run(query: str, params: Any = ()) -> list[Any]:
+            cur = self._exec(conn, query, params)
+            return list(cur.fetchall()) if cur.description is not None else []
+        return run
+
+    def _sum_turns(self, conn: Any, changes: TurnChanges) -> None:
+        """The running sums of the turn vectors ``changes`` added and removed, in ``conn``."""
+        if not changes.added and not changes.removed:
+            return
+        for user_id, embedder in changes.touched():
+            self._lock_turn_sums(conn, user_id, embedder)
+            self.turn_sums.forget(user_id, embedder)
+        apply_changes(self._run(conn), changes, self.turn_sums_min, self.turn_sums_fold)
+
+    def rebuild_turn_sums(self) -> int:
+        """Build the running sums of every user with enough turn vectors (the migration's
+        backfill; a bulk copy). Returns how many (user, embedder) rows were built."""
+        with self._write() as conn:
+            pairs = big_pairs(self._run(conn), self.turn_sums_min)
+        for user_id, embedder in pairs:  # one transaction (and one lock) per user
+            with self._write() as conn:
+                self._lock_turn_sums(conn, user_id, embedder)
+                rebuild(self._run(conn), user_id, embedder)
+        self.turn_sums.forget_absent()
+        return len(pairs)
 
     def _exec_many(self, conn: Any, query: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:
@@ -93,8 +143,10 @@ class SqlWrites:
         self._prepare_vector_spaces(spaces)
         with self._write() as conn:
             self._insert_turn(conn, turn)
+            changes = TurnChanges()
             if batch.turn_vector is not None:
-                self._put_turn_vector(conn, turn, batch.embedder, batch.turn_vector)
+                self._put_turn_vector(conn, turn, batch.embedder, batch.turn_vector, changes)
+            self._sum_turns(conn, changes)
             for unit in batch.upserts:
                 self._upsert_unit(conn, unit, now, turn)
             for name, vectors in spaces.items():
@@ -129,8 +181,17 @@ class SqlWrites:
                    " vec = excluded.vec",
                    (unit_id, embedder, int(arr.shape[0]), self.dialect.encode_vector(arr)))
 
-    def _put_turn_vector(self, conn: Any, turn: TurnRecord, embedder: str, vec: Vector) -> None:
+    def _put_turn_vector(self, conn: Any, turn: TurnRecord, embedder: str, vec: Vector,
+                         changes: TurnChanges) -> None:
+        """Store a turn's vector (over its old one) and note the change for the sums."""
         arr = as_vector(vec)
+        old = self._exec(conn, "SELECT vec, at, user_id FROM turn_vectors"
+                         " WHERE turn_key = ? AND embedder = ?", (turn.key, embedder)).fetchone()
+        if old is not None:
+            changes.remove(str(old[2]), embedder, as_f32(old[0]), int(old[1]))
+            changes.add(str(old[2]), embedder, arr, int(old[1]))
+        else:
+            changes.add(turn.user_id, embedder, arr, to_micros(turn.at))
         self._exec(conn, "INSERT INTO turn_vectors (turn_key, embedder, user_id, at, dim, vec)"
                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (turn_key, embedder)"
                    " DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
@@ -147,8 +208,10 @@ class SqlWrites:
     def put_turn_vectors(self, embedder: str, turns: Sequence[TurnRecord],
                          vectors: Sequence[Vector]) -> None:
         with self._write() as conn:
+            changes = TurnChanges()
             for turn, vec in zip(turns, vectors, strict=True):
-                self._put_turn_vector(conn, turn, embedder, vec)
+                self._put_turn_vector(conn, turn, embedder, vec, changes)
+            self._sum_turns(conn, changes)
 
     # ------------------------------------------------------------------ lifecycle
     def _invalidate(self, conn: Any, unit_id: str, at: datetime, reason: str,

@@ -32,6 +32,7 @@ from .sqlite_migrations import (
 from .sqlite_queries import SqliteReports
 from .sqlite_sql import fts_body
 from .sqlite_vector_cache import cache_bytes_from_env
+from .turn_sums import SumsCache, rebuild_all
 from .vector_cache import TableCache
 
 __all__ = ["SQLiteStore"]
@@ -79,6 +80,9 @@ class SQLiteStore(SqliteCapabilities, SqliteReports, SqlWrites):
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"cannot open SQLite store {path!r}: {exc}") from exc
         self._closed = False
+        self.turn_sums = SumsCache()
+        if "m010_turn_sums" in self.applied_migrations:
+            self.rebuild_turn_sums()  # the sums of the users stored before m010
 
     # ------------------------------------------------------------------ plumbing
     def close(self) -> None:
@@ -272,6 +276,9 @@ class SQLiteStore(SqliteCapabilities, SqliteReports, SqlWrites):
                 "UPDATE turns SET seq = r.n + ? FROM (SELECT key, ROW_NUMBER() OVER"
                 " (ORDER BY rowid) AS n FROM turns WHERE seq = 0) AS r WHERE turns.key = r.key",
                 (base,))
+            if "turn_vectors" in tables:  # the copied users' running sums (turn_sums)
+                rebuild_all(self._run(conn), self.turn_sums_min)
+        self.turn_sums.forget_absent()
         return total
 
     @staticmethod

@@ -161,6 +161,34 @@ NEW_CACHE_EPOCH_SQL = ("UPDATE vector_cache_meta SET value = abs(random() % 9007
 #: the write path upserts a session's row in the turn's own transaction; recall only reads it.
 M009_TOPIC_STATES = m009_topic_states(SQLITE_TYPES)
 
+#: Running sums of big users' turn vectors (:mod:`.turn_sums`): the dense z-scale without a
+#: scan. A rowid table (each row holds ~590 kB of BLOBs at 384 dimensions); the store builds
+#: the rows of existing users right after this migration (``rebuild_turn_sums``).
+#: ``turn_sum_pending``: the vectors added (sign 1) or removed (-1) since the row was last
+#: folded.
+M010_TURN_SUMS = """
+CREATE TABLE turn_vector_sums (
+    user_id  TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    dim      INTEGER NOT NULL,
+    n        INTEGER NOT NULL,
+    max_at   INTEGER NOT NULL,
+    version  INTEGER NOT NULL,
+    sx       BLOB NOT NULL,
+    sxx      BLOB NOT NULL,
+    PRIMARY KEY (user_id, embedder)
+);
+CREATE TABLE turn_sum_pending (
+    user_id  TEXT NOT NULL,
+    embedder TEXT NOT NULL,
+    sign     INTEGER NOT NULL,
+    at       INTEGER NOT NULL,
+    dim      INTEGER NOT NULL,
+    vec      BLOB NOT NULL
+);
+CREATE INDEX turn_sum_pending_by_user ON turn_sum_pending (user_id, embedder);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_initial", M001_INITIAL),
     ("m002_health", M002_HEALTH),
@@ -173,6 +201,7 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m007_turn_ids", M007_TURN_IDS),
     ("m008_user_vectors", M008_USER_VECTORS),
     ("m009_topic_states", M009_TOPIC_STATES),
+    ("m010_turn_sums", M010_TURN_SUMS),
 ]
 
 

@@ -28,6 +28,7 @@ from .sql_rows import UNIT_COLUMNS
 from .sqlite_migrations import owner_token
 from .sqlite_sql import fts_query
 from .sqlite_vector_cache import SqliteVectorCache
+from .turn_sums import SumsCache
 from .vector_cache import row_cosines, spread, top_hits
 
 
@@ -40,6 +41,7 @@ class _SqliteBase(SqlReads):
     _lock: threading.RLock
     _conn: sqlite3.Connection
     _closed: bool
+    turn_sums: SumsCache
 
     @contextmanager
     def _reading(self, doing: str = "read") -> Iterator[sqlite3.Connection]:
@@ -146,6 +148,9 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
         since: datetime | None = None, until: datetime | None = None,
     ) -> Scored:
         q = np.asarray(query, dtype=np.float32).reshape(-1)
+        # the z-scale from the user's running sums (turn_sums) when they cover the search
+        scale = (self.turn_sums.scale(self._read, user_id, embedder, q, to_micros(as_of))
+                 if since is None and until is None else None)
         with self._reading():
             table = self._cached_table("turn", user_id, embedder, int(q.shape[0]))
             if table is not None:
@@ -153,7 +158,10 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
                 rows_, sims_ = table.cosines(mask, q, embedder)
                 if sims_.size == 0:
                     return Scored([])
-                return Scored(table.top(rows_, sims_, limit), *spread(sims_), int(sims_.size))
+                top = table.top(rows_, sims_, limit)
+                if scale is not None and scale.n == sims_.size:
+                    return Scored(top, scale.mean, scale.std, scale.n)
+                return Scored(top, *spread(sims_), int(sims_.size))
         params: dict[str, Any] = {"user": user_id, "emb": embedder, "as_of": to_micros(as_of)}
         rows = self._read(
             "SELECT turn_key, vec FROM turn_vectors WHERE user_id = :user AND embedder = :emb"
@@ -161,8 +169,10 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
         sims = _cosines(rows, query, embedder)
         if sims.size == 0:
             return Scored([])
-        return Scored(top_hits(lambda j: str(rows[j][0]), sims, limit), *spread(sims),
-                      int(sims.size))
+        top = top_hits(lambda j: str(rows[j][0]), sims, limit)
+        if scale is not None and scale.n == sims.size:
+            return Scored(top, scale.mean, scale.std, scale.n)
+        return Scored(top, *spread(sims), int(sims.size))
 
 
 def _opt(value: datetime | None) -> int | None:

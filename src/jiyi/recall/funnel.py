@@ -329,7 +329,8 @@ class _Context:
         if status == "superseded" and not self.past:
             return None
         turns = self.sources.get(uid, [])
-        if self.view is not None and self.view.is_stale(uid, [t.key for t in turns]):
+        if self.view is not None and self.view.is_stale(unit, [t.key for t in turns],
+                                                        uid in b.rule_set):
             if not self.past and uid not in b.rule_set:
                 return None  # it holds a value the slot asked about has replaced
             status = "superseded"  # history: shown as replaced, never as current

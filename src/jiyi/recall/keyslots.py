@@ -23,12 +23,13 @@ from datetime import datetime
 
 from ..embed.base import Embedder
 from ..keyfacts.prototypes import index
-from ..keyfacts.schema import spec
+from ..keyfacts.schema import SlotSpec, spec
 from ..keyfacts.typing import question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit
 from .rules import OTHERS_RE, SlotIntent
+from .slotvalues import names_other_value, slot_values
 
 #: Older values followed back through ``supersedes`` (A -> B -> C ... ).
 REPLACED_DEPTH = 5
@@ -46,14 +47,22 @@ class SlotView:
     stale_turns: set[str] = field(default_factory=set)  # turns that stated a replaced value
     current_turns: set[str] = field(default_factory=set)  # turns that state the current one
     stale_units: set[str] = field(default_factory=set)
+    #: each single-valued slot asked about whose current value is known, with that value
+    current_values: list[tuple[SlotSpec, frozenset[str]]] = field(default_factory=list)
 
-    def is_stale(self, unit_id: str, turn_keys: list[str]) -> bool:
-        """A unit the question about the present must not get: a replaced value, or a unit cut
-        from a turn that stated one (and not also the current value)."""
-        if unit_id in self.stale_units:
+    def is_stale(self, unit: MemoryUnit, turn_keys: list[str], rule: bool = False) -> bool:
+        """A unit the question about the present must not get: a replaced value, a unit cut
+        from a turn that stated one (and not also the current value), or (not a rule hit) a
+        unit naming another value of the slot's kind and not the current one."""
+        if unit.id in self.stale_units:
             return True
         keys = set(turn_keys)
-        return bool(keys & self.stale_turns) and not keys & self.current_turns
+        if keys & self.current_turns:
+            return False
+        if keys & self.stale_turns:
+            return True
+        return not rule and any(names_other_value(slot_values(row, unit), value)
+                                for row, value in self.current_values)
 
 
 #: A key-fact question about an earlier value ("换号之前那个号码", "搬家前的地址", "the number I
@@ -90,7 +99,7 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             continue
         if row.single:
             current = store.find_units(scope, as_of=as_of, slot=name, limit=REPLACED_DEPTH)
-            _single(store, view, current, past)
+            _single(store, view, row, current, past)
         elif row.value == "item":
             view.rule_ids.extend(u.id for u in _items(store, wide, as_of, name))
         elif row.dated and row.question is not None:
@@ -113,11 +122,20 @@ def _items(store: Store, scope: Scope, as_of: datetime, name: str) -> list[Memor
     return [u for u in units if u.slot is not None and u.slot.startswith(prefix)][:LIST_ITEMS]
 
 
-def _single(store: Store, view: SlotView, current: list[MemoryUnit], past: bool) -> None:
+def _single(store: Store, view: SlotView, row: SlotSpec, current: list[MemoryUnit], past: bool
+            ) -> None:
+    """The current value (the newest, when the write path left two of one slot current), the
+    values it replaced (its ``supersedes`` chain, and an older current unit naming another
+    value) and the turns that stated them."""
+    newest = slot_values(row, current[0]) if current else frozenset()
+    older = [u for u in current[1:] if names_other_value(slot_values(row, u), newest)]
+    current = [u for u in current if u not in older]
+    if newest:
+        view.current_values.append((row, newest))
     view.rule_ids.extend(u.id for u in current)
-    replaced: list[MemoryUnit] = []
+    replaced: list[MemoryUnit] = list(older)
     frontier = [u.supersedes for u in current if u.supersedes]
-    seen = {u.id for u in current}
+    seen = {u.id for u in current} | {u.id for u in older}
     for _ in range(REPLACED_DEPTH):
         ids = [i for i in frontier if i and i not in seen]
         if not ids:

@@ -23,13 +23,13 @@ from datetime import datetime
 
 from ..embed.base import Embedder
 from ..keyfacts.prototypes import index
-from ..keyfacts.schema import SlotSpec, spec
+from ..keyfacts.schema import SlotSpec, negates, spec
 from ..keyfacts.typing import question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit
 from .rules import OTHERS_RE, SlotIntent
-from .slotvalues import names_other_value, slot_values
+from .slotvalues import UNREAD, names_other_value, slot_values
 
 #: Older values followed back through ``supersedes`` (A -> B -> C ... ).
 REPLACED_DEPTH = 5
@@ -37,6 +37,8 @@ REPLACED_DEPTH = 5
 LIST_UNITS_READ = 300
 #: Current items of a list given as rule hits (a list question wants them all).
 LIST_ITEMS = 8
+#: An item taken back shorter than this ("鱼") is not looked for in other units' text.
+MIN_ITEM_CHARS = 2
 
 
 @dataclass
@@ -49,6 +51,8 @@ class SlotView:
     stale_units: set[str] = field(default_factory=set)
     #: each single-valued slot asked about whose current value is known, with that value
     current_values: list[tuple[SlotSpec, frozenset[str]]] = field(default_factory=list)
+    #: items of a list the user has taken back ("不吃海鲜了"), folded, with the list's row
+    negated_items: list[tuple[SlotSpec, str]] = field(default_factory=list)
 
     def is_stale(self, unit: MemoryUnit, turn_keys: list[str], rule: bool = False) -> bool:
         """A unit the question about the present must not get: a replaced value, a unit cut
@@ -61,8 +65,14 @@ class SlotView:
             return False
         if keys & self.stale_turns:
             return True
-        return not rule and any(names_other_value(slot_values(row, unit), value)
-                                for row, value in self.current_values)
+        if rule:
+            return False
+        if any(names_other_value(slot_values(row, unit), value)
+               for row, value in self.current_values):
+            return True
+        text = fold(unit.content)  # a passing mention of an item taken back, not the taking back
+        return any(item in text and not negates(row, unit.content)
+                   for row, item in self.negated_items)
 
 
 #: A key-fact question about an earlier value ("换号之前那个号码", "搬家前的地址", "the number I
@@ -101,7 +111,12 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             current = store.find_units(scope, as_of=as_of, slot=name, limit=REPLACED_DEPTH)
             _single(store, view, row, current, past)
         elif row.value == "item":
-            view.rule_ids.extend(u.id for u in _items(store, wide, as_of, name))
+            items = _items(store, wide, as_of, name)
+            view.rule_ids.extend(u.id for u in items)
+            view.negated_items.extend(
+                (row, fold(u.slot.split(":", 1)[1])) for u in items
+                if u.slot is not None and negates(row, u.content)
+                and len(u.slot.split(":", 1)[1]) >= MIN_ITEM_CHARS)
         elif row.dated and row.question is not None:
             rx = row.question
             units = store.find_units(wide, as_of=as_of,
@@ -130,7 +145,7 @@ def _single(store: Store, view: SlotView, row: SlotSpec, current: list[MemoryUni
     newest = slot_values(row, current[0]) if current else frozenset()
     older = [u for u in current[1:] if names_other_value(slot_values(row, u), newest)]
     current = [u for u in current if u not in older]
-    if newest:
+    if newest and newest != {UNREAD}:
         view.current_values.append((row, newest))
     view.rule_ids.extend(u.id for u in current)
     replaced: list[MemoryUnit] = list(older)

@@ -156,12 +156,12 @@ def test_the_old_value_said_in_passing_stays_out_of_a_present_question(
 
 COUPONS = {
     "zh-Hans": (["我有张优惠券SPRING15，6月30日到期。", "还有一张优惠券FREESHIP8，6月20日到期。",
-                 "另外优惠券OLDMAY5，5月10日就过期了。"], "我手上还有哪些券可以用？"),
+                 "另外优惠券OLDMAY5，5月10日到期。"], "我手上还有哪些券可以用？"),
     "zh-Hant": (["我有張優惠券SPRING15，6月30日到期。", "還有一張優惠券FREESHIP8，6月20日到期。",
-                 "另外優惠券OLDMAY5，5月10日就過期了。"], "我手上還有哪些券可以用？"),
+                 "另外優惠券OLDMAY5，5月10日到期。"], "我手上還有哪些券可以用？"),
     "en": (["I have a coupon SPRING15, it expires on June 30.",
             "There's also coupon FREESHIP8, valid until June 20.",
-            "And coupon OLDMAY5 ran out on May 10."], "Which of my coupons still work?"),
+            "And coupon OLDMAY5 expires on May 10."], "Which of my coupons still work?"),
 }
 
 

@@ -123,9 +123,12 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
                                      types=[MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE],
                                      limit=LIST_UNITS_READ)
             kinds = set(row.kinds)
-            view.rule_ids.extend(u.id for u in units
-                                 if any(e.kind in kinds for e in u.entities)
-                                 and (u.valid_until is not None or rx.search(fold(u.content))))
+            # a code with an expiry or said to be one ("券", "coupon"); a thing said to be one
+            # with an expiry of its own even when its code was not read as a code ("WELCOME")
+            view.rule_ids.extend(u.id for u in units if (
+                any(e.kind in kinds for e in u.entities)
+                and (u.valid_until is not None or rx.search(fold(u.content))))
+                or (u.valid_until is not None and rx.search(fold(u.content))))
     view.rule_ids = list(dict.fromkeys(view.rule_ids))
     return view
 

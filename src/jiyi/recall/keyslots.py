@@ -27,7 +27,7 @@ from ..keyfacts.schema import SlotSpec, negates, spec
 from ..keyfacts.typing import question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
-from ..units import MemoryType, MemoryUnit
+from ..units import MemoryType, MemoryUnit, unit_date
 from .rules import OTHERS_RE, SlotIntent
 from .slotvalues import UNREAD, names_other_value, slot_values
 
@@ -50,14 +50,28 @@ class SlotView:
     current_turns: set[str] = field(default_factory=set)  # turns that state the current one
     stale_units: set[str] = field(default_factory=set)
     #: each single-valued slot asked about whose current value is known, with that value
-    current_values: list[tuple[SlotSpec, frozenset[str]]] = field(default_factory=list)
+    current_values: list[tuple[SlotSpec, frozenset[str], datetime]] = field(default_factory=list)
     #: items of a list the user has taken back ("不吃海鲜了"), folded, with the list's row
     negated_items: list[tuple[SlotSpec, str]] = field(default_factory=list)
+
+    def names_other(self, unit: MemoryUnit, rule: bool = False) -> datetime | None:
+        """When a unit (not a rule hit) names another channel, time or level than the slot's
+        current one (read from words, not exact): the instant that current value was said,
+        else None. Said before it, the unit speaks of a replaced value; said after it, it may
+        be a new value the write path did not type: ranked after, labelled not current."""
+        if rule:
+            return None
+        for row, value, since in self.current_values:
+            if not row.value.startswith("entity:") and names_other_value(
+                    slot_values(row, unit), value):
+                return since
+        return None
 
     def is_stale(self, unit: MemoryUnit, turn_keys: list[str], rule: bool = False) -> bool:
         """A unit the question about the present must not get: a replaced value, a unit cut
         from a turn that stated one (and not also the current value), or (not a rule hit) a
-        unit naming another value of the slot's kind and not the current one."""
+        unit naming another number, e-mail or address than the current one, or mentioning a
+        list item the user took back."""
         if unit.id in self.stale_units:
             return True
         keys = set(turn_keys)
@@ -67,9 +81,9 @@ class SlotView:
             return True
         if rule:
             return False
-        if any(names_other_value(slot_values(row, unit), value)
-               for row, value in self.current_values):
-            return True
+        if any(row.value.startswith("entity:") and names_other_value(slot_values(row, unit), value)
+               for row, value, _ in self.current_values):
+            return True  # another number, e-mail or address: exact, it is not the current one
         text = fold(unit.content)  # a passing mention of an item taken back, not the taking back
         return any(item in text and not negates(row, unit.content)
                    for row, item in self.negated_items)
@@ -149,7 +163,7 @@ def _single(store: Store, view: SlotView, row: SlotSpec, current: list[MemoryUni
     older = [u for u in current[1:] if names_other_value(slot_values(row, u), newest)]
     current = [u for u in current if u not in older]
     if newest and newest != {UNREAD}:
-        view.current_values.append((row, newest))
+        view.current_values.append((row, newest, unit_date(current[0])))
     view.rule_ids.extend(u.id for u in current)
     replaced: list[MemoryUnit] = list(older)
     frontier = [u.supersedes for u in current if u.supersedes]

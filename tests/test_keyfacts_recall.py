@@ -175,3 +175,12 @@ def test_every_valid_coupon_is_listed_and_an_expired_one_never_as_usable(
         assert [h for h in _with(hits, code) if h.current], [(h.unit.content, h.status)
                                                              for h in hits]
     assert all(not h.current for h in _with(hits, "OLDMAY5"))
+
+
+def test_a_nickname_is_no_other_name() -> None:
+    """One person goes by several names: a name question keeps every unit naming the user."""
+    name = spec("name")
+    assert name is not None
+    full = slot_values(name, _unit("我叫陈晓东", [Entity(kind="person", text="陈晓东", value="陈晓东")]))
+    nick = slot_values(name, _unit("叫我小東就好", [Entity(kind="person", text="小東", value="小东")]))
+    assert not names_other_value(nick, full) and not names_other_value(full, nick)

@@ -25,6 +25,9 @@ GENERIC_WORDS = frozenset({
     "级", "等级", "级别", "message", "messages", "消息", "讯息",
 })
 _NOT_KEY = re.compile(r"[\W_]+")
+#: Kinds one value of which goes by several names (a full name, a nickname: "陈晓东", "小东"):
+#: another name is no other value.
+MANY_NAMED = frozenset({"person", "name"})
 #: A membership level in folded text: two characters before 会员 / VIP / 卡 ("钻石VIP", "银级会员"),
 #: the words before "VIP"/"member"/"tier"/"card", or after "level is" / "I'm" ("Black Card",
 #: "one of your Four Star members", "I'm Royal Elite now"). Overlapping reads are all kept.
@@ -62,6 +65,8 @@ def slot_values(row: SlotSpec, unit: MemoryUnit) -> frozenset[str]:
     """The values of ``row``'s kind ``unit`` holds, as comparable keys (empty: none)."""
     if row.value.startswith("entity:"):
         kind = row.value.split(":", 1)[1]
+        if kind in MANY_NAMED:
+            return frozenset()
         return frozenset(k for e in unit.entities if e.kind == kind
                          and (k := _key(kind, e.value or e.text)))
     if row.value == "level":

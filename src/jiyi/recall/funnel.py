@@ -20,7 +20,7 @@ from ..embed.routing import EmbedderRouting
 from ..store.base import Scope, Scored, Store, TurnRecord, Vector
 from ..text import fold, keyword_terms
 from ..timing import recall_stage
-from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_status
+from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_date, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks
 from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
@@ -329,10 +329,23 @@ class _Context:
         if status == "superseded" and not self.past:
             return None
         turns = self.sources.get(uid, [])
-        if self.view is not None and self.view.is_stale(uid, [t.key for t in turns]):
-            if not self.past and uid not in b.rule_set:
+        relabel = False  # ranked as found, shown as replaced (a past question wants it)
+        view, rule = self.view, uid in b.rule_set
+        if view is not None and view.is_stale(unit, [t.key for t in turns], rule):
+            if not self.past and not rule:
                 return None  # it holds a value the slot asked about has replaced
-            status = "superseded"  # history: shown as replaced, never as current
+            if self.past and not rule:
+                relabel = True
+            else:
+                status = "superseded"  # history: shown as replaced, never as current
+        elif view is not None and status == "current" and (
+                since := view.names_other(unit, rule)) is not None:
+            if self.past:
+                relabel = True
+            elif unit_date(unit) < since:
+                return None  # said before the current value: a value it replaced
+            else:
+                status = "superseded"  # ranked after the current value, never shown as it
         turn_cos, unit_cos, kw_stats, prior = b.turn_cos, b.unit_cos, found.keyword_stats, \
             weights.scale_prior_n
         cosines = [turn_cos[t.key] for t in turns if t.key in turn_cos]
@@ -369,6 +382,8 @@ class _Context:
             if uid in b.rule_set:  # the query names it exactly (an id, a slot): not left
                 cand.topic_factor = max(cand.topic_factor, 1.0)
         z_reply, z = rank_zs(cand, as_of, weights)
+        if relabel:
+            cand.status = "superseded"
         return cand, _hit(cand, z, weights), z_reply
 
 

@@ -23,12 +23,13 @@ from datetime import datetime
 
 from ..embed.base import Embedder
 from ..keyfacts.prototypes import index
-from ..keyfacts.schema import spec
+from ..keyfacts.schema import SlotSpec, negates, spec
 from ..keyfacts.typing import question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
-from ..units import MemoryType, MemoryUnit
+from ..units import MemoryType, MemoryUnit, unit_date
 from .rules import OTHERS_RE, SlotIntent
+from .slotvalues import UNREAD, names_other_value, slot_values
 
 #: Older values followed back through ``supersedes`` (A -> B -> C ... ).
 REPLACED_DEPTH = 5
@@ -36,6 +37,8 @@ REPLACED_DEPTH = 5
 LIST_UNITS_READ = 300
 #: Current items of a list given as rule hits (a list question wants them all).
 LIST_ITEMS = 8
+#: An item taken back shorter than this ("鱼") is not looked for in other units' text.
+MIN_ITEM_CHARS = 2
 
 
 @dataclass
@@ -46,14 +49,44 @@ class SlotView:
     stale_turns: set[str] = field(default_factory=set)  # turns that stated a replaced value
     current_turns: set[str] = field(default_factory=set)  # turns that state the current one
     stale_units: set[str] = field(default_factory=set)
+    #: each single-valued slot asked about whose current value is known, with that value
+    current_values: list[tuple[SlotSpec, frozenset[str], datetime]] = field(default_factory=list)
+    #: items of a list the user has taken back ("不吃海鲜了"), folded, with the list's row
+    negated_items: list[tuple[SlotSpec, str]] = field(default_factory=list)
 
-    def is_stale(self, unit_id: str, turn_keys: list[str]) -> bool:
-        """A unit the question about the present must not get: a replaced value, or a unit cut
-        from a turn that stated one (and not also the current value)."""
-        if unit_id in self.stale_units:
+    def names_other(self, unit: MemoryUnit, rule: bool = False) -> datetime | None:
+        """When a unit (not a rule hit) names another channel, time or level than the slot's
+        current one (read from words, not exact): the instant that current value was said,
+        else None. Said before it, the unit speaks of a replaced value; said after it, it may
+        be a new value the write path did not type: ranked after, labelled not current."""
+        if rule:
+            return None
+        for row, value, since in self.current_values:
+            if not row.value.startswith("entity:") and names_other_value(
+                    slot_values(row, unit), value):
+                return since
+        return None
+
+    def is_stale(self, unit: MemoryUnit, turn_keys: list[str], rule: bool = False) -> bool:
+        """A unit the question about the present must not get: a replaced value, a unit cut
+        from a turn that stated one (and not also the current value), or (not a rule hit) a
+        unit naming another number, e-mail or address than the current one, or mentioning a
+        list item the user took back."""
+        if unit.id in self.stale_units:
             return True
         keys = set(turn_keys)
-        return bool(keys & self.stale_turns) and not keys & self.current_turns
+        if keys & self.current_turns:
+            return False
+        if keys & self.stale_turns:
+            return True
+        if rule:
+            return False
+        if any(row.value.startswith("entity:") and names_other_value(slot_values(row, unit), value)
+               for row, value, _ in self.current_values):
+            return True  # another number, e-mail or address: exact, it is not the current one
+        text = fold(unit.content)  # a passing mention of an item taken back, not the taking back
+        return any(item in text and not negates(row, unit.content)
+                   for row, item in self.negated_items)
 
 
 #: A key-fact question about an earlier value ("换号之前那个号码", "搬家前的地址", "the number I
@@ -90,18 +123,26 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             continue
         if row.single:
             current = store.find_units(scope, as_of=as_of, slot=name, limit=REPLACED_DEPTH)
-            _single(store, view, current, past)
+            _single(store, view, row, current, past)
         elif row.value == "item":
-            view.rule_ids.extend(u.id for u in _items(store, wide, as_of, name))
+            items = _items(store, wide, as_of, name)
+            view.rule_ids.extend(u.id for u in items)
+            view.negated_items.extend(
+                (row, fold(u.slot.split(":", 1)[1])) for u in items
+                if u.slot is not None and negates(row, u.content)
+                and len(u.slot.split(":", 1)[1]) >= MIN_ITEM_CHARS)
         elif row.dated and row.question is not None:
             rx = row.question
             units = store.find_units(wide, as_of=as_of,
                                      types=[MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE],
                                      limit=LIST_UNITS_READ)
             kinds = set(row.kinds)
-            view.rule_ids.extend(u.id for u in units
-                                 if any(e.kind in kinds for e in u.entities)
-                                 and (u.valid_until is not None or rx.search(fold(u.content))))
+            # a code with an expiry or said to be one ("券", "coupon"); a thing said to be one
+            # with an expiry of its own even when its code was not read as a code ("WELCOME")
+            view.rule_ids.extend(u.id for u in units if (
+                any(e.kind in kinds for e in u.entities)
+                and (u.valid_until is not None or rx.search(fold(u.content))))
+                or (u.valid_until is not None and rx.search(fold(u.content))))
     view.rule_ids = list(dict.fromkeys(view.rule_ids))
     return view
 
@@ -113,11 +154,20 @@ def _items(store: Store, scope: Scope, as_of: datetime, name: str) -> list[Memor
     return [u for u in units if u.slot is not None and u.slot.startswith(prefix)][:LIST_ITEMS]
 
 
-def _single(store: Store, view: SlotView, current: list[MemoryUnit], past: bool) -> None:
+def _single(store: Store, view: SlotView, row: SlotSpec, current: list[MemoryUnit], past: bool
+            ) -> None:
+    """The current value (the newest, when the write path left two of one slot current), the
+    values it replaced (its ``supersedes`` chain, and an older current unit naming another
+    value) and the turns that stated them."""
+    newest = slot_values(row, current[0]) if current else frozenset()
+    older = [u for u in current[1:] if names_other_value(slot_values(row, u), newest)]
+    current = [u for u in current if u not in older]
+    if newest and newest != {UNREAD}:
+        view.current_values.append((row, newest, unit_date(current[0])))
     view.rule_ids.extend(u.id for u in current)
-    replaced: list[MemoryUnit] = []
+    replaced: list[MemoryUnit] = list(older)
     frontier = [u.supersedes for u in current if u.supersedes]
-    seen = {u.id for u in current}
+    seen = {u.id for u in current} | {u.id for u in older}
     for _ in range(REPLACED_DEPTH):
         ids = [i for i in frontier if i and i not in seen]
         if not ids:

@@ -106,37 +106,66 @@ class SlotIntent:
     own: bool = True  # the question says "my"/"我": entity kinds may answer it too
 
 
-_OWN_RE = re.compile(r"我|咱|my\b|\bme\b|\bi\b|mine")
+#: The question is about the user's own record: "my"/"我", the user's account or file ("帐号上的",
+#: "on file"), or where something is sent to the user ("寄到哪", "发到哪个邮箱").
+_OWN_RE = re.compile(
+    r"我|咱|帐号|账号|账户|帐户|登记|记录|纪录|寄到|寄去|寄给|发到|发去|发给|送到|送去|"
+    r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|\byou (?:ring|call|text)\b")
 #: Someone else's fact ("my sister", "我妈妈的"): a slot asked for without "my" is not the user's.
 OTHERS_RE = re.compile(
-    r"他|她|朋友|同事|妈|爸|老婆|老公|妻子|丈夫|儿子|女儿|姐|妹|哥|弟|爷|奶|孩子|"
+    r"(?<!其)他|她|朋友|同事|妈|爸|老婆|老公|妻子|丈夫|儿子|女儿|姐|妹|哥|弟|爷|奶|孩子|"
     r"\b(?:his|her|their|friend|mom|mum|dad|mother|father|wife|husband|son|daughter|brother|"
     r"sister|colleague|boss|kids?|parents?)\b")
+#: A fact said to be someone else's ("我妈妈的电话", "my son's birthday"): not the user's, even
+#: with "my".
+OTHERS_OF_RE = re.compile(
+    r"(?:(?<!其)他|她|朋友|同事|妈妈?|爸爸?|老婆|老公|妻子|丈夫|儿子|女儿|姐姐?|妹妹?|哥哥?|弟弟?|爷爷|奶奶|"
+    r"孩子|家人)的|\b(?:his|her|their)\b|\b(?:friend|mom|mum|dad|mother|father|wife|husband|son|"
+    r"daughter|brother|sister|colleague|boss|kid|child|parent)s?'s?\b(?! (?:is|was|are|were)\b)")
 #: Longer than this (or several lines), a query is a conversation excerpt, not one question.
 SHORT_QUESTION_CHARS = 80
+#: A clause that asks something (a question word or mark): the slot named there is the one
+#: asked for ("旧地址是哪儿，我要给物业打个电话" asks for the address).
+_ASKS_RE = re.compile(
+    r"[?？]|哪|什么|多少|几|啥|谁|吗|是不是|有没有|\b(?:what|which|where|when|who|whose|how)\b")
+_CLAUSE_RE = re.compile(r"[^,，。.!！;；?？]+[?？]?")
+
+
+def _asked_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of the clauses of ``text`` that ask something (all of it when none does)."""
+    spans = [m.span() for m in _CLAUSE_RE.finditer(text) if _ASKS_RE.search(m.group(0))]
+    return spans or [(0, len(text))]
 
 
 def slot_intent(query: str) -> SlotIntent | None:
     """The slot a question asks about, by the cue words of the slot schema
     (:mod:`jiyi.keyfacts.schema`): the user's own single-valued fact ("我的电话", "my email"),
-    or a slot whose row does not need "my" ("寄到哪裡", "还有哪些券能用")."""
+    or a slot whose row does not need "my" ("寄到哪裡", "还有哪些券能用"). When several rows'
+    cues are said, a row named in the clause that asks comes first, then the schema's order."""
     text = fold(query)
-    own = bool(_OWN_RE.search(text))
+    own = bool(_OWN_RE.search(text)) and not OTHERS_OF_RE.search(text)
+    one_line = "\n" not in query.strip()
     # a slot asked for without "my" only by one short question, not by a conversation excerpt
-    short = len(query) <= SHORT_QUESTION_CHARS and "\n" not in query.strip() \
+    short = one_line and (len(query) <= SHORT_QUESTION_CHARS or own) \
         and not OTHERS_RE.search(text)
-    slots: list[str] = []
-    kinds: list[str] = []
-    for row in schema():
+    asked = _asked_spans(text)
+    matched: list[tuple[int, int, tuple[str, ...], tuple[str, ...]]] = []
+    for order, row in enumerate(schema()):
         if row.question is None or (row.own and not own) or (not row.own and not short):
             continue
         if row.not_with is not None and row.not_with.search(text):
             continue
-        if row.question.search(text):
-            names = (row.name, *row.also)
-            slots.extend(n for n in names if n not in slots)
-            if not row.dated:  # a dated thing is listed only while valid (recall/keyslots.py)
-                kinds.extend(k for k in row.kinds if k not in kinds)
+        hits = list(row.question.finditer(text))
+        if hits:
+            in_ask = any(s <= m.start() < e for m in hits for s, e in asked)
+            # a dated thing is listed only while valid (recall/keyslots.py): no entity kinds
+            matched.append((0 if in_ask else 1, order, (row.name, *row.also),
+                            () if row.dated else row.kinds))
+    slots: list[str] = []
+    kinds: list[str] = []
+    for _, _, names, row_kinds in sorted(matched, key=lambda m: (m[0], m[1])):
+        slots.extend(n for n in names if n not in slots)
+        kinds.extend(k for k in row_kinds if k not in kinds)
     if not slots:
         return None
     return SlotIntent(tuple(slots), tuple(kinds), own)

@@ -1,0 +1,91 @@
+"""The values of a single-valued slot that any unit holds, read by the slot's schema row: the
+entities of its kind (``entity:phone``: phone numbers, ``entity:email``, ``entity:address``) or
+the words of its value (``value_words``: a channel, a time of day, a membership level).
+
+Recall compares them with the slot's *current* value: a unit that names another value of the
+same kind ("The courier can call 138...", "我更喜欢飞书", "會員等級：銀級會員") and not the
+current one speaks of a value the user has since replaced, however it was found (its turn,
+a neighbour, a unit the typing missed). Pure functions of the unit and the row.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..keyfacts.schema import SlotSpec
+from ..text import content_words, fold
+from ..units import MemoryUnit
+
+#: Digits a phone is compared by (its national part; "+86 138..." and "138..." are one number).
+PHONE_TAIL = 8
+#: Words every value of a level or channel shares ("VIP", "会员", "tier"): they tell no value
+#: from another.
+GENERIC_WORDS = frozenset({
+    "vip", "会员", "member", "members", "membership", "tier", "level", "status", "卡", "card",
+    "级", "等级", "级别", "message", "messages", "消息", "讯息",
+})
+_NOT_KEY = re.compile(r"[\W_]+")
+#: Kinds one value of which goes by several names (a full name, a nickname: "陈晓东", "小东"):
+#: another name is no other value.
+MANY_NAMED = frozenset({"person", "name"})
+#: A membership level in folded text: two characters before 会员 / VIP / 卡 ("钻石VIP", "银级会员"),
+#: the words before "VIP"/"member"/"tier"/"card", or after "level is" / "I'm" ("Black Card",
+#: "one of your Four Star members", "I'm Royal Elite now"). Overlapping reads are all kept.
+_LEVEL_RE = re.compile(
+    r"(?=([\u4e00-\u9fff]{2})\s*(?:会员|vip|卡(?!号)))|"
+    r"\b([a-z]+(?: [a-z]+)?)\s+(?:vip|members?|tier|card)\b|"
+    r"\b(?:level|tier|status|membership)\s*(?:is|:|：)\s*([a-z]+(?: [a-z]+)?)|"
+    r"\bi'?m\s+(?:a |an |on )?([a-z]+(?: [a-z]+)?)\s+now\b")
+_LEVEL_STOP = frozenset({"is", "my", "i'm", "im", "the", "a", "an", "from", "to", "now", "of",
+                         "one", "your", "our", "on", "am", "at", "as", "still", "already"})
+#: A unit that speaks of the slot's value without a value recall can read ("二星會員可以…" is
+#: read; "My membership level: see above" is not): it still names no current value.
+UNREAD = "\x00"
+
+
+def _levels(content: str) -> frozenset[str]:
+    out: set[str] = set()
+    for m in _LEVEL_RE.finditer(fold(content)):
+        for g in m.groups():
+            if g:
+                words = [w for w in g.split() if w not in _LEVEL_STOP]
+                key = "".join(words)
+                if key and key not in GENERIC_WORDS:
+                    out.add(key)
+    return frozenset(out)
+
+
+def _key(kind: str, value: str) -> str:
+    if kind == "phone":
+        return re.sub(r"\D", "", value)[-PHONE_TAIL:]
+    return _NOT_KEY.sub("", fold(value))
+
+
+def slot_values(row: SlotSpec, unit: MemoryUnit) -> frozenset[str]:
+    """The values of ``row``'s kind ``unit`` holds, as comparable keys (empty: none)."""
+    if row.value.startswith("entity:"):
+        kind = row.value.split(":", 1)[1]
+        if kind in MANY_NAMED:
+            return frozenset()
+        return frozenset(k for e in unit.entities if e.kind == kind
+                         and (k := _key(kind, e.value or e.text)))
+    if row.value == "level":
+        levels = _levels(unit.content)
+        if levels:
+            return levels
+        speaks = row.question is not None and row.question.search(fold(unit.content))
+        return frozenset({UNREAD}) if speaks else frozenset()
+    if row.value_words is None:
+        return frozenset()
+    words: set[str] = set()
+    for m in row.value_words.finditer(unit.content):
+        words.update(w for w in content_words(m.group(0)) if w not in GENERIC_WORDS)
+    return frozenset(words)
+
+
+def names_other_value(held: frozenset[str], current: frozenset[str]) -> bool:
+    """True when a unit holding ``held`` names a value of the slot and not the current one
+    (a value inside another counts as the same: "体育西路191号" in the full address)."""
+    if not held or not current or current == {UNREAD}:
+        return False
+    return not any(h in c or c in h for h in held for c in current)

@@ -167,6 +167,24 @@ def negates(row: SlotSpec, clause: str) -> bool:
     return row.negation is not None and row.negation.search(clause) is not None
 
 
+@lru_cache(maxsize=64)
+def _template_rx(template: str) -> re.Pattern[str]:
+    rx = re.escape(template)
+    for field, part in (("subj", ".+?"), ("poss", ".+?"), ("value", "(?P<value>.+)")):
+        rx = rx.replace(re.escape("{" + field + "}"), part)
+    return re.compile(rx, re.S)
+
+
+def rendered_value(row: SlotSpec, content: str) -> str | None:
+    """The value a canonical sentence of ``row`` holds ("用户的会员等级是金卡" -> "金卡"); None
+    when ``content`` is not one of its templates (a clause typed by meaning is its own value)."""
+    for template in row.templates.values():
+        m = _template_rx(template).fullmatch(content)
+        if m:
+            return m.group("value")
+    return None
+
+
 def item_slot(name: str, item: str) -> str:
     """The slot of one item of a list (``food:寿司``): each item supersedes only itself."""
     return f"{name}:{item}"

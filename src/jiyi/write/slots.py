@@ -141,8 +141,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     ``before``: the text of the sentence before this clause, where a cue may stand
     ("手机号变了哈，现在是62340143": the phone word is in the previous clause). A question
     states no slot ("我现在的电话是多少？")."""
-    if role != "user" or (not entities and not _LEVEL_HINT.search(clause)) \
-            or _QUESTION.search(clause):
+    if role != "user" or (not entities and not _LEVEL_HINT.search(clause)
+                          and not _EN_LEVEL_NOW.search(clause)) or _QUESTION.search(clause):
         return []
     context = before[-CUE_WINDOW_CHARS:] + " " + clause
     own = bool(_SELF.search(clause)) or speaker is not None
@@ -183,18 +183,86 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             add("city", e.text, e)
         elif e.kind == "date" and _BIRTHDAY.search(clause):
             add("birthday", e.text, e)
-    m = _MEMBERSHIP.search(clause)
-    if m and not _THIRD_PARTY.search(clause[:m.start()]) and (
+    level = level_mention(clause)
+    if level is not None and not _THIRD_PARTY.search(clause[:level[1]]) and (
             own or _MEMBERSHIP_SELF.search(context)):
-        add("membership", next(g for g in m.groups() if g), None)
+        add("membership", level[0], None)
     return out
+
+
+#: An open-vocabulary level: a short name right before a membership word ("星钻会员", "尊榮VIP",
+#: "Royal Elite tier", "Black VIP"). A Chinese name is the up to four characters before the
+#: word, cut after the last character that cannot be part of a name ("你们店的普通会员").
+_ZH_LEVEL_WORD = re.compile(r"会员|會員|VIP(?![A-Za-z])")
+_ZH_NAME = re.compile(r"[\u4e00-\u9fff0-9]{1,4}$")
+_ZH_CUT = re.compile(r".*[是到成为為了的个個我你您们們店从從升在就还還也这這那张張位名级級办辦开開买買当當"
+                     r"做加入现現新旧舊老原本说說讲講叫称稱于於与與和跟对對给給被把将將帮幫让讓请請有没沒"
+                     r"不算]")
+_ZH_NOT_LEVEL = re.compile(r"[吗嗎呢吧啊么麼什哪谁誰]")
+_EN_LEVEL_WORD = re.compile(
+    r"(?<![A-Za-z])((?-i:(?:[A-Z][A-Za-z]+\s){1,2}))(?:VIP|member(?:ship)?|tier|status|level)s?\b")
+_EN_LEVEL_AFTER = re.compile(
+    r"\b(?:from|to|reached|hit|made it to)\s+(?:the\s+)?((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))"
+    r"(?![A-Za-z])")
+#: "It's Infinite now", "Five Star now".
+_EN_LEVEL_NOW = re.compile(
+    r"(?:^|[,.;]\s*|\b(?:I'm|I am|it's|it is)\s+(?:on\s+)?(?:the\s+)?)"
+    r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))\s+(?:now|already)\b")
+_EN_NOT_LEVEL = re.compile(r"^(?:The|A|An|My|Your|Our|As|With|I|I'm|Dear|Hi|Hey|This|That|It|"
+                           r"It's|Please|Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|New|Old)$")
+#: Said just before a level, these make it the old one ("从银卡升到金卡", "from Silver to Gold").
+_LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|之前是|以前是|\bfrom|\bwas|"
+                               r"\bused to be)\s*(?:the\s+)?$", re.I)
+LEVEL_OLD_WINDOW = 6
+
+
+def _en_name(text: str) -> str:
+    words = text.split()
+    while words and _EN_NOT_LEVEL.match(words[0]):
+        words.pop(0)
+    return " ".join(words)
+
+
+def level_mention(clause: str) -> tuple[str, int] | None:
+    """The membership level a clause says is the current one, and where it starts: the last
+    level named that no "从/from/原来是" makes the old one ("从普通会员升到星钻会员" -> 星钻会员,
+    "moved from Royal Elite to Infinite" -> Infinite). Levels are a closed list of common names
+    or any short name before a membership word ("皇冠会员", "Four Star members")."""
+    found: list[tuple[int, int, str]] = []  # (start, end, value)
+    for m in _MEMBERSHIP.finditer(clause):
+        g = next(i for i in range(1, 4) if m.group(i))
+        found.append((m.start(g), m.end(g), m.group(g)))
+    for m in _ZH_LEVEL_WORD.finditer(clause):
+        head = _ZH_NAME.search(clause[max(0, m.start() - 4):m.start()])
+        name = _ZH_CUT.sub("", head.group(0)) if head else ""
+        if name and not _ZH_NOT_LEVEL.search(name):
+            found.append((m.start() - len(name), m.end(), name + m.group(0)))
+    for m in _EN_LEVEL_WORD.finditer(clause):
+        name = _en_name(m.group(1))
+        if name:
+            vip = " VIP" if m.group(0).rstrip("s").endswith("VIP") else ""
+            found.append((m.end(1) - len(name) - 1, m.end(), name + vip))
+    hint = _LEVEL_HINT.search(clause) is not None
+    for rx in (_EN_LEVEL_AFTER, _EN_LEVEL_NOW):
+        for m in rx.finditer(clause):
+            name = _en_name(m.group(1))
+            if name and (hint or rx is _EN_LEVEL_NOW):
+                found.append((m.end(1) - len(name), m.end(1), name))
+    fresh = [f for f in found
+             if not _LEVEL_OLD_BEFORE.search(clause[max(0, f[0] - LEVEL_OLD_WINDOW):f[0]])]
+    if not fresh:
+        return None
+    last = max(end for _, end, _ in fresh)
+    start, _, value = max((f for f in fresh if f[1] == last), key=lambda f: len(f[2]))
+    return value, start
 
 
 #: Words that retire a value ("原来的…停机了", "I don't use … anymore") and words that then
 #: introduce the current one ("现在是", "new one").
 _OLD = re.compile(
     r"不用了|不用|停机|停機|停用|注销|註銷|作废|作廢|旧的|舊的|旧号|舊號|旧邮箱|舊郵箱|旧地址|舊地址|原来|原來|原本|"
-    r"之前|以前|不是我的|不再|满了|滿了|\b(?:old|anymore|any more|no longer|previous|used to|dead|"
+    r"之前|以前|不是我的|不再|满了|滿了|不住|没住|沒住|不寄|别寄|別寄|别送|別送|不要寄|不要送|"
+    r"\b(?:old|anymore|any more|no longer|previous|used to|dead|"
     r"disconnected|not mine|isn't mine|stopped|cancell?ed|don't use|do not use)\b", re.I)
 _NOW = re.compile(r"现在|現在|新的|新号|新號|改成|改为|改為|换成|換成|以后|以後|今后|今後|\b(?:now|new|"
                   r"instead|switch|change|from now on)\b", re.I)

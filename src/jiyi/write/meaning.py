@@ -241,10 +241,10 @@ def retire_companions(store: Store, turn: TurnRecord, batch: IngestBatch) -> Non
     done = {old for old, _, _, _ in batch.invalidations}
     stored = store.find_units(Scope(turn.user_id, None), as_of=turn.at, limit=COMPANIONS_READ)
     for unit in [*stored, *batch.upserts]:
-        if unit.id in done or unit.id in new_units and unit.slot:
+        if unit.id in done or (unit.id in new_units and unit.slot):
             continue
         for row, keys, new_keys, by in retire:
-            if unit.slot and base_name(unit.slot) == row.name or unit.id == by:
+            if (unit.slot and base_name(unit.slot) == row.name) or unit.id == by:
                 continue
             if any(_holds(row, k, unit.content) for k in keys) \
                     and not any(_holds(row, k, unit.content) for k in new_keys):

@@ -23,6 +23,8 @@ NOT_OWN = re.compile(
     r"\b(?:mom|mum|dad|mother|father|wife|husband|son|daughter|sister|brother|friend|colleague|"
     r"coworker|boss|neighbou?r|roommate|courier|driver|he|she|they|his|her|their)\b", re.I)
 COURIER = re.compile(r"快递员|快遞員|外卖员|外賣員|司机|司機|courier|driver", re.I)
+#: Support staff told how to reach the user ("客服回复用QQ吧") is the user's contact channel.
+SUPPORT = re.compile(r"客服|\b(?:support|agent)\b", re.I)
 #: A payment method ("用LINE Pay付款", "paid with WeChat") is not a way to contact the user.
 PAYMENT = re.compile(r"付款|支付|付钱|付錢|付的|刷卡|\b(?:pay|paid|paying|payment)\b", re.I)
 #: A clause this long is a paragraph, not a statement of one value.
@@ -54,7 +56,8 @@ def owns(slot: str, content: str) -> bool:
     ("我妈妈住在…"; a courier only for a delivery time: "让快递员晚上七点后送" is the user's wish),
     and a payment method is not a contact channel."""
     third = NOT_OWN.search(content)
-    if third and not (slot == "delivery_time" and COURIER.fullmatch(third.group(0))):
+    if third and not (slot == "delivery_time" and COURIER.fullmatch(third.group(0))) \
+            and not (slot == "contact_channel" and SUPPORT.fullmatch(third.group(0))):
         return False
     return not (slot == "contact_channel" and PAYMENT.search(content))
 

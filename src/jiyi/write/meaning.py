@@ -45,8 +45,11 @@ DATED_KINDS = frozenset({"code"})
 #: state the slot's new value.
 RETIRES = re.compile(
     r"别再|別再|不再|不要再|不用|不常看|不怎么看|不怎麼看|卸载|卸載|删了|刪了|删掉|刪掉|停用|别用|別用|"
-    r"别发|別發|不要发|不要發|之前|以前|原来|原來|老地方|舊的|旧的|别|別|不要|不行|不方便|"
-    r"\b(?:don't|do not|stop|no longer|anymore|old|before|previous|used to|deleted|not)\b", re.I)
+    r"别发|別發|不要发|不要發|(?<![\d点點时時午晚早])(?:之前|以前)|原来|原來|老地方|舊的|旧的|别|別|不要|"
+    r"不行|不方便|\b(?:don't|do not|stop|no longer|anymore|old|previous|used to|deleted|not|"
+    r"doesn't|isn't|won't)\b", re.I)
+#: Clauses of a draft ("周日全天不行了，改午饭后": the first retires a value, the second states one).
+_CLAUSES = re.compile(r"[，,;；。.!！]\s*")
 #: How close to a value word a retiring word must stand to retire it.
 RETIRE_WINDOW = 6
 #: Current profile units read to find the items a negation contradicts.
@@ -116,13 +119,15 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
 
 
 def _fresh_value(words: re.Pattern[str], clause: str) -> bool:
-    """A value word of the clause that no retiring word stands right before or after
-    ("改站内信" yes; "别再用微信语音了", "微信我不常看了" no)."""
-    for m in words.finditer(clause):
-        near = clause[max(0, m.start() - RETIRE_WINDOW):m.start()] + " " + \
-            clause[m.end():m.end() + RETIRE_WINDOW]
-        if not RETIRES.search(near):
-            return True
+    """A value word of the clause that no retiring word of its own sub-clause stands right
+    before or after ("改站内信", "周日不行了，改午饭后" yes; "别再用微信语音了", "微信我不常看了"
+    no; "九点之前" is a time, not a retirement)."""
+    for part in _CLAUSES.split(clause):
+        for m in words.finditer(part):
+            near = part[max(0, m.start() - RETIRE_WINDOW):m.start()] + " " + \
+                part[m.end():m.end() + RETIRE_WINDOW]
+            if not RETIRES.search(near):
+                return True
     return False
 
 

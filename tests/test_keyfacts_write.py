@@ -181,6 +181,18 @@ LOOK_ALIKES = [
 ]
 
 
+#: (the user's value, a look-alike said later, the slot, the user's value): a courier's call is no
+#: delivery time, a colour no food, a payment app no contact channel.
+LOOK_ALIKES += [
+    ("请工作日晚上七点以后再送货。", "快递员昨天下午三点打来电话，我没接到。", "delivery_time", "七点以后"),
+    ("平日晚上七點以後再送貨就好。", "司機今天下午三點來過，我剛好不在。", "delivery_time", "七點以後"),
+    ("Please deliver on weekday evenings after 7.", "The courier called me at 3pm yesterday.",
+     "delivery_time", "after 7"),
+    ("我爱吃毛豆。", "这件外套我比较喜欢深蓝色的那款。", "food", "毛豆"),
+    ("有事请用Telegram联系我。", "这次我用Apple Pay付款的。", "contact_channel", "Telegram"),
+]
+
+
 @pytest.mark.parametrize(("own", "other", "slot", "value"), LOOK_ALIKES)
 def test_a_look_alike_never_replaces_the_users_value(e5_mem: Memory, own: str, other: str,
                                                      slot: str, value: str) -> None:

@@ -17,18 +17,14 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..keyfacts.schema import spec
+from ..keyfacts.schema import spec, third_party
 from ..text.segment import to_simplified
 from ..units import Entity
 from .filler import content_left
 from .timeparse import TimeMatch
 
-_THIRD_PARTY = re.compile(
-    r"他|她|朋友|同事|妈|媽|爸|老婆|老公|妻子|丈夫|儿子|兒子|女儿|女兒|客服|快递员|快遞員|商家|司机|司機|"
-    r"姐姐|妹妹|哥哥|弟弟|姐夫|妹夫|嫂子|爷爷|爺爺|奶奶|外公|外婆|叔叔|阿姨|舅舅|邻居|鄰居|室友|老板|老闆|"
-    r"\b(?:his|her|their|friend|friend's|mom|mum|dad|mother|father|wife|husband|son|daughter|"
-    r"brother|sister|grandma|grandpa|grandmother|grandfather|aunt|uncle|cousin|neighbou?r|"
-    r"roommate|colleague|coworker|boss|support|courier|driver)\b", re.I)
+#: Someone other than the user (the schema's list: "我妈妈", "my colleague", "the courier").
+_THIRD_PARTY = third_party()
 _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|換號|新的", re.I)
 #: Words saying a value changed or is new: they also make a clause without "我"/"my" the
 #: speaker's own ("剛升金卡會員", "搬到深圳了", "new number: ...").
@@ -184,10 +180,17 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         elif e.kind == "date" and _BIRTHDAY.search(clause):
             add("birthday", e.text, e)
     level = level_mention(clause)
-    if level is not None and not _THIRD_PARTY.search(clause[:level[1]]) and (
+    if level is not None and not _others(clause[:level[1]]) and (
             own or _MEMBERSHIP_SELF.search(context)):
         add("membership", level[0], None)
     return out
+
+
+def _others(lead: str) -> bool:
+    """The words before a value name someone else as its holder: a third party with no "我"/"me"
+    after it ("我姐姐是金卡会员" yes; "They moved me up to Sapphire" no)."""
+    ends = [m.end() for m in _THIRD_PARTY.finditer(lead)]
+    return bool(ends) and not _SELF.search(lead[ends[-1]:])
 
 
 #: An open-vocabulary level: a short name right before a membership word ("星钻会员", "尊榮VIP",

@@ -202,3 +202,17 @@ def test_a_look_alike_never_replaces_the_users_value(e5_mem: Memory, own: str, o
     want = _digits(value) if slot == "phone" else value
     assert len(slotted) == 1, [(u.content, u.slot) for u in units]
     assert want in (_digits(slotted[0]) if slot == "phone" else slotted[0])
+
+
+# -- a name given for the account or the parcel ---------------------------------------------------
+
+@pytest.mark.parametrize(("said", "name"), [
+    ("快递单上收件人写周小川就好，我本人。", "周小川"),
+    ("登記的名字請寫林佩珊，謝謝。", "林佩珊"),
+    ("Just so you know, the account is under Nora Blake.", "Nora Blake"),
+])
+def test_a_name_given_for_the_account_is_the_users_name(e5_mem: Memory, said: str,
+                                                        name: str) -> None:
+    _say(e5_mem, [said])
+    names = [u.content for u in _current(e5_mem) if u.slot and base_name(u.slot) == "name"]
+    assert len(names) == 1 and name in names[0]

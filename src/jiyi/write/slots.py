@@ -56,8 +56,11 @@ _CITY_WORDS = re.compile(
     r"\b(?:live in|living in|lives in|moved to|move to|moving to|relocated to|based in|reside in)\b", re.I)
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
-    r"我叫|我名叫|我的名字|名字是|名字叫|叫我|我是|本人|姓名|\b(?:my name|call me|I'm|I am|this is)\b|"
+    r"我叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|本人|姓名|这边|這邊|\b(?:my name|call me|I'm|I am|this is|real name|name on|account is under|under the name|"
+    r"addressed to|recipient)\b|"
     r"\b(?:speaking|here)\s*[,.!]?\s*$", re.I)
+#: A name said in the clause after its label ("Please note my name: Chloe Martin").
+_NAME_BEFORE = re.compile(r"(?:名字|姓名|\bname)\s*[:：]?\s*$", re.I)
 #: "I'm Sapphire now", "I'm Three Star this month": a level or a state, not a name.
 _NOT_A_NAME = re.compile(r"\s*(?:now|already|this month|these days|at the moment|member|tier|level|"
                          r"status|VIP)\b", re.I)
@@ -163,7 +166,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         third = bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
         if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)):
             continue
-        if e.kind == "person" and _NAME_INTRO.search(lead or clause) \
+        if e.kind == "person" and (_NAME_INTRO.search(lead or clause)
+                                   or (not lead.strip() and _NAME_BEFORE.search(before))) \
                 and not _TITLE_SUFFIX.search(e.text) and not _NOT_A_NAME.match(clause[e.end:]):
             add("name", e.text, e)
         elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)

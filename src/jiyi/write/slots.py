@@ -242,8 +242,9 @@ def level_mention(clause: str) -> tuple[str, int] | None:
     for m in _ZH_LEVEL_WORD.finditer(clause):
         head = _ZH_NAME.search(clause[max(0, m.start() - 4):m.start()])
         name = _ZH_CUT.sub("", head.group(0)) if head else ""
-        if name and not _ZH_NOT_LEVEL.search(name):
-            found.append((m.start() - len(name), m.end(), name + m.group(0)))
+        if name and not _ZH_NOT_LEVEL.search(name):  # "星钻会员" -> 星钻, "黑卡VIP" whole
+            value = name if m.group(0) in ("会员", "會員") else name + m.group(0)
+            found.append((m.start() - len(name), m.start() - len(name) + len(value), value))
     for m in _EN_LEVEL_WORD.finditer(clause):
         name = _en_name(m.group(1))
         if name:

@@ -20,6 +20,8 @@ A row says:
 * ``dated``: the thing carries an expiry of its own (``valid_until`` from the sentence);
 * ``value_words``, ``statement_cue`` (clause-valued slots): a clause with both states the slot
   by rule, before any prototype is asked;
+* ``not_value``: look-alikes: a clause holding one states no value of the slot (a payment
+  method is no contact channel, a courier's call no delivery time, a colour no food);
 * ``negation``, ``item_cues`` (lists): what says an item no longer holds, and the words around
   an item ("我喜欢吃", "I love") that are not the item.
 
@@ -64,6 +66,7 @@ class SlotSpec:
     item_cues: re.Pattern[str] | None = None
     value_words: re.Pattern[str] | None = None
     statement_cue: re.Pattern[str] | None = None
+    not_value: re.Pattern[str] | None = None
 
     def states(self, clause: str) -> bool:
         """The rule for a clause-valued slot: a value word and a cue word in one clause
@@ -71,6 +74,11 @@ class SlotSpec:
         return (self.value_words is not None and self.statement_cue is not None
                 and self.value_words.search(clause) is not None
                 and self.statement_cue.search(clause) is not None)
+
+    def looks_alike(self, clause: str) -> bool:
+        """The clause holds a look-alike, not a value ("用LINE Pay付款" is no contact channel,
+        "the courier called me at 6pm" no delivery time, "红色的那款" no food)."""
+        return self.not_value is not None and self.not_value.search(clause) is not None
 
     @property
     def single(self) -> bool:
@@ -111,7 +119,8 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         dated=bool(raw.get("dated", False)),
         lifespan_days=float(life) if isinstance(life, int | float) else None,
         negation=_rx(raw.get("negation")), item_cues=_rx(raw.get("item_cues")),
-        value_words=_rx(raw.get("value_words")), statement_cue=_rx(raw.get("statement_cue")))
+        value_words=_rx(raw.get("value_words")), statement_cue=_rx(raw.get("statement_cue")),
+        not_value=_rx(raw.get("not_value")))
 
 
 def load_schema(text: str) -> tuple[SlotSpec, ...]:
@@ -132,6 +141,17 @@ def schema() -> tuple[SlotSpec, ...]:
     """The shipped schema, in question-matching order."""
     text = resources.files("jiyi.keyfacts").joinpath("slots.json").read_text("utf-8")
     return load_schema(text)
+
+
+@lru_cache(maxsize=1)
+def third_party() -> re.Pattern[str]:
+    """Words naming someone other than the user ("我妈妈", "my colleague", "the courier"): the
+    schema's ``third_party`` list (a value said of them is theirs, not the user's)."""
+    text = resources.files("jiyi.keyfacts").joinpath("slots.json").read_text("utf-8")
+    words = json.loads(text).get("third_party")
+    if not isinstance(words, str) or not words:
+        raise ValueError("slots.json needs a non-empty 'third_party' pattern")
+    return re.compile(words, re.I)
 
 
 @lru_cache(maxsize=1)
@@ -165,6 +185,24 @@ def list_item(row: SlotSpec, clause: str) -> str:
 def negates(row: SlotSpec, clause: str) -> bool:
     """The clause says an item of the list no longer holds ("不吃辣了", "no longer vegetarian")."""
     return row.negation is not None and row.negation.search(clause) is not None
+
+
+@lru_cache(maxsize=64)
+def _template_rx(template: str) -> re.Pattern[str]:
+    rx = re.escape(template)
+    for field, part in (("subj", ".+?"), ("poss", ".+?"), ("value", "(?P<value>.+)")):
+        rx = rx.replace(re.escape("{" + field + "}"), part)
+    return re.compile(rx, re.S)
+
+
+def rendered_value(row: SlotSpec, content: str) -> str | None:
+    """The value a canonical sentence of ``row`` holds ("用户的会员等级是金卡" -> "金卡"); None
+    when ``content`` is not one of its templates (a clause typed by meaning is its own value)."""
+    for template in row.templates.values():
+        m = _template_rx(template).fullmatch(content)
+        if m:
+            return m.group("value")
+    return None
 
 
 def item_slot(name: str, item: str) -> str:

@@ -8,7 +8,7 @@ import re
 
 from ..embed.base import Embedder, Matrix
 from .prototypes import PrototypeIndex, Typed
-from .schema import spec
+from .schema import spec, third_party
 
 #: A question states no value ("我现在的地址是哪里？", "where do you ship my stuff?").
 QUESTION = re.compile(
@@ -17,14 +17,10 @@ QUESTION = re.compile(
     r"有没有|有沒有|吗[？?。，,]|嗎[？?。，,]", re.I)
 #: A clause about someone else's fact ("我妈妈住在…", "my sister lives at…", "the courier called
 #: me at 6pm") states none of the user's slots.
-NOT_OWN = re.compile(
-    r"妈妈|媽媽|爸爸|我妈|我媽|我爸|老婆|老公|妻子|丈夫|儿子|兒子|女儿|女兒|姐姐|妹妹|哥哥|弟弟|朋友|同事|"
-    r"老板|老闆|客服|快递员|快遞員|外卖员|外賣員|司机|司機|邻居|鄰居|室友|"
-    r"\b(?:mom|mum|dad|mother|father|wife|husband|son|daughter|sister|brother|friend|colleague|"
-    r"coworker|boss|neighbou?r|roommate|courier|driver|he|she|they|his|her|their)\b", re.I)
+NOT_OWN = third_party()
 COURIER = re.compile(r"快递员|快遞員|外卖员|外賣員|司机|司機|courier|driver", re.I)
-#: A payment method ("用LINE Pay付款", "paid with WeChat") is not a way to contact the user.
-PAYMENT = re.compile(r"付款|支付|付钱|付錢|付的|刷卡|\b(?:pay|paid|paying|payment)\b", re.I)
+#: Support staff told how to reach the user ("客服回复用QQ吧") is the user's contact channel.
+SUPPORT = re.compile(r"客服|\b(?:support|agent)\b", re.I)
 #: A clause this long is a paragraph, not a statement of one value.
 MAX_TYPED_CHARS = 120
 #: A question this long is a conversation excerpt, not a question about one fact.
@@ -52,11 +48,14 @@ def statement_slot(idx: PrototypeIndex, embedder: Embedder, content: str, vector
 def owns(slot: str, content: str) -> bool:
     """Whether a clause may state the user's own value of ``slot``: not someone else's
     ("我妈妈住在…"; a courier only for a delivery time: "让快递员晚上七点后送" is the user's wish),
-    and a payment method is not a contact channel."""
+    and no look-alike of the slot (its row's ``not_value``: a payment method is no contact
+    channel)."""
     third = NOT_OWN.search(content)
-    if third and not (slot == "delivery_time" and COURIER.fullmatch(third.group(0))):
+    if third and not (slot == "delivery_time" and COURIER.fullmatch(third.group(0))) \
+            and not (slot == "contact_channel" and SUPPORT.fullmatch(third.group(0))):
         return False
-    return not (slot == "contact_channel" and PAYMENT.search(content))
+    row = spec(slot)
+    return row is None or not row.looks_alike(content)
 
 
 def question_slot(idx: PrototypeIndex, embedder: Embedder, query: str, vector: Matrix

@@ -159,9 +159,17 @@ _AMOUNT_SUF = re.compile(
 _SURNAME_FIRSTS = "".join(sorted({*SURNAMES, *(s[0] for s in SURNAMES_MULTI)}))
 _ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
 _ZH_INTRO = re.compile(_at("我名姓叫本联聯收") + r"(?:我叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+#: A name given for the account or the parcel ("收件人寫鄭凱文", "登记的名字写李娜", "名字…是郭佳怡"),
+#: or a caller naming themselves ("罗志强这边").
+_ZH_NAME_FOR = re.compile(r"(?:名字|姓名|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
+                          r"(?:是|写|寫|填|叫|为|為|[:：])\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+_ZH_THIS_SIDE = re.compile(r"(?:^|(?<=[，,。！!？?\s]))(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)(?:这边|這邊)")
 _ZH_HONORIFIC = re.compile(_at(_SURNAME_FIRSTS) + "(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
 _EN_NAME = r"([A-Z][a-z]+(?:[ \-][A-Z][a-z]+)?)"
-_EN_INTRO = re.compile(_at("MmCcTtINn") + r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:)\s+" + _EN_NAME + r"(?![A-Za-z])")
+_EN_INTRO = re.compile(_at("MmCcTtINnRrAaUu") + r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:|"
+                       r"[Rr]eal name is|[Rr]eal name's|[Nn]ame on (?:the|my) (?:account|order|parcel|package) is|"
+                       r"[Aa]ccount is under|[Uu]nder the name|[Aa]ddressed to|[Rr]ecipient is)\s+"
+                       + _EN_NAME + r"(?![A-Za-z])")
 #: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting.
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
                           + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—]))")
@@ -323,6 +331,12 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         if len(name) >= 2 and not _ROLE_NOUN.search(text, s + 1, s + len(name) + 2):
             out.append(Entity(kind="person", text=name, value=to_simplified(name), start=s,
                               end=s + len(name)))
+    for rx in (_ZH_NAME_FOR, _ZH_THIS_SIDE) if cjk else ():
+        for m in rx.finditer(text):
+            name = _trim_zh_name(m.group(1))
+            if len(name) >= 2 and not _ROLE_NOUN.search(name):
+                out.append(Entity(kind="person", text=name, value=to_simplified(name),
+                                  start=m.start(1), end=m.start(1) + len(name)))
     for m in _ZH_HONORIFIC.finditer(text) if cjk else ():
         name = m.group(1)
         out.append(_ent("person", m, to_simplified(name), 1))

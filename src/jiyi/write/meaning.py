@@ -20,9 +20,18 @@ from collections.abc import Sequence
 
 from ..embed.routing import EmbedderRouting
 from ..keyfacts.prototypes import index
-from ..keyfacts.schema import base_name, item_slot, list_item, negates, schema, spec
+from ..keyfacts.schema import (
+    SlotSpec,
+    base_name,
+    item_slot,
+    list_item,
+    negates,
+    rendered_value,
+    schema,
+    spec,
+)
 from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, owns, statement_slot
-from ..store.base import Scope, Store, TurnRecord, Vector
+from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit
 from .pipeline import UnitDraft
@@ -36,8 +45,11 @@ DATED_KINDS = frozenset({"code"})
 #: state the slot's new value.
 RETIRES = re.compile(
     r"别再|別再|不再|不要再|不用|不常看|不怎么看|不怎麼看|卸载|卸載|删了|刪了|删掉|刪掉|停用|别用|別用|"
-    r"别发|別發|不要发|不要發|之前|以前|原来|原來|老地方|舊的|旧的|别|別|不要|不行|不方便|"
-    r"\b(?:don't|do not|stop|no longer|anymore|old|before|previous|used to|deleted|not)\b", re.I)
+    r"别发|別發|不要发|不要發|(?<![\d点點时時午晚早])(?:之前|以前)|原来|原來|老地方|舊的|旧的|别|別|不要|"
+    r"不行|不方便|\b(?:don't|do not|stop|no longer|anymore|old|previous|used to|deleted|not|"
+    r"doesn't|isn't|won't)\b", re.I)
+#: Clauses of a draft ("周日全天不行了，改午饭后": the first retires a value, the second states one).
+_CLAUSES = re.compile(r"[，,;；。.!！]\s*")
 #: How close to a value word a retiring word must stand to retire it.
 RETIRE_WINDOW = 6
 #: Current profile units read to find the items a negation contradicts.
@@ -107,31 +119,141 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
 
 
 def _fresh_value(words: re.Pattern[str], clause: str) -> bool:
-    """A value word of the clause that no retiring word stands right before or after
-    ("改站内信" yes; "别再用微信语音了", "微信我不常看了" no)."""
-    for m in words.finditer(clause):
-        near = clause[max(0, m.start() - RETIRE_WINDOW):m.start()] + " " + \
-            clause[m.end():m.end() + RETIRE_WINDOW]
-        if not RETIRES.search(near):
-            return True
+    """A value word of the clause that no retiring word of its own sub-clause stands right
+    before or after ("改站内信", "周日不行了，改午饭后" yes; "别再用微信语音了", "微信我不常看了"
+    no; "九点之前" is a time, not a retirement)."""
+    for part in _CLAUSES.split(clause):
+        for m in words.finditer(part):
+            near = part[max(0, m.start() - RETIRE_WINDOW):m.start()] + " " + \
+                part[m.end():m.end() + RETIRE_WINDOW]
+            if not RETIRES.search(near):
+                return True
     return False
+
+
+#: A word of a list item this short says nothing of the item ("吃", "it").
+MIN_ITEM_WORD = {"cjk": 2, "latin": 3}
+
+
+def _item_words(row: SlotSpec, text: str) -> list[str]:
+    """The words of a list item left once the row's cue words are removed ("我口味偏爱芝士" ->
+    ["口味偏", "芝士"] after folding); none when only cue words were said ("我不吃了")."""
+    rest = row.item_cues.sub(" ", text) if row.item_cues is not None else text
+    words = fold(rest).split()
+    return [w.strip(".,!?'\"") for w in words
+            if len(w.strip(".,!?'\"")) >= MIN_ITEM_WORD["latin" if w.isascii() else "cjk"]]
 
 
 def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: UnitDraft
                        ) -> list[MemoryUnit]:
     """The current items of a list that a negating draft contradicts: units of the same list
-    whose item the turn names ("牛肉" in "我现在不吃牛肉了"); none for any other draft."""
+    that share a word of the item with the negation ("牛肉" in "我现在不吃牛肉了" contradicts
+    "有牛肉的我都喜欢"; "医生让我别吃芝士" contradicts "我口味偏爱芝士"). A negation naming no item
+    of its own ("我不吃了") names the one of its turn ("以后别推荐牛肉了，我不吃了")."""
     row = spec(draft.slot) if draft.slot else None
     if row is None or row.single or draft.slot is None or not negates(row, draft.content):
         return []
     prefix = row.name + ":"
-    said = fold(turn.text + " " + draft.content)
+    negated = _item_words(row, draft.content)
+    said = fold(draft.content if negated else turn.text)
     out: list[MemoryUnit] = []
     for unit in store.find_units(scope, as_of=turn.at, types=[MemoryType.USER_PROFILE],
                                  limit=LIST_ITEMS_READ):
-        if unit.slot is None or not unit.slot.startswith(prefix) or unit.slot == draft.slot:
+        if unit.slot is None or not unit.slot.startswith(prefix) or unit.slot == draft.slot \
+                or negates(row, unit.content):
             continue
-        item = fold(unit.slot[len(prefix):])
-        if item and item in said and not negates(row, unit.content):
+        content = fold(unit.content)
+        if any(w in said for w in _item_words(row, unit.slot[len(prefix):])) \
+                or any(w in content for w in negated):
             out.append(unit)
     return out
+
+
+def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
+    """A user's untyped clause that negates an item the user's list holds ("I've given up
+    chocolate" after "I love chocolate") is that list's negation (in place): typing by meaning
+    may miss a negation, the item it contradicts is evidence enough."""
+    if draft.slot or draft.about_id or turn.role != "user" or draft.type not in TYPABLE \
+            or len(draft.content) > MAX_TYPED_CHARS or QUESTION.search(draft.content):
+        return
+    for row in schema():
+        if row.single or row.negation is None or not negates(row, draft.content) \
+                or not owns(row.name, draft.content) or not _item_words(row, draft.content):
+            continue
+        draft.slot = item_slot(row.name, list_item(row, draft.content))
+        if contradicted_items(store, Scope(turn.user_id, None), turn, draft):
+            draft.type = MemoryType.USER_PROFILE
+            return
+        draft.slot = None
+
+
+#: Current units of the user read to find the ones that still hold a replaced value.
+COMPANIONS_READ = 500
+#: A phone number is compared by its last digits (the national part: "+86 138…" = "138…").
+PHONE_KEY_DIGITS = 8
+_DIGIT_RUN = re.compile(r"\+?\d[\d\s().\-]*\d")
+
+
+def _value_key(row: SlotSpec, value: str) -> str:
+    """What a unit must contain to hold ``value`` (folded letters and digits; a phone's last
+    digits); empty when too short to tell."""
+    if row.name == "phone":
+        digits = re.sub(r"\D", "", value)
+        return digits[-PHONE_KEY_DIGITS:] if len(digits) >= PHONE_KEY_DIGITS - 1 else ""
+    key = "".join(ch for ch in fold(value) if ch.isalnum())
+    return key if len(key) >= 2 else ""
+
+
+def _holds(row: SlotSpec, key: str, content: str) -> bool:
+    if row.name == "phone":
+        return any(key in re.sub(r"\D", "", m.group(0)) for m in _DIGIT_RUN.finditer(content))
+    return key in "".join(ch for ch in fold(content) if ch.isalnum())
+
+
+def _slot_values(row: SlotSpec, unit: MemoryUnit) -> list[str]:
+    """The value keys a slot unit holds: its canonical sentence's value, or its entities of
+    the slot's kinds (a clause typed by meaning holds no separable value: none)."""
+    values = [e.text for e in unit.entities if e.kind in row.kinds]
+    said = rendered_value(row, unit.content)
+    if said is not None:
+        values.append(said)
+    return [k for k in dict.fromkeys(_value_key(row, v) for v in values) if k]
+
+
+def retire_companions(store: Store, turn: TurnRecord, batch: IngestBatch) -> None:
+    """A replaced value is history everywhere, not only in its slot unit: the user's other
+    current units that still hold it without the new value ("有事打我手机X" beside the slot fact,
+    "旧号码X停用了" in the change turn itself) are superseded by the new value too (in place,
+    on ``batch``). They stay stored and are recalled, labelled, for questions about the past."""
+    pairs = [(old, by) for old, _, reason, by in batch.invalidations
+             if reason == "superseded" and by is not None]
+    if not pairs:
+        return
+    new_units = {u.id: u for u in batch.upserts}
+    olds = {u.id: u for u in store.get_units([old for old, _ in pairs])}
+    retire: list[tuple[SlotSpec, list[str], list[str], str]] = []
+    for old_id, by in pairs:
+        old, new = olds.get(old_id), new_units.get(by)
+        row = spec(old.slot) if old is not None and old.slot else None
+        if old is None or new is None or row is None or not row.single \
+                or base_name(new.slot or "") != row.name:
+            continue
+        keys = _slot_values(row, old)
+        if keys:
+            retire.append((row, keys, _slot_values(row, new), new.id))
+    if not retire:
+        return
+    done = {old for old, _, _, _ in batch.invalidations}
+    stored = store.find_units(Scope(turn.user_id, None), as_of=turn.at, limit=COMPANIONS_READ)
+    for unit in [*stored, *batch.upserts]:
+        if unit.id in done or (unit.id in new_units and unit.slot):
+            continue
+        for row, keys, new_keys, by in retire:
+            if (unit.slot and base_name(unit.slot) == row.name) or unit.id == by:
+                continue
+            if any(_holds(row, k, unit.content) for k in keys) \
+                    and not any(_holds(row, k, unit.content) for k in new_keys):
+                batch.invalidations.append((unit.id, turn.at, "superseded", by))
+                batch.events.append(UnitEvent(unit.id, turn.at, "superseded", by))
+                done.add(unit.id)
+                break

@@ -22,7 +22,13 @@ from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
 from ..text import keyword_terms
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
-from .meaning import contradicted_items, keep_dated, type_by_meaning
+from .meaning import (
+    adopt_negation,
+    contradicted_items,
+    keep_dated,
+    retire_companions,
+    type_by_meaning,
+)
 from .pipeline import TurnInput, UnitDraft, extract_turn
 from .services import IngestServices
 
@@ -136,6 +142,7 @@ class WritePath:
             written.append(unit)
             if is_new:
                 batch.add_vector(prepared.vectors[i][0], unit.id, prepared.vectors[i][1])
+        retire_companions(self._mem.store, turn, batch)  # a replaced value's other units
         if turn.role == "user":
             batch.topic_state = self._topic_state(prepared)
         self._mem.store.commit_ingest(batch)
@@ -190,6 +197,7 @@ class WritePath:
         """Decide whether a draft is a repeat (update), a replacement (supersede) or new."""
         store = self._mem.store
         scope = Scope(user_id=turn.user_id, session_id=turn.session_id)
+        adopt_negation(store, turn, draft)  # an untyped clause negating a listed item
         chash = content_hash(turn.user_id, draft.content)
         same = [
             u for u in store.find_units(scope, as_of=turn.at, content_hash=chash,

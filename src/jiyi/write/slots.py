@@ -17,18 +17,14 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..keyfacts.schema import spec
+from ..keyfacts.schema import spec, third_party
 from ..text.segment import to_simplified
 from ..units import Entity
 from .filler import content_left
 from .timeparse import TimeMatch
 
-_THIRD_PARTY = re.compile(
-    r"他|她|朋友|同事|妈|媽|爸|老婆|老公|妻子|丈夫|儿子|兒子|女儿|女兒|客服|快递员|快遞員|商家|司机|司機|"
-    r"姐姐|妹妹|哥哥|弟弟|姐夫|妹夫|嫂子|爷爷|爺爺|奶奶|外公|外婆|叔叔|阿姨|舅舅|邻居|鄰居|室友|老板|老闆|"
-    r"\b(?:his|her|their|friend|friend's|mom|mum|dad|mother|father|wife|husband|son|daughter|"
-    r"brother|sister|grandma|grandpa|grandmother|grandfather|aunt|uncle|cousin|neighbou?r|"
-    r"roommate|colleague|coworker|boss|support|courier|driver)\b", re.I)
+#: Someone other than the user (the schema's list: "我妈妈", "my colleague", "the courier").
+_THIRD_PARTY = third_party()
 _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|換號|新的", re.I)
 #: Words saying a value changed or is new: they also make a clause without "我"/"my" the
 #: speaker's own ("剛升金卡會員", "搬到深圳了", "new number: ...").
@@ -60,8 +56,11 @@ _CITY_WORDS = re.compile(
     r"\b(?:live in|living in|lives in|moved to|move to|moving to|relocated to|based in|reside in)\b", re.I)
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
-    r"我叫|我名叫|我的名字|名字是|名字叫|叫我|我是|本人|姓名|\b(?:my name|call me|I'm|I am|this is)\b|"
+    r"我叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|本人|姓名|这边|這邊|\b(?:my name|call me|I'm|I am|this is|real name|name on|account is under|under the name|"
+    r"addressed to|recipient)\b|"
     r"\b(?:speaking|here)\s*[,.!]?\s*$", re.I)
+#: A name said in the clause after its label ("Please note my name: Chloe Martin").
+_NAME_BEFORE = re.compile(r"(?:名字|姓名|\bname)\s*[:：]?\s*$", re.I)
 #: "I'm Sapphire now", "I'm Three Star this month": a level or a state, not a name.
 _NOT_A_NAME = re.compile(r"\s*(?:now|already|this month|these days|at the moment|member|tier|level|"
                          r"status|VIP)\b", re.I)
@@ -141,8 +140,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     ``before``: the text of the sentence before this clause, where a cue may stand
     ("手机号变了哈，现在是62340143": the phone word is in the previous clause). A question
     states no slot ("我现在的电话是多少？")."""
-    if role != "user" or (not entities and not _LEVEL_HINT.search(clause)) \
-            or _QUESTION.search(clause):
+    if role != "user" or (not entities and not _LEVEL_HINT.search(clause)
+                          and not _EN_LEVEL_NOW.search(clause)) or _QUESTION.search(clause):
         return []
     context = before[-CUE_WINDOW_CHARS:] + " " + clause
     own = bool(_SELF.search(clause)) or speaker is not None
@@ -167,7 +166,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         third = bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
         if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)):
             continue
-        if e.kind == "person" and _NAME_INTRO.search(lead or clause) \
+        if e.kind == "person" and (_NAME_INTRO.search(lead or clause)
+                                   or (not lead.strip() and _NAME_BEFORE.search(before))) \
                 and not _TITLE_SUFFIX.search(e.text) and not _NOT_A_NAME.match(clause[e.end:]):
             add("name", e.text, e)
         elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)
@@ -183,18 +183,94 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             add("city", e.text, e)
         elif e.kind == "date" and _BIRTHDAY.search(clause):
             add("birthday", e.text, e)
-    m = _MEMBERSHIP.search(clause)
-    if m and not _THIRD_PARTY.search(clause[:m.start()]) and (
+    level = level_mention(clause)
+    if level is not None and not _others(clause[:level[1]]) and (
             own or _MEMBERSHIP_SELF.search(context)):
-        add("membership", next(g for g in m.groups() if g), None)
+        add("membership", level[0], None)
     return out
+
+
+def _others(lead: str) -> bool:
+    """The words before a value name someone else as its holder: a third party with no "我"/"me"
+    after it ("我姐姐是金卡会员" yes; "They moved me up to Sapphire" no)."""
+    ends = [m.end() for m in _THIRD_PARTY.finditer(lead)]
+    return bool(ends) and not _SELF.search(lead[ends[-1]:])
+
+
+#: An open-vocabulary level: a short name right before a membership word ("星钻会员", "尊榮VIP",
+#: "Royal Elite tier", "Black VIP"). A Chinese name is the up to four characters before the
+#: word, cut after the last character that cannot be part of a name ("你们店的普通会员").
+_ZH_LEVEL_WORD = re.compile(r"会员|會員|VIP(?![A-Za-z])")
+_ZH_NAME = re.compile(r"[\u4e00-\u9fff0-9]{1,4}$")
+_ZH_CUT = re.compile(r".*[是到成为為了的个個我你您们們店从從升在就还還也这這那张張位名级級办辦开開买買当當"
+                     r"做加入现現新旧舊老原本说說讲講叫称稱于於与與和跟对對给給被把将將帮幫让讓请請有没沒"
+                     r"不算]")
+_ZH_NOT_LEVEL = re.compile(r"[吗嗎呢吧啊么麼什哪谁誰]")
+_EN_LEVEL_WORD = re.compile(
+    r"(?<![A-Za-z])((?-i:(?:[A-Z][A-Za-z]+\s){1,2}))(?:VIP|member(?:ship)?|tier|status|level)s?\b")
+_EN_LEVEL_AFTER = re.compile(
+    r"\b(?:from|to|reached|hit|made it to)\s+(?:the\s+)?((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))"
+    r"(?![A-Za-z])")
+#: "It's Infinite now", "Five Star now".
+_EN_LEVEL_NOW = re.compile(
+    r"(?:^|[,.;]\s*|\b(?:I'm|I am|it's|it is)\s+(?:on\s+)?(?:the\s+)?)"
+    r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))\s+(?:now|already)\b")
+_EN_NOT_LEVEL = re.compile(r"^(?:The|A|An|My|Your|Our|As|With|I|I'm|Dear|Hi|Hey|This|That|It|"
+                           r"It's|Please|Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|New|Old)$")
+#: Said just before a level, these make it the old one ("从银卡升到金卡", "from Silver to Gold").
+_LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|之前是|以前是|\bfrom|\bwas|"
+                               r"\bused to be)\s*(?:the\s+)?$", re.I)
+LEVEL_OLD_WINDOW = 6
+
+
+def _en_name(text: str) -> str:
+    words = text.split()
+    while words and _EN_NOT_LEVEL.match(words[0]):
+        words.pop(0)
+    return " ".join(words)
+
+
+def level_mention(clause: str) -> tuple[str, int] | None:
+    """The membership level a clause says is the current one, and where it starts: the last
+    level named that no "从/from/原来是" makes the old one ("从普通会员升到星钻会员" -> 星钻会员,
+    "moved from Royal Elite to Infinite" -> Infinite). Levels are a closed list of common names
+    or any short name before a membership word ("皇冠会员", "Four Star members")."""
+    found: list[tuple[int, int, str]] = []  # (start, end, value)
+    for m in _MEMBERSHIP.finditer(clause):
+        g = next(i for i in range(1, 4) if m.group(i))
+        found.append((m.start(g), m.end(g), m.group(g)))
+    for m in _ZH_LEVEL_WORD.finditer(clause):
+        head = _ZH_NAME.search(clause[max(0, m.start() - 4):m.start()])
+        name = _ZH_CUT.sub("", head.group(0)) if head else ""
+        if name and not _ZH_NOT_LEVEL.search(name):  # "星钻会员" -> 星钻, "黑卡VIP" whole
+            value = name if m.group(0) in ("会员", "會員") else name + m.group(0)
+            found.append((m.start() - len(name), m.start() - len(name) + len(value), value))
+    for m in _EN_LEVEL_WORD.finditer(clause):
+        name = _en_name(m.group(1))
+        if name:
+            vip = " VIP" if m.group(0).rstrip("s").endswith("VIP") else ""
+            found.append((m.end(1) - len(name) - 1, m.end(), name + vip))
+    hint = _LEVEL_HINT.search(clause) is not None
+    for rx in (_EN_LEVEL_AFTER, _EN_LEVEL_NOW):
+        for m in rx.finditer(clause):
+            name = _en_name(m.group(1))
+            if name and (hint or rx is _EN_LEVEL_NOW):
+                found.append((m.end(1) - len(name), m.end(1), name))
+    fresh = [f for f in found
+             if not _LEVEL_OLD_BEFORE.search(clause[max(0, f[0] - LEVEL_OLD_WINDOW):f[0]])]
+    if not fresh:
+        return None
+    last = max(end for _, end, _ in fresh)
+    start, _, value = max((f for f in fresh if f[1] == last), key=lambda f: len(f[2]))
+    return value, start
 
 
 #: Words that retire a value ("原来的…停机了", "I don't use … anymore") and words that then
 #: introduce the current one ("现在是", "new one").
 _OLD = re.compile(
     r"不用了|不用|停机|停機|停用|注销|註銷|作废|作廢|旧的|舊的|旧号|舊號|旧邮箱|舊郵箱|旧地址|舊地址|原来|原來|原本|"
-    r"之前|以前|不是我的|不再|满了|滿了|\b(?:old|anymore|any more|no longer|previous|used to|dead|"
+    r"之前|以前|不是我的|不再|满了|滿了|不住|没住|沒住|不寄|别寄|別寄|别送|別送|不要寄|不要送|"
+    r"\b(?:old|anymore|any more|no longer|previous|used to|dead|"
     r"disconnected|not mine|isn't mine|stopped|cancell?ed|don't use|do not use)\b", re.I)
 _NOW = re.compile(r"现在|現在|新的|新号|新號|改成|改为|改為|换成|換成|以后|以後|今后|今後|\b(?:now|new|"
                   r"instead|switch|change|from now on)\b", re.I)

@@ -257,11 +257,11 @@ def _verb_month(text: str, m: re.Match[str], group: int) -> bool:
     return bool(before) and before[-1].lower() in _MODAL_SUBJECTS
 
 
-def _en_absolute(text: str, at: date, month: bool = True) -> list[TimeMatch]:
+def _en_absolute(text: str, at: date, has_month: bool = True) -> list[TimeMatch]:
     """Dates that name their day or month: 3 May 2026, May 3, May 2026, in May, in 2024.
-    ``month``: a month word is in the text (without one only "in 2024" can match)."""
+    ``has_month``: a month word is in the text (without one only "in 2024" can match)."""
     out: list[TimeMatch] = []
-    if not month:
+    if not has_month:
         for m in _EN_IN_YEAR.finditer(text):
             if _year_word(int(m.group(1))):
                 out.append(_mk(m, date(int(m.group(1)), 1, 1), "year", False, group=1))
@@ -287,9 +287,9 @@ def _en_absolute(text: str, at: date, month: bool = True) -> list[TimeMatch]:
     return out
 
 
-def _en_relative(text: str, at: date, month: bool = True) -> list[TimeMatch]:
+def _en_relative(text: str, at: date, has_month: bool = True) -> list[TimeMatch]:
     """Dates named from today: yesterday, last Friday, next week, last May, 3 days ago.
-    ``month``: a month word is in the text (without one "last May" cannot match)."""
+    ``has_month``: a month word is in the text (without one "last May" cannot match)."""
     out: list[TimeMatch] = []
     for m in _EN_DAY.finditer(text):
         word = " ".join(m.group(0).lower().split())
@@ -318,7 +318,7 @@ def _en_relative(text: str, at: date, month: bool = True) -> list[TimeMatch]:
             out.append(_mk(m, add_months(at, shift), "month", True))
         else:
             out.append(_mk(m, date(at.year + shift, 1, 1), "year", True))
-    for m in _EN_REL_MONTH.finditer(text) if month else ():
+    for m in _EN_REL_MONTH.finditer(text) if has_month else ():
         shift, month = EN_SHIFTS[m.group(1).lower()], _month_of(m.group(2))
         if shift == 0 and m.group(2) != "May" and month == 5:
             continue  # "this may be": the verb; only a capital "this May" is the month

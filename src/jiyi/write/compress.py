@@ -198,6 +198,23 @@ def is_filler(sentence: str) -> bool:
     return bool(_FILLER_EN.fullmatch(s))
 
 
+#: A question: it ends with a question mark, or with 吗/嗎/呢 (the typing rules' test).
+_OPEN_QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$")
+_SAID_EDGES = " \t\n。.!！?？~～,，、;；:："
+
+
+def is_open_question(clause: str) -> bool:
+    """A question that holds no value of its own ("这个能用洗碗机洗吗？", "Is this dishwasher
+    safe?"): it asks and states nothing, so it is no unit; the caller checks that the clause
+    has no entity (no id, number, name or date), and the raw turn keeps its words."""
+    return _OPEN_QUESTION.search(clause) is not None
+
+
+def said_key(content: str) -> str:
+    """What a unit says, for "said twice in one turn": case and edge punctuation ignored."""
+    return " ".join(content.strip(_SAID_EDGES).casefold().split())
+
+
 def compress_sentence(sentence: str, keep: Iterable[str] = ()) -> str:
     """Drop filler words and put cause after effect; every string in ``keep`` survives
     (otherwise the sentence is returned only stripped)."""

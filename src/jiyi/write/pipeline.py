@@ -26,8 +26,10 @@ from .classify import classify, is_confirmation
 from .compress import (
     compress_sentence,
     is_filler,
+    is_open_question,
     join_pieces,
     normalise_long_tokens,
+    said_key,
     split_long,
     split_sentences,
 )
@@ -180,6 +182,12 @@ def _pieces_for_sentence(
         unit_type: MemoryType | None = classify(clause.strip(), turn.role, c_local, None)
         if asked and unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE):
             unit_type = MemoryType.SESSION_STATE
+        # compression: a question without an entity is no unit (the raw turn keeps it)
+        if unit_type is MemoryType.SESSION_STATE and not asked and not c_local \
+                and is_open_question(clause):
+            plans.append(None)
+            any_split = True
+            continue
         prev = next((p for p in reversed(plans) if p is not None), None)
         if unit_type is MemoryType.FACT_REFERENCE and prev is MemoryType.USER_PROFILE \
                 and not c_local \
@@ -670,8 +678,22 @@ def rule_extract(turn: TurnInput) -> Extraction:
             if not p.standalone:  # identifier facts outlive the tool result that carried them
                 p.type = MemoryType.TOOL_RESULT
                 p.slot = None if p.slot and not p.slot.startswith("task:") else p.slot
-    drafts = _pack_pieces(pieces, turn.speaker)
+    drafts = _pack_pieces(_said_once(pieces), turn.speaker)
     return Extraction(text, _limit(drafts), entities, red.secrets, language=language)
+
+
+def _said_once(pieces: list[_Piece]) -> list[_Piece]:
+    """compression: a piece that says what an earlier piece of the turn said (a sentence
+    repeated, a question an identifier fact already holds) is kept once, the first time."""
+    seen: set[str] = set()
+    out: list[_Piece] = []
+    for p in pieces:
+        key = said_key(p.content)
+        if key and key in seen:
+            continue
+        seen.add(key)
+        out.append(p)
+    return out
 
 
 def _blank_speaker_tag(text: str, speaker: str | None) -> str:

@@ -141,9 +141,9 @@ def test_spaces_between_scripts_may_end_a_sentence(text: str, parts: list[str]) 
     "我们去海边看了日出，心情特别好。",
     "我們去海邊看了日出，心情特別好。",
 ])
-def test_a_chinese_unit_keeps_its_closing_full_stop(text: str) -> None:
-    """A unit read without its full stop ranked lower (MADial zh R@5): the 。 stays."""
-    assert [d.content for d in ex(text).drafts] == [text]
+def test_a_chinese_unit_is_the_sentence_without_its_closing_full_stop(text: str) -> None:
+    """The slot prototypes' margins are calibrated on units without the closing 。."""
+    assert [d.content for d in ex(text).drafts] == [text.rstrip("。")]
 
 
 def test_an_english_unit_keeps_its_full_stop() -> None:
@@ -199,3 +199,8 @@ def test_a_tag_question_still_states_its_fact() -> None:
 def test_what_a_turn_says_twice_is_one_unit(text: str) -> None:
     units = [d.content for d in ex(text).drafts]
     assert len(units) == 1, units
+
+
+@pytest.mark.parametrize("text", ["那张优惠券还能用吗？", "那張優惠券還能用嗎？", "Can I still use that coupon?"])
+def test_a_turn_that_is_one_question_stays_the_prompt_of_its_answer(text: str) -> None:
+    assert [d.type for d in ex(text).drafts] == [MemoryType.SESSION_STATE]

@@ -134,7 +134,7 @@ def _rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str
 
 def _pieces_for_sentence(
     sent_text: str, start: int, entities: list[Entity], times: list[TimeMatch],
-    turn: TurnInput, drop_questions: bool = False,
+    turn: TurnInput,
 ) -> list[_Piece]:
     """One sentence -> pieces, clause by clause (a compound turn holds several facts).
 
@@ -182,14 +182,6 @@ def _pieces_for_sentence(
         unit_type: MemoryType | None = classify(clause.strip(), turn.role, c_local, None)
         if asked and unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE):
             unit_type = MemoryType.SESSION_STATE
-        # compression: in a turn of several sentences a question without an entity is no
-        # unit (the raw turn keeps it); a turn that is one question stays, the prompt of the
-        # answer that follows ("那张优惠券还能用吗？" -> "已于5月3日过期")
-        if drop_questions and unit_type is MemoryType.SESSION_STATE and not asked \
-                and not c_local and is_open_question(clause):
-            plans.append(None)
-            any_split = True
-            continue
         prev = next((p for p in reversed(plans) if p is not None), None)
         if unit_type is MemoryType.FACT_REFERENCE and prev is MemoryType.USER_PROFILE \
                 and not c_local \
@@ -672,10 +664,16 @@ def rule_extract(turn: TurnInput) -> Extraction:
         ents = [e for e in entities[lo:hi] if e.end <= end]
         if not ents and is_filler(sent_text):
             continue
+        # compression: in a turn of several sentences a one-clause question without an entity
+        # is no unit (the raw turn keeps it); a turn that is one question stays, the prompt of
+        # the answer that follows ("那张优惠券还能用吗？" -> "已于5月3日过期")
+        if not ents and len(sentences) > 1 and turn.role != "tool" \
+                and is_open_question(sent_text) and not _TAG_QUESTION.search(sent_text) \
+                and not _CLAUSE_MARK.search(sent_text):
+            continue
         tlo, thi = bisect_left(tstarts, start), bisect_left(tstarts, end)
         tms = [t for t in times[tlo:thi] if t.end <= end]
-        pieces.extend(_pieces_for_sentence(sent_text, start, ents, tms, turn,
-                                           drop_questions=len(sentences) > 1))
+        pieces.extend(_pieces_for_sentence(sent_text, start, ents, tms, turn))
     if turn.role == "tool":
         for p in pieces:
             if not p.standalone:  # identifier facts outlive the tool result that carried them

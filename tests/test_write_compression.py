@@ -135,3 +135,72 @@ def test_a_transcript_tag_is_not_repeated_in_every_unit() -> None:
 ])
 def test_spaces_between_scripts_may_end_a_sentence(text: str, parts: list[str]) -> None:
     assert [s.text for s in split_sentences(text)] == parts
+
+
+@pytest.mark.parametrize("text", [
+    "我们去海边看了日出，心情特别好。",
+    "我們去海邊看了日出，心情特別好。",
+])
+def test_a_chinese_unit_is_the_sentence_without_its_closing_full_stop(text: str) -> None:
+    """The slot prototypes' margins are calibrated on units without the closing 。."""
+    assert [d.content for d in ex(text).drafts] == [text.rstrip("。")]
+
+
+def test_an_english_unit_keeps_its_full_stop() -> None:
+    assert ex("We watched the sunrise at the beach.").drafts[0].content.endswith("beach.")
+
+
+def test_a_clock_time_is_never_cut_at_its_colon() -> None:
+    """A rewritten time ("2026年5月2日早上08:00") is one value: a unit never ends at "08:"."""
+    text = "订单号是ABC123" * 12 + "明天早上8点我的手机号是13812345678"
+    units = [d.content for d in ex(text).drafts]
+    assert any("08:00" in u for u in units), units
+    assert not any(u.endswith(":") or u.startswith("00") for u in units), units
+
+
+@pytest.mark.parametrize("text", [
+    "这个能用洗碗机洗吗？你们周末上班吗？",
+    "這個可以用洗碗機洗嗎？你們週末有上班嗎？",
+    "Is this dishwasher safe? Are you open on weekends?",
+])
+def test_a_question_without_a_value_is_no_unit(text: str) -> None:
+    """It asks and states nothing: no unit (the raw turn keeps its words)."""
+    assert ex(text).drafts == []
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("帮我查下，FLASH30这张券是5月13日到期吗？", ("FLASH30",)),
+    ("幫我查一下訂單PO-10023到哪了？", ("PO-10023",)),
+    ("Can you check ticket INC-10023? When will order W6186 ship?", ("INC-10023", "W6186")),
+    ("我昨天下的单明天能到吗？", ("2026年5月2日",)),
+])
+def test_a_question_with_a_value_keeps_it(text: str, kept: tuple[str, ...]) -> None:
+    """The value stays findable (an id in a durable unit), said once in each unit."""
+    drafts = ex(text).drafts
+    units = [d.content for d in drafts]
+    for value in kept:
+        assert any(value in u for u in units), units
+        assert all(u.count(value) <= 1 for u in units), units
+        if value[0].isalpha():
+            assert any(value in d.content and d.type is MemoryType.FACT_REFERENCE
+                       for d in drafts), units
+
+
+def test_a_tag_question_still_states_its_fact() -> None:
+    assert ex("I'm a Silver member, right?").drafts
+
+
+@pytest.mark.parametrize("text", [
+    "我们打算下个月去山里露营。我们打算下个月去山里露营。",
+    "我們打算下個月去山裡露營。我們打算下個月去山裡露營。",
+    "We're planning a camping trip in the mountains. We're planning a camping trip in the mountains.",
+    "您的订单ABC123已发货",
+])
+def test_what_a_turn_says_twice_is_one_unit(text: str) -> None:
+    units = [d.content for d in ex(text).drafts]
+    assert len(units) == 1, units
+
+
+@pytest.mark.parametrize("text", ["那张优惠券还能用吗？", "那張優惠券還能用嗎？", "Can I still use that coupon?"])
+def test_a_turn_that_is_one_question_stays_the_prompt_of_its_answer(text: str) -> None:
+    assert [d.type for d in ex(text).drafts] == [MemoryType.SESSION_STATE]

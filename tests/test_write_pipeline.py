@@ -31,7 +31,7 @@ def types(text: str, role: str = "user") -> list[str]:
     ("帮我查一下订单ABC123到哪了", "user", "session_state"),
     ("幫我查一下訂單ABC123到哪了", "user", "session_state"),
     ("Can you check order #A77812?", "user", "session_state"),
-    ("您的订单ABC123已发货", "assistant", "session_state"),
+    ("您的订单已发货", "assistant", "session_state"),
     ("The museum closes at 5pm on Mondays.", "user", "fact_reference"),
     ("Caroline went to the parade last Friday.", "user", "fact_reference"),
     ("批量任务T7已完成30/100", "user", "batch_operation"),

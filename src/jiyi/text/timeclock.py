@@ -90,9 +90,15 @@ def clock_after(text: str, pos: int, part: str | None, lang: str) -> tuple[int, 
     return pos, None, part
 
 
+#: Every clock pattern needs a digit, or a Chinese numeral before 点/時: without one, no match.
+_CLOCK_GATE = re.compile(rf"\d|{CN_NUM}\s*[点點时時]")
+
+
 def find_clocks(text: str) -> list[ClockMatch]:
     """Clock times on their own ("下午3点半", "9:30", "3pm"), normalised to ``HH:MM``."""
     out: list[ClockMatch] = []
+    if not _CLOCK_GATE.search(text):
+        return out
     for m in _ZH_PART_CLOCK.finditer(text):
         hh, mm = _zh_clock(m, 3)
         hh = _pm(hh, PARTS_OF_DAY.get(m.group(1) or ""))

@@ -257,9 +257,15 @@ def _verb_month(text: str, m: re.Match[str], group: int) -> bool:
     return bool(before) and before[-1].lower() in _MODAL_SUBJECTS
 
 
-def _en_absolute(text: str, at: date) -> list[TimeMatch]:
-    """Dates that name their day or month: 3 May 2026, May 3, May 2026, in May, in 2024."""
+def _en_absolute(text: str, at: date, has_month: bool = True) -> list[TimeMatch]:
+    """Dates that name their day or month: 3 May 2026, May 3, May 2026, in May, in 2024.
+    ``has_month``: a month word is in the text (without one only "in 2024" can match)."""
     out: list[TimeMatch] = []
+    if not has_month:
+        for m in _EN_IN_YEAR.finditer(text):
+            if _year_word(int(m.group(1))):
+                out.append(_mk(m, date(int(m.group(1)), 1, 1), "year", False, group=1))
+        return out
     for rx, day_group, mon_group in ((_EN_DMY, 1, 2), (_EN_MDY, 2, 1)):
         for m in rx.finditer(text):
             if not m.group(3) and _verb_month(text, m, mon_group):
@@ -281,8 +287,9 @@ def _en_absolute(text: str, at: date) -> list[TimeMatch]:
     return out
 
 
-def _en_relative(text: str, at: date) -> list[TimeMatch]:
-    """Dates named from today: yesterday, last Friday, next week, last May, 3 days ago."""
+def _en_relative(text: str, at: date, has_month: bool = True) -> list[TimeMatch]:
+    """Dates named from today: yesterday, last Friday, next week, last May, 3 days ago.
+    ``has_month``: a month word is in the text (without one "last May" cannot match)."""
     out: list[TimeMatch] = []
     for m in _EN_DAY.finditer(text):
         word = " ".join(m.group(0).lower().split())
@@ -311,7 +318,7 @@ def _en_relative(text: str, at: date) -> list[TimeMatch]:
             out.append(_mk(m, add_months(at, shift), "month", True))
         else:
             out.append(_mk(m, date(at.year + shift, 1, 1), "year", True))
-    for m in _EN_REL_MONTH.finditer(text):
+    for m in _EN_REL_MONTH.finditer(text) if has_month else ():
         shift, month = EN_SHIFTS[m.group(1).lower()], _month_of(m.group(2))
         if shift == 0 and m.group(2) != "May" and month == 5:
             continue  # "this may be": the verb; only a capital "this May" is the month
@@ -331,9 +338,18 @@ def _en_relative(text: str, at: date) -> list[TimeMatch]:
 
 
 # ------------------------------------------------------------------------------------ entry
-_ZH_GATE = re.compile(r"[天日号號周週星期拜月年后後前晚早]|\d[-/.]\d")
-_EN_GATE = re.compile(r"(?i)day|night|tomorrow|morning|afternoon|evening|week|month|year|ago|"
-                      r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|\d[-/.]\d|\d{4}")
+# Gates: each is a necessary condition of every pattern of the family it guards (a turn
+# without a number before 年/月, a day word, a week word ... cannot hold a match), so most
+# turns skip the grammar after one cheap search and the output is the same as without them.
+_CN_DIGIT = r"[\d零〇一二两兩三四五六七八九十]"
+_ZH_ABS_GATE = re.compile(rf"{_CN_DIGIT}\s*[年月]|\d[-/.]\d")
+_ZH_REL_GATE = re.compile(
+    r"(?=[今明后後昨前大去周週星礼禮上下这這本\d零〇一二两兩三四五六七八九十])(?:"
+    + "|".join(sorted({*ZH_DAY_OFFSETS, *ZH_YEAR_OFFSETS}, key=len, reverse=True))
+    + rf"|周|週|星期|礼拜|禮拜|[上下这這本](?:个|個)?月|{_CN_DIGIT}\s*(?:个|個)?(?:天|周|週|星期|月|年))")
+_EN_MONTH_GATE = re.compile(r"(?i)(?<![A-Za-z0-9])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
+_EN_YEAR_GATE = re.compile(r"\d{4}")
+_EN_REL_GATE = re.compile(r"(?i)day|week|month|year|tonight|tomorrow|morning|afternoon|evening|night")
 
 
 def find_times(text: str, at: datetime) -> list[TimeMatch]:
@@ -341,10 +357,15 @@ def find_times(text: str, at: datetime) -> list[TimeMatch]:
     overlap the one that starts first wins, then the longer one."""
     today = at.astimezone(UTC).date() if at.tzinfo else at.date()
     found: list[TimeMatch] = []
-    if _ZH_GATE.search(text):
-        found += _zh_absolute(text, today) + _zh_relative(text, today)
-    if _EN_GATE.search(text):
-        found += _en_absolute(text, today) + _en_relative(text, today)
+    if _ZH_ABS_GATE.search(text):
+        found += _zh_absolute(text, today)
+    if _ZH_REL_GATE.search(text):
+        found += _zh_relative(text, today)
+    month = _EN_MONTH_GATE.search(text) is not None
+    if month or _EN_YEAR_GATE.search(text):
+        found += _en_absolute(text, today, month)
+    if month or _EN_REL_GATE.search(text):
+        found += _en_relative(text, today, month)
     found.sort(key=lambda t: (t.start, -(t.end - t.start)))
     chosen: list[TimeMatch] = []
     reach = -1

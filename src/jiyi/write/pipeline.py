@@ -27,8 +27,10 @@ from .classify import classify, is_confirmation
 from .compress import (
     compress_sentence,
     is_filler,
+    is_open_question,
     join_pieces,
     normalise_long_tokens,
+    said_key,
     split_long,
     split_sentences,
 )
@@ -662,6 +664,13 @@ def rule_extract(turn: TurnInput) -> Extraction:
         ents = [e for e in entities[lo:hi] if e.end <= end]
         if not ents and is_filler(sent_text):
             continue
+        # compression: in a turn of several sentences a one-clause question without an entity
+        # is no unit (the raw turn keeps it); a turn that is one question stays, the prompt of
+        # the answer that follows ("那张优惠券还能用吗？" -> "已于5月3日过期")
+        if not ents and len(sentences) > 1 and turn.role != "tool" \
+                and is_open_question(sent_text) and not _TAG_QUESTION.search(sent_text) \
+                and not _CLAUSE_MARK.search(sent_text):
+            continue
         tlo, thi = bisect_left(tstarts, start), bisect_left(tstarts, end)
         tms = [t for t in times[tlo:thi] if t.end <= end]
         pieces.extend(_pieces_for_sentence(sent_text, start, ents, tms, turn))
@@ -670,8 +679,22 @@ def rule_extract(turn: TurnInput) -> Extraction:
             if not p.standalone:  # identifier facts outlive the tool result that carried them
                 p.type = MemoryType.TOOL_RESULT
                 p.slot = None if p.slot and not p.slot.startswith("task:") else p.slot
-    drafts = _pack_pieces(pieces, turn.speaker)
+    drafts = _pack_pieces(_said_once(pieces), turn.speaker)
     return Extraction(text, _limit(drafts), entities, red.secrets, language=language)
+
+
+def _said_once(pieces: list[_Piece]) -> list[_Piece]:
+    """compression: a piece that says what an earlier piece of the turn said (a sentence
+    repeated, a question an identifier fact already holds) is kept once, the first time."""
+    seen: set[str] = set()
+    out: list[_Piece] = []
+    for p in pieces:
+        key = said_key(p.content)
+        if key and key in seen:
+            continue
+        seen.add(key)
+        out.append(p)
+    return out
 
 
 def _blank_speaker_tag(text: str, speaker: str | None) -> str:

@@ -44,8 +44,6 @@ T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 NOT_YET: dict[tuple[str, str, str], str] = {
     (slot, lang, backend): why
     for (slot, lang), why in {
-        ("food", "zh-Hant"): "replaced value in top 5, presented as current",
-        ("food", "en"): "replaced value in top 5, presented as current",
         ("delivery_time", "zh-Hans"): "replaced value in top 5",
         ("delivery_time", "zh-Hant"): "replaced value in top 5",
     }.items()

@@ -175,8 +175,10 @@ def _pieces_for_sentence(
             slot_name = f"{fact.slot}@{turn.speaker.casefold()}" if turn.speaker else fact.slot
             pieces.append(_Piece(fact.content, MemoryType.USER_PROFILE,
                                  [ent] if ent else [], slot=slot_name))
-        if facts and not _says_more(clause, [f.value for f in facts]):
-            plans.append(None)  # the slot fact holds all the clause said
+        if facts and not _says_more(clause, [f.value for f in facts]) and not any(
+                e.kind not in ("date", "time") and all(e.text not in f.content for f in facts)
+                for e in c_local):
+            plans.append(None)  # the slot fact holds all the clause said (every entity too)
             any_split = True
             continue
         unit_type: MemoryType | None = classify(clause.strip(), turn.role, c_local, None)

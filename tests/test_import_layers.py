@@ -48,7 +48,7 @@ KNOWN: set[tuple[str, str]] = {
     ("service/inspector.py", "store"),
     ("service/routes.py", "health"),
     ("store/capabilities.py", "health"),
-    ("store/health_sql.py", "health"),
+    ("store/sql/health.py", "health"),
     ("write/placement.py", "recall"),
 }
 
@@ -116,3 +116,46 @@ def test_no_new_arrow_against_the_layers() -> None:
 def test_known_arrows_are_still_there() -> None:
     fixed = KNOWN - violations()
     assert not fixed, f"fixed, take them off KNOWN: {sorted(fixed)}"
+
+
+#: Inside ``store/``: the shared SQL and the resident caches import no backend, and no backend
+#: imports the other (the picture of ``docs/architecture.md``). Room -> rooms it may not import.
+STORE_ROOMS: dict[str, set[str]] = {
+    "sql": {"sqlite", "postgres", "cache"},
+    "cache": {"sqlite", "postgres", "sql"},
+    "sqlite": {"postgres"},
+    "postgres": {"sqlite", "cache"},
+}
+
+
+def _store_imports(path: Path) -> set[str]:
+    """The ``store`` subpackages a module of ``store/`` imports (relative or absolute)."""
+    rel = path.relative_to(SRC)
+    package = list(rel.parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                target = base + (node.module.split(".") if node.module else [])
+            elif node.module:
+                target = node.module.split(".")[1:]
+            else:
+                continue
+            if target[:1] == ["store"] and len(target) > 1:
+                found.add(target[1])
+            elif target == ["store"]:
+                found.update(a.name for a in node.names)
+    return found
+
+
+def test_store_rooms_hold_their_picture() -> None:
+    wrong = sorted(
+        (path.relative_to(SRC).as_posix(), other)
+        for path in (SRC / "store").rglob("*.py")
+        if len(path.relative_to(SRC / "store").parts) > 1
+        for other in _store_imports(path)
+        if other in STORE_ROOMS.get(path.relative_to(SRC / "store").parts[0], set()))
+    assert not wrong, wrong
+    assert set(STORE_ROOMS) == {p.name for p in (SRC / "store").iterdir()
+                                if p.is_dir() and p.name != "__pycache__"}

@@ -2,7 +2,7 @@
 
 A store with the :class:`~jiyi.store.capabilities.HealthStateStore` capability keeps it in its
 own tables (migration ``m002_health``; both SQL backends share one implementation,
-:class:`jiyi.store.health_sql.SqlHealthState`); anything else falls back to process-local state
+:class:`jiyi.store.sql.health.SqlHealthState`); anything else falls back to process-local state
 (logged once).
 """
 

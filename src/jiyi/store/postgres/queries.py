@@ -47,14 +47,8 @@ class PgSearch(_PgBase):
         self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
         since: datetime | None = None, until: datetime | None = None, history: bool = False,
     ) -> Scored:
-        hits = self.keyword_search(scope, as_of, terms, limit, since, until, history)
-        if not hits:
-            return Scored([])
-        # the user's documents = their units (one keyword row each): counted on the units
-        # index, not by a bitmap scan of units_fts (65 ms for a 40k-unit user)
-        n = self._search_read("SELECT count(*) FROM units WHERE user_id = %(u)s",
-                              {"u": scope.user_id})[0][0]
-        return Scored.of(hits, int(n))
+        hits, n = self._keyword_hits(scope, as_of, terms, limit, since, until, history)
+        return Scored.of(hits, n) if hits else Scored([])
 
     def keyword_search(
         self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
@@ -63,36 +57,50 @@ class PgSearch(_PgBase):
         """Full-text search (``simple`` tsvector over the jieba-segmented text, ranked by
         ``ts_rank_cd``); only when it finds nothing, ``pg_trgm``-indexed substring matches of
         terms of 3+ characters (a code typed in part, a word the segmenter split differently)."""
+        return self._keyword_hits(scope, as_of, terms, limit, since, until, history)[0]
+
+    def _keyword_hits(
+        self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
+        since: datetime | None, until: datetime | None, history: bool,
+    ) -> tuple[list[tuple[str, float]], int]:
+        """:meth:`keyword_search`'s hits and the user's document count (their units: one
+        keyword row each), read in the same query: counted on the units index, not by a bitmap
+        scan of units_fts (65 ms for a 40k-unit user), and only when a row matched."""
         tsq = tsquery_text(terms)
         if tsq is None:
-            return []
+            return [], 0
         params: dict[str, Any] = {"tsq": tsq, "as_of": to_micros(as_of), "limit": limit}
         filters = unit_search_sql(self.dialect, scope, params, history=history, since=since,
                                   until=until)
+        docs = "(SELECT count(*) FROM units WHERE user_id = %(scope_user)s) AS n"
         # f.user_id first: the (user_id, tsv) GIN index walks only this user's postings (m005)
-        out = [(r[0], float(r[1])) for r in self._search_read(
-            "SELECT f.unit_id, ts_rank_cd(f.tsv, q.q) AS rank"
+        rows = self._search_read(
+            f"SELECT f.unit_id, ts_rank_cd(f.tsv, q.q) AS rank, {docs}"
             " FROM to_tsquery('simple', %(tsq)s) AS q(q), units_fts f"
             " JOIN units u ON u.id = f.unit_id"
             f" WHERE f.user_id = %(scope_user)s AND f.tsv @@ q.q AND {filters}"
             " ORDER BY rank DESC, f.unit_id LIMIT %(limit)s",
-            params)]
+            params)
+        out = [(r[0], float(r[1])) for r in rows]
         patterns = like_patterns(terms)
         if not out and patterns:
             params["pats"] = patterns
-            out = [(r[0], 0.0) for r in self._search_read(
-                "SELECT f.unit_id FROM units_fts f JOIN units u ON u.id = f.unit_id"
+            rows = self._search_read(
+                f"SELECT f.unit_id, 0.0, {docs} FROM units_fts f JOIN units u ON u.id = f.unit_id"
                 f" WHERE f.user_id = %(scope_user)s AND f.body ILIKE ANY(%(pats)s) AND {filters}"
-                " ORDER BY u.created_at DESC, f.unit_id LIMIT %(limit)s", params)]
-        return out
+                " ORDER BY u.created_at DESC, f.unit_id LIMIT %(limit)s", params)
+            out = [(r[0], 0.0) for r in rows]
+        return out, int(rows[0][2]) if rows else 0
 
     @contextmanager
     def _search_connection(self) -> Iterator[Conn]:
-        """A transaction for recall queries, without parallel workers: on a busy server (many
-        agent workers, few cores) starting two workers per search costs more than it saves
-        (measured: 70 ms with, 41 ms without, for a 40k-unit user's keyword search)."""
-        with self.connection() as conn, conn.transaction():
-            conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+        """A connection for recall queries. Every pooled connection runs without parallel
+        workers (set once per connection, :func:`.store.configure_connection`): on a busy
+        server (many agent workers, few cores) starting two workers per search costs more than
+        it saves (measured: 70 ms with, 41 ms without, for a 40k-unit user's keyword search).
+        No transaction around a search: a ``BEGIN``, a ``SET LOCAL`` and a ``COMMIT`` were
+        three round trips more than the query itself."""
+        with self.connection() as conn:
             yield conn
 
     def _search_read(self, query: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -131,9 +139,6 @@ class PgSearch(_PgBase):
         (m008: a graph where most rows are this user's), the owner checked on the vector row
         and the other filters on the unit while walking (``iterative_scan``), then re-sorted
         exactly. The bucket is a literal so the planner can prove the partial index."""
-        conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
-            sql.Literal(max(64, 2 * int(params["limit"])))))
-        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         typed = sql.SQL("vector({})").format(sql.Literal(dim))
         query = sql.SQL(
             "WITH nn AS MATERIALIZED (SELECT v.unit_id, v.vec::{t} <=> %(q)s::{t} AS dist"
@@ -145,7 +150,11 @@ class PgSearch(_PgBase):
         ).format(t=typed, emb=sql.Literal(embedder), dim=sql.Literal(dim),
                  bucket=sql.Literal(user_bucket(str(params["scope_user"]))),
                  filters=sql.SQL(filters))
-        return conn.execute(query, params).fetchall()
+        with conn.transaction():  # the SET LOCALs hold for this walk only
+            conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
+                sql.Literal(max(64, 2 * int(params["limit"])))))
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            return conn.execute(query, params).fetchall()
 
     # -- the episodic layer
     def turn_vector_search(

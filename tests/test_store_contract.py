@@ -14,7 +14,7 @@ import pytest
 
 from jiyi.errors import NotFoundError, StoreError
 from jiyi.store.base import IngestBatch, RecallLogEntry, Scope, Store, TurnRecord, UnitEvent
-from jiyi.store.sqlite_migrations import MIGRATIONS
+from jiyi.store.sqlite.migrations import MIGRATIONS
 from jiyi.text import keyword_terms
 from jiyi.units import Entity, Lifespan, MemoryType, MemoryUnit, is_valid_at
 

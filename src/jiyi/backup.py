@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, StoreError, ValidationError
-from .store.sqlite_migrations import NEW_CACHE_EPOCH_SQL
+from .store.sqlite.migrations import NEW_CACHE_EPOCH_SQL
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -116,7 +116,7 @@ def backup(source: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Back
 
 def _new_cache_epoch(conn: sqlite3.Connection) -> None:
     """Tell every process with cached vector tables of this file to drop them (see
-    :mod:`jiyi.store.sqlite_vector_cache`): the restored rows replace what they cached."""
+    :mod:`jiyi.store.sqlite.caches`): the restored rows replace what they cached."""
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vector_cache_meta'").fetchone():
         conn.execute(NEW_CACHE_EPOCH_SQL)
 

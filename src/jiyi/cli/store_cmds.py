@@ -24,7 +24,7 @@ def migrate(
 
     Copies units, turns, provenance, entities, vectors, events, lifespans, invalidations and the
     recall log in one transaction, then compares row counts and a checksum of every table."""
-    from ..store.pg_transfer import copy_store
+    from ..store.transfer import copy_store
 
     if source == target:
         raise StoreError("--from and --to name the same store")

@@ -132,7 +132,7 @@ class Scored:
 class StoreStats:
     """Counts at one instant. The four unit states are disjoint and add up:
     ``units_valid + units_expired + units_superseded + units_forgotten == units_total``
-    (definitions in :mod:`jiyi.store.stats_sql`; a unit not yet in its validity window counts as
+    (definitions in :mod:`.sql.stats`; a unit not yet in its validity window counts as
     valid). ``units_invalidated`` is ``units_superseded + units_forgotten``."""
 
     units_total: int

@@ -16,13 +16,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..clock import to_micros, utc_now
-from ..units import Entity, MemoryType, MemoryUnit
-from .base import Scope, StoreStats, TurnRecord, UnitEvent, Vector
+from ...clock import to_micros, utc_now
+from ...units import Entity, MemoryType, MemoryUnit
+from ..base import Scope, StoreStats, TurnRecord, UnitEvent, Vector
 from .dialect import Dialect
 from .export import export_user_rows
-from .sql_filters import VALID_AT_SQL, scope_sql, types_sql, visible_sql, window_sql
-from .sql_rows import (
+from .filters import VALID_AT_SQL, scope_sql, types_sql, visible_sql, window_sql
+from .rows import (
     EVENT_COLUMNS,
     TURN_COLUMNS,
     UNIT_COLUMNS,
@@ -31,7 +31,7 @@ from .sql_rows import (
     turn_from_row,
     unit_from_row,
 )
-from .stats_sql import status_counts_sql
+from .stats import status_counts_sql
 
 #: Runs one neutral query with its parameters and returns the rows.
 Rows = Callable[[str, Any], Sequence[Sequence[Any]]]
@@ -39,7 +39,7 @@ Rows = Callable[[str, Any], Sequence[Sequence[Any]]]
 
 @dataclass(frozen=True)
 class VectorSearch:
-    """One unit vector search (:meth:`~.base.Store.vector_search`), its query a float32 array."""
+    """One unit vector search (:meth:`~..base.Store.vector_search`), its query a float32 array."""
 
     scope: Scope
     as_of: datetime
@@ -302,7 +302,7 @@ class SqlReads:
 
     def export_user(self, user_id: str) -> dict[str, Any]:
         """One query per table, in one snapshot (:meth:`_snapshot`), read and shaped by
-        :func:`jiyi.store.export.export_user_rows` (the same JSON from every backend)."""
+        :func:`.export.export_user_rows` (the same JSON from every backend)."""
         with self._snapshot() as rows:
             return export_user_rows(
                 user_id, lambda query: rows(query, {"user": user_id}),

@@ -2,7 +2,7 @@
 
 Both schemas store instants as integer microseconds and lists as JSON text, so one column list
 and one converter serve every backend: a row read from either converts to the same
-:class:`~jiyi.units.MemoryUnit` / :class:`~.base.TurnRecord`.
+:class:`~jiyi.units.MemoryUnit` / :class:`~..base.TurnRecord`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..clock import from_micros, to_micros
-from ..units import Entity, Lifespan, MemoryType, MemoryUnit
-from .base import TurnRecord, UnitEvent, Vector
+from ...clock import from_micros, to_micros
+from ...units import Entity, Lifespan, MemoryType, MemoryUnit
+from ..base import TurnRecord, UnitEvent, Vector
 from .export import TURN_COLUMNS as TURN_COLUMNS  # one column order for turns (re-exported)
 
 #: Columns of ``units u`` in the order :func:`unit_from_row` reads.

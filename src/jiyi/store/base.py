@@ -284,6 +284,12 @@ class Store(Protocol):
     def source_turns(self, unit_ids: Sequence[str]) -> dict[str, list[TurnRecord]]:
         """The turns each unit was built from (oldest first), keyed by unit id."""
         ...
+    def units_with_sources(
+        self, ids: Sequence[str]
+    ) -> tuple[list[MemoryUnit], dict[str, list[TurnRecord]]]:
+        """``(get_units(ids), source_turns(ids))`` read together (one query on the SQL stores:
+        the read path's candidates)."""
+        ...
     def count_units_missing_vectors(
         self, embedder: str, types: Sequence[MemoryType] | None = None
     ) -> int:

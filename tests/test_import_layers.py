@@ -37,7 +37,6 @@ PRIMITIVES = LEVEL["units"]
 #: (importing file relative to src/jiyi, imported top-level name): arrows against the picture
 #: that are still there, each to be fixed.
 KNOWN: set[tuple[str, str]] = {
-    ("agent.py", "write"),
     ("cli/common.py", "store"),
     ("cli/privacy_cmds.py", "backup"),
     ("cli/recall_view.py", "store"),

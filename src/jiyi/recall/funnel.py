@@ -84,7 +84,7 @@ def stage1(store: Store, request: RecallRequest, pool: int) -> list[str]:
     scope, as_of = request.scope, request.as_of
     wide = Scope(scope.user_id, None)
     ids: list[str] = []
-    entities = query_entities(request.query)
+    entities = query_entities(request.query, as_of)
     if entities:
         ids.extend(uid for uid, _ in store.entity_search(
             wide, as_of, lookup_values(entities), pool, history=True))

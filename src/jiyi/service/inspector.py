@@ -173,7 +173,7 @@ def recall_stages(
     cands = trace.candidates
     return {
         "query": query, "as_of": iso(now),
-        "entities": [{"kind": e.kind, "value": e.value} for e in query_entities(query)],
+        "entities": [{"kind": e.kind, "value": e.value} for e in query_entities(query, now)],
         "terms": list(trace.query.terms) if trace.query is not None else [],
         "stages": {"rule": _stage(cands, "rule", "rule", order=trace.rule_ids),
                    "keyword": _stage(cands, "keyword", "keyword_rr"),

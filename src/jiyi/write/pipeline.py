@@ -19,6 +19,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Protocol
 
+from ..text.entities import ID_LABELS, extract_entities, extract_entities_and_times
 from ..text.secrets import redact
 from ..text.segment import detect_language, has_cjk
 from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
@@ -34,7 +35,6 @@ from .compress import (
     split_long,
     split_sentences,
 )
-from .entities import ID_LABELS, extract_entities, extract_entities_and_times
 from .filler import content_left, filler_kind
 from .idfacts import find_ids, script_of
 from .slots import CHANGE_WORDS, find_slots, validity_end

@@ -661,6 +661,7 @@ def rule_extract(turn: TurnInput) -> Extraction:
     pieces: list[_Piece] = []
     starts = [e.start for e in entities]
     tstarts = [t.start for t in times]
+    asked: list[tuple[str, int, int]] = []  # open questions left out (see below)
     for sent_text, start, end in sentences:
         lo, hi = bisect_left(starts, start), bisect_left(starts, end)
         ents = [e for e in entities[lo:hi] if e.end <= end]
@@ -672,10 +673,16 @@ def rule_extract(turn: TurnInput) -> Extraction:
         if not ents and len(sentences) > 1 and turn.role != "tool" \
                 and is_open_question(sent_text) and not _TAG_QUESTION.search(sent_text) \
                 and not _CLAUSE_MARK.search(sent_text):
+            asked.append((sent_text, start, end))
             continue
         tlo, thi = bisect_left(tstarts, start), bisect_left(tstarts, end)
         tms = [t for t in times[tlo:thi] if t.end <= end]
         pieces.extend(_pieces_for_sentence(sent_text, start, ents, tms, turn))
+    if asked and not pieces:
+        # the other sentences were filler ("Wow! 你去过吗？"): the turn is one question and
+        # keeps it, or recall (which answers with units, never raw turns) could not find it
+        for sent_text, start, _ in asked:
+            pieces.extend(_pieces_for_sentence(sent_text, start, [], [], turn))
     if turn.role == "tool":
         for p in pieces:
             if not p.standalone:  # identifier facts outlive the tool result that carried them

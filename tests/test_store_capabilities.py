@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from jiyi import Memory
+from jiyi.clock import utc_now
 from jiyi.errors import StoreError
 from jiyi.health.state import LocalHealthState, health_state_for
 from jiyi.store import Store, open_store
@@ -29,7 +30,8 @@ from jiyi.store.transfer import copy_store
 T0 = datetime(2026, 5, 20, 9, 0, tzinfo=UTC)
 CAPABILITIES = {"warm": WarmableStore, "health": HealthStateStore, "bulk": BulkTransferStore,
                 "vector_index": VectorIndexStore}
-CLAIMS = {"sqlite": {"warm", "health", "bulk"}, "postgresql": {"health", "bulk", "vector_index"}}
+CLAIMS = {"sqlite": {"warm", "health", "bulk"},
+          "postgresql": {"warm", "health", "bulk", "vector_index"}}
 
 
 def test_each_backend_claims_exactly_its_capabilities(any_store: Store) -> None:
@@ -77,16 +79,26 @@ def test_a_store_without_capabilities_falls_back(tmp_path: Path) -> None:
         inner.close()
 
 
-def test_sqlite_warms_recent_units_and_postgres_does_not(store_url: str) -> None:
+def test_both_backends_warm_recent_units_and_answer_the_same(store_url: str) -> None:
+    """The warm-up reads the recent valid units (and plans the searches ahead on PostgreSQL);
+    it changes nothing a recall returns."""
     with Memory.open(store_url, embedder="fake") as mem:
-        mem.ingest("我喜欢喝乌龙茶", session_id="s", user_id="u")
-        mem.ingest("I always book an aisle seat", session_id="s", user_id="u")
-    with Memory.open(store_url, embedder="fake") as mem:
-        valid = mem.store.stats().units_valid
-        assert valid >= 2
-        assert mem.warmed_units == (valid if isinstance(mem.store, WarmableStore) else 0)
+        for text in ("我喜欢喝乌龙茶", "我住在臺北市大安區", "I always book an aisle seat"):
+            mem.ingest(text, session_id="s", user_id="u")
+    asked = utc_now() + timedelta(minutes=1)
     with Memory(open_store(store_url), embedder="fake", warm=False) as mem:
         assert mem.warmed_units == 0
+        cold = [[(h.unit.id, h.score) for h in mem.recall(
+            q, session_id="s", user_id="u", log=False, as_of=asked)]
+                for q in ("乌龙茶", "臺北", "aisle seat")]
+    with Memory.open(store_url, embedder="fake") as mem:
+        valid = mem.store.stats().units_valid
+        assert valid >= 3 and isinstance(mem.store, WarmableStore)
+        assert mem.warmed_units == valid
+        warm = [[(h.unit.id, h.score) for h in mem.recall(
+            q, session_id="s", user_id="u", log=False, as_of=asked)]
+                for q in ("乌龙茶", "臺北", "aisle seat")]
+    assert warm == cold and all(cold)
 
 
 def test_one_health_state_on_both_backends(any_store: Store) -> None:

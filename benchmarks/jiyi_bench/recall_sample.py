@@ -6,7 +6,10 @@ first ``--conversations`` LoCoMo conversations (one user each, the default embed
 questions of each (k=10, ``as_of`` a day after the last turn ingested, nothing logged) and
 writes ``{"q", "hits": [[unit id, score, confidence], ...]}`` per line. Run ``ask`` once with
 each version on ``PYTHONPATH`` (e.g. an export of the earlier commit's ``src/``) and compare
-the two files with ``compare``. ``build --sums`` gives every user running turn sums
+the two files with ``compare``. ``--source bilingual`` uses instead the seeded conversation of
+``jiyi bench write`` (:func:`.write_workload.generate`: zh-Hans, zh-Hant and en turns of every
+role, one seed per user) and the fixed zh/en questions of :data:`.scale_corpus.QUERIES`.
+``build --sums`` gives every user running turn sums
 (:mod:`jiyi.store.sql.turn_sums`), so the new code reads the z-scale from them.
 """
 
@@ -16,37 +19,51 @@ import argparse
 import json
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from jiyi import Memory
 
 from .locomo_data import load
+from .scale_corpus import QUERIES
+from .write_workload import generate
 
 DATA = "/work/shared/data/locomo/locomo10.json"
 
 
-def build(store: str, data: str, conversations: int, turns: int, sums: bool) -> None:
+def _conversations(source: str, data: str, conversations: int,
+                   turns: int) -> list[tuple[str, list[Any], list[str]]]:
+    """``(user, turns, questions)`` per conversation; a turn has text, role, at, speaker and
+    (LoCoMo) dia_id."""
+    if source == "bilingual":
+        return [(f"bilingual-{idx}", generate(turns, seed=7 + idx), list(QUERIES))
+                for idx in range(conversations)]
+    return [(f"locomo-{idx}", conv.turns[:turns], [q.question for q in conv.questions])
+            for idx, conv in enumerate(load(data)[:conversations])]
+
+
+def build(store: str, data: str, conversations: int, turns: int, sums: bool,
+          source: str = "locomo") -> None:
     if sums:
         from jiyi.store.sql.writes import SqlWrites
         SqlWrites.turn_sums_min = 1
     with Memory.open(store) as mem:
-        for idx, conv in enumerate(load(data)[:conversations]):
-            user = f"locomo-{idx}"
-            for t in conv.turns[:turns]:
-                mem.ingest(t.text, session_id=f"{user}-chat", user_id=user, role="user",
-                           at=t.at, turn_id=t.dia_id, speaker=t.speaker or None)
+        for user, said, _ in _conversations(source, data, conversations, turns):
+            for t in said:
+                mem.ingest(t.text, session_id=f"{user}-chat", user_id=user,
+                           role=getattr(t, "role", "user"), at=t.at,
+                           turn_id=getattr(t, "dia_id", None), speaker=t.speaker or None)
 
 
 def ask(store: str, out: Path, data: str, conversations: int, turns: int,
-        questions: int) -> None:
+        questions: int, source: str = "locomo") -> None:
     lines = []
     with Memory.open(store) as mem:
-        for idx, conv in enumerate(load(data)[:conversations]):
-            user = f"locomo-{idx}"
-            as_of = max(t.at for t in conv.turns[:turns]) + timedelta(days=1)
-            for q in conv.questions[:questions]:
-                hits = mem.recall(q.question, session_id=f"{user}-chat", user_id=user, k=10,
+        for user, said, asked in _conversations(source, data, conversations, turns):
+            as_of = max(t.at for t in said) + timedelta(days=1)
+            for q in asked[:questions]:
+                hits = mem.recall(q, session_id=f"{user}-chat", user_id=user, k=10,
                                   as_of=as_of, log=False)
-                lines.append(json.dumps({"q": q.question, "hits": [
+                lines.append(json.dumps({"q": q, "hits": [
                     [h.unit.id, h.score, h.confidence] for h in hits]}, ensure_ascii=False))
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -75,12 +92,13 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=150)
     ap.add_argument("--questions", type=int, default=60)
     ap.add_argument("--sums", action="store_true")
+    ap.add_argument("--source", choices=["locomo", "bilingual"], default="locomo")
     args = ap.parse_args()
     if args.mode == "build":
-        build(args.paths[0], args.data, args.conversations, args.turns, args.sums)
+        build(args.paths[0], args.data, args.conversations, args.turns, args.sums, args.source)
     elif args.mode == "ask":
         ask(args.paths[0], Path(args.paths[1]), args.data, args.conversations, args.turns,
-            args.questions)
+            args.questions, args.source)
     else:
         print(compare(Path(args.paths[0]), Path(args.paths[1])))
 

@@ -7,7 +7,7 @@ A backend claims a capability by having its methods (structural typing; nothing 
 ==========================  ================================  ======  ==========
 capability                  used by                           SQLite  PostgreSQL
 ==========================  ================================  ======  ==========
-:class:`WarmableStore`      ``Memory`` at open (page cache)   yes     no
+:class:`WarmableStore`      ``Memory`` at open (page cache)   yes     yes
 :class:`HealthStateStore`   ``jiyi.health`` (shared streaks)  yes     yes
 :class:`BulkTransferStore`  ``jiyi migrate`` (raw table copy) yes     yes
 :class:`VectorIndexStore`   ``jiyi migrate`` after a bulk     no      yes

@@ -8,21 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 import psycopg
 from psycopg import sql
 
-from ...clock import to_micros
+from ...clock import to_micros, utc_now
 from ..base import Scope, Scored, Vector
 from ..sql.dialect import POSTGRES
-from ..sql.filters import turn_window_sql, unit_search_sql
+from ..sql.filters import VALID_AT_SQL, turn_window_sql, unit_search_sql
 from ..sql.reads import Rows, SqlReads, VectorSearch
 from ..sql.turn_sums import SumsCache
 from .fts import like_patterns, tsquery_text
-from .migrations import user_bucket
+from .migrations import USER_BUCKETS, user_bucket
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -47,14 +47,8 @@ class PgSearch(_PgBase):
         self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
         since: datetime | None = None, until: datetime | None = None, history: bool = False,
     ) -> Scored:
-        hits = self.keyword_search(scope, as_of, terms, limit, since, until, history)
-        if not hits:
-            return Scored([])
-        # the user's documents = their units (one keyword row each): counted on the units
-        # index, not by a bitmap scan of units_fts (65 ms for a 40k-unit user)
-        n = self._search_read("SELECT count(*) FROM units WHERE user_id = %(u)s",
-                              {"u": scope.user_id})[0][0]
-        return Scored.of(hits, int(n))
+        hits, n = self._keyword_hits(scope, as_of, terms, limit, since, until, history)
+        return Scored.of(hits, n) if hits else Scored([])
 
     def keyword_search(
         self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
@@ -63,36 +57,50 @@ class PgSearch(_PgBase):
         """Full-text search (``simple`` tsvector over the jieba-segmented text, ranked by
         ``ts_rank_cd``); only when it finds nothing, ``pg_trgm``-indexed substring matches of
         terms of 3+ characters (a code typed in part, a word the segmenter split differently)."""
+        return self._keyword_hits(scope, as_of, terms, limit, since, until, history)[0]
+
+    def _keyword_hits(
+        self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
+        since: datetime | None, until: datetime | None, history: bool,
+    ) -> tuple[list[tuple[str, float]], int]:
+        """:meth:`keyword_search`'s hits and the user's document count (their units: one
+        keyword row each), read in the same query: counted on the units index, not by a bitmap
+        scan of units_fts (65 ms for a 40k-unit user), and only when a row matched."""
         tsq = tsquery_text(terms)
         if tsq is None:
-            return []
+            return [], 0
         params: dict[str, Any] = {"tsq": tsq, "as_of": to_micros(as_of), "limit": limit}
         filters = unit_search_sql(self.dialect, scope, params, history=history, since=since,
                                   until=until)
+        docs = "(SELECT count(*) FROM units WHERE user_id = %(scope_user)s) AS n"
         # f.user_id first: the (user_id, tsv) GIN index walks only this user's postings (m005)
-        out = [(r[0], float(r[1])) for r in self._search_read(
-            "SELECT f.unit_id, ts_rank_cd(f.tsv, q.q) AS rank"
+        rows = self._search_read(
+            f"SELECT f.unit_id, ts_rank_cd(f.tsv, q.q) AS rank, {docs}"
             " FROM to_tsquery('simple', %(tsq)s) AS q(q), units_fts f"
             " JOIN units u ON u.id = f.unit_id"
             f" WHERE f.user_id = %(scope_user)s AND f.tsv @@ q.q AND {filters}"
             " ORDER BY rank DESC, f.unit_id LIMIT %(limit)s",
-            params)]
+            params)
+        out = [(r[0], float(r[1])) for r in rows]
         patterns = like_patterns(terms)
         if not out and patterns:
             params["pats"] = patterns
-            out = [(r[0], 0.0) for r in self._search_read(
-                "SELECT f.unit_id FROM units_fts f JOIN units u ON u.id = f.unit_id"
+            rows = self._search_read(
+                f"SELECT f.unit_id, 0.0, {docs} FROM units_fts f JOIN units u ON u.id = f.unit_id"
                 f" WHERE f.user_id = %(scope_user)s AND f.body ILIKE ANY(%(pats)s) AND {filters}"
-                " ORDER BY u.created_at DESC, f.unit_id LIMIT %(limit)s", params)]
-        return out
+                " ORDER BY u.created_at DESC, f.unit_id LIMIT %(limit)s", params)
+            out = [(r[0], 0.0) for r in rows]
+        return out, int(rows[0][2]) if rows else 0
 
     @contextmanager
     def _search_connection(self) -> Iterator[Conn]:
-        """A transaction for recall queries, without parallel workers: on a busy server (many
-        agent workers, few cores) starting two workers per search costs more than it saves
-        (measured: 70 ms with, 41 ms without, for a 40k-unit user's keyword search)."""
-        with self.connection() as conn, conn.transaction():
-            conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+        """A connection for recall queries. Every pooled connection runs without parallel
+        workers (set once per connection, :func:`.store.configure_connection`): on a busy
+        server (many agent workers, few cores) starting two workers per search costs more than
+        it saves (measured: 70 ms with, 41 ms without, for a 40k-unit user's keyword search).
+        No transaction around a search: a ``BEGIN``, a ``SET LOCAL`` and a ``COMMIT`` were
+        three round trips more than the query itself."""
+        with self.connection() as conn:
             yield conn
 
     def _search_read(self, query: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -131,9 +139,6 @@ class PgSearch(_PgBase):
         (m008: a graph where most rows are this user's), the owner checked on the vector row
         and the other filters on the unit while walking (``iterative_scan``), then re-sorted
         exactly. The bucket is a literal so the planner can prove the partial index."""
-        conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
-            sql.Literal(max(64, 2 * int(params["limit"])))))
-        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         typed = sql.SQL("vector({})").format(sql.Literal(dim))
         query = sql.SQL(
             "WITH nn AS MATERIALIZED (SELECT v.unit_id, v.vec::{t} <=> %(q)s::{t} AS dist"
@@ -145,7 +150,11 @@ class PgSearch(_PgBase):
         ).format(t=typed, emb=sql.Literal(embedder), dim=sql.Literal(dim),
                  bucket=sql.Literal(user_bucket(str(params["scope_user"]))),
                  filters=sql.SQL(filters))
-        return conn.execute(query, params).fetchall()
+        with conn.transaction():  # the SET LOCALs hold for this walk only
+            conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
+                sql.Literal(max(64, 2 * int(params["limit"])))))
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            return conn.execute(query, params).fetchall()
 
     # -- the episodic layer
     def turn_vector_search(
@@ -192,9 +201,53 @@ class PgSearch(_PgBase):
         return Scored([(r[0], float(r[1])) for r in rows], float(first[2] or 0),
                       float(first[3] or 0), int(first[4]))
 
+    def warm(self, hours: float) -> int:
+        """Pay ahead what the first recall of a process pays: a pooled connection whose server
+        process has planned every search shape once (the catalog of ``unit_vectors`` and its
+        partial HNSW indexes, one per user bucket, is loaded at a backend's first plan), the
+        top of each HNSW graph (one short walk per bucket, to a vector of that bucket), and
+        the last ``hours`` of valid units with their vectors read into the server's cache.
+        Returns how many units were read; answers nothing and writes nothing."""
+        now = utc_now()
+        nobody = Scope("", None)
+        self.keyword_scored(nobody, now, ["jiyi-warm-up"], 1)
+        q = np.zeros(1, dtype=np.float32)
+        params: dict[str, Any] = {"since": to_micros(now - timedelta(hours=hours)),
+                                  "as_of": to_micros(now)}
+        with self._search_connection() as conn:
+            units = conn.execute(self.dialect.sql(
+                "SELECT count(*), sum(length(u.content)) FROM units u"
+                f" WHERE u.created_at >= :since AND {VALID_AT_SQL}"), params).fetchone()
+            conn.execute(self.dialect.sql(
+                "SELECT sum(vector_dims(v.vec)) FROM unit_vectors v JOIN units u"
+                f" ON u.id = v.unit_id WHERE u.created_at >= :since AND {VALID_AT_SQL}"), params)
+            spaces = conn.execute(
+                "SELECT DISTINCT substring(indexdef FROM 'embedder = ''(.*)''::text'),"
+                " substring(indexdef FROM 'dim = ([0-9]+)')::int FROM pg_indexes"
+                " WHERE tablename = 'unit_vectors' AND indexname LIKE 'unit_vectors_uh_%%'"
+            ).fetchall()
+        for embedder, dim in spaces:
+            if embedder is None or dim is None:
+                continue
+            q = np.zeros(int(dim), dtype=np.float32)
+            self.vector_search(nobody, now, str(embedder), q, 1)  # plans the exact scan
+            for bucket in range(USER_BUCKETS):
+                with self._search_connection() as conn:
+                    seed = conn.execute(
+                        "SELECT user_id, vec FROM unit_vectors WHERE embedder = %(emb)s"
+                        " AND dim = %(dim)s AND bucket = %(b)s LIMIT 1",
+                        {"emb": embedder, "dim": dim, "b": bucket}).fetchone()
+                    if seed is not None:
+                        self._hnsw_search(conn, str(embedder), int(dim), "TRUE",
+                                          {"scope_user": seed[0], "q": seed[1], "limit": 1})
+        self.turn_vector_search("", now, "jiyi-warm-up", q, 1)
+        self.units_with_sources([""])
+        return int(units[0]) if units else 0
+
 
 class PgReports(_PgBase):
     """What the shared reports need: the database size and a snapshot for the export."""
+
 
     def _size_bytes(self) -> int:
         return int(self._read("SELECT pg_database_size(current_database())")[0][0])

@@ -47,6 +47,14 @@ def redact_url(url: str) -> str:
     return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
 
 
+def configure_connection(conn: Conn) -> None:
+    """Every pooled connection: pgvector's types, and no parallel workers for its queries (the
+    recall's searches are faster without them on a busy server: see
+    :meth:`.queries.PgSearch._search_connection`; set once here instead of per search)."""
+    register_vector(conn)
+    conn.execute("SET max_parallel_workers_per_gather = 0")
+
+
 class PostgresStore(PgCapabilities, PgSearch, PgReports, SqlWrites):
     """PostgreSQL backend. ``url`` is a libpq URL (``postgresql://user:pw@host/db``)."""
 
@@ -67,7 +75,7 @@ class PostgresStore(PgCapabilities, PgSearch, PgReports, SqlWrites):
         except psycopg.Error as exc:
             raise StoreError(f"cannot open PostgreSQL store {self.location}: {exc}") from exc
         self._pool: ConnectionPool[Conn] = ConnectionPool(
-            url, min_size=1, max_size=max(1, size), open=False, configure=register_vector,
+            url, min_size=1, max_size=max(1, size), open=False, configure=configure_connection,
             kwargs={"autocommit": True}, name="jiyi",
         )
         try:

@@ -43,12 +43,9 @@ KNOWN: set[tuple[str, str]] = {
     ("cli/store_cmds.py", "store"),
     ("metrics.py", "health"),
     ("service/app.py", "health"),
-    ("service/inspector.py", "recall"),
-    ("service/inspector.py", "store"),
     ("service/routes.py", "health"),
     ("store/capabilities.py", "health"),
     ("store/health_sql.py", "health"),
-    ("write/placement.py", "recall"),
 }
 
 

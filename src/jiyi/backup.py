@@ -1,4 +1,5 @@
-"""Online backup and restore of a SQLite store, taken while writers keep committing.
+"""Online backup and restore of a SQLite store, taken while writers keep committing; a whole
+memory copied between backends (:func:`copy_between`, ``jiyi migrate``).
 
 A backup uses SQLite's online backup API on a connection of its own, copying every page in one
 step inside one read transaction: in WAL mode writers keep committing meanwhile and the copy is
@@ -18,9 +19,14 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import ConfigError, StoreError, ValidationError
+from .store.registry import open_store
 from .store.sqlite_migrations import NEW_CACHE_EPOCH_SQL
+
+if TYPE_CHECKING:
+    from .store.pg_transfer import TableReport
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -156,3 +162,23 @@ def restore(source: str | os.PathLike[str], dest: str | os.PathLike[str], *,
     check_store_file(target)
     return BackupReport(src, target, pages, Path(target).stat().st_size, units,
                         time.perf_counter() - started)
+
+
+def copy_between(source: str, target: str) -> list[TableReport]:
+    """Copy a whole memory from the store at ``source`` into the EMPTY store at ``target``
+    (SQLite <-> PostgreSQL; created and migrated if needed) in one transaction, then compare
+    each table's row count and checksum (the reports; ``.ok`` per table). A missing
+    ``source`` is an error, never a new empty store."""
+    from .store.pg_transfer import copy_store  # the PostgreSQL driver only when copying
+
+    if source == target:
+        raise StoreError("the source and the target name the same store")
+    src = open_store(source, create=False)
+    try:
+        dst = open_store(target)
+        try:
+            return copy_store(src, dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()

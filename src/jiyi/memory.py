@@ -10,9 +10,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from types import TracebackType
-from typing import Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Literal, TypedDict, cast
 
+from .backup import BackupReport, backup, copy_between, restore
 from .clock import Clock, ensure_utc, utc_now
 from .config import JiyiConfig
 from .context.execution import ExecutionContext
@@ -37,6 +39,7 @@ from .recall.topics import for_query, observe_turn
 from .store import RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
 from .store.base import Vector
 from .store.capabilities import WarmableStore
+from .store.registry import default_db_path
 from .tasks import BatchTask
 from .text import keyword_terms
 from .text.episode import episode_text
@@ -61,6 +64,9 @@ from .validation import (
 )
 from .write.llm_extract import extractor_from_config
 from .write.placement import TurnOutcome, WritePath
+
+if TYPE_CHECKING:
+    from .store.pg_transfer import TableReport
 
 #: How far :meth:`Memory.history` follows a supersession chain each way (a slot rewritten more
 #: often than this shows its 50 nearest versions; the chain is a linked list read unit by unit).
@@ -148,6 +154,32 @@ class Memory:
         except BaseException:
             store.close()  # a bad setting (embedder, extraction model) must not leak the store
             raise
+
+    # ------------------------------------------------------------------ stores as a whole
+    @staticmethod
+    def default_location() -> Path:
+        """The store opened when none is named: ``$JIYI_DB``, else
+        ``$XDG_DATA_HOME/jiyi/memory.db`` (``~/.local/share/jiyi/memory.db``)."""
+        return default_db_path()
+
+    @staticmethod
+    def backup(source: str | os.PathLike[str], dest: str | os.PathLike[str]) -> BackupReport:
+        """Copy the SQLite store at ``source`` to ``dest`` while it is in use (online backup
+        API, checked, then renamed onto ``dest``): :func:`jiyi.backup.backup`."""
+        return backup(source, dest)
+
+    @staticmethod
+    def restore(source: str | os.PathLike[str], dest: str | os.PathLike[str], *,
+                force: bool = False) -> BackupReport:
+        """Replace the SQLite store at ``dest`` by the checked backup at ``source`` (a store
+        holding units only with ``force``): :func:`jiyi.backup.restore`."""
+        return restore(source, dest, force=force)
+
+    @staticmethod
+    def copy_store(source: str, target: str) -> list[TableReport]:
+        """Copy a whole memory into an EMPTY store of any backend and verify every table's
+        rows and checksum: :func:`jiyi.backup.copy_between`."""
+        return copy_between(source, target)
 
     @property
     def embedder(self) -> Embedder:

@@ -19,14 +19,11 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .errors import ConfigError, StoreError, ValidationError
+from .store.pg_transfer import TableReport, copy_store
 from .store.registry import open_store
 from .store.sqlite_migrations import NEW_CACHE_EPOCH_SQL
-
-if TYPE_CHECKING:
-    from .store.pg_transfer import TableReport
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -169,8 +166,6 @@ def copy_between(source: str, target: str) -> list[TableReport]:
     (SQLite <-> PostgreSQL; created and migrated if needed) in one transaction, then compare
     each table's row count and checksum (the reports; ``.ok`` per table). A missing
     ``source`` is an error, never a new empty store."""
-    from .store.pg_transfer import copy_store  # the PostgreSQL driver only when copying
-
     if source == target:
         raise StoreError("the source and the target name the same store")
     src = open_store(source, create=False)

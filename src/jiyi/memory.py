@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal, TypedDict, cast
+from typing import Literal, TypedDict, cast
 
 from .backup import BackupReport, backup, copy_between, restore
 from .clock import Clock, ensure_utc, utc_now
@@ -39,6 +39,7 @@ from .recall.topics import for_query, observe_turn
 from .store import RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
 from .store.base import Vector
 from .store.capabilities import WarmableStore
+from .store.pg_transfer import TableReport
 from .store.registry import default_db_path
 from .tasks import BatchTask
 from .text import keyword_terms
@@ -64,9 +65,6 @@ from .validation import (
 )
 from .write.llm_extract import extractor_from_config
 from .write.placement import TurnOutcome, WritePath
-
-if TYPE_CHECKING:
-    from .store.pg_transfer import TableReport
 
 #: How far :meth:`Memory.history` follows a supersession chain each way (a slot rewritten more
 #: often than this shows its 50 nearest versions; the chain is a linked list read unit by unit).

@@ -17,8 +17,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from jiyi.store.pg_admin import create_database, drop_database, start_embedded
 from jiyi.store.postgres import PostgresStore
+from jiyi.store.postgres.admin import create_database, drop_database, start_embedded
 
 
 class PgServer:

@@ -101,7 +101,7 @@ def test_the_python_api_creates_unless_told_not_to(tmp_path: Path) -> None:
 
 @pytest.mark.postgres
 def test_postgres_without_jiyi_tables_is_not_a_store(pg_server: object) -> None:
-    from jiyi.store.pg_admin import create_database, drop_database
+    from jiyi.store.postgres.admin import create_database, drop_database
 
     admin_url = pg_server.admin_url  # type: ignore[attr-defined]
     url = create_database(admin_url, "jiyi_t_no_store")

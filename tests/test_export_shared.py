@@ -1,4 +1,4 @@
-"""``export_user`` is shaped once (:mod:`jiyi.store.export`) from rows each backend fetches with
+"""``export_user`` is shaped once (:mod:`jiyi.store.sql.export`) from rows each backend fetches with
 one query per table: SQLite and PostgreSQL give the same JSON for the same rows, the document
 is what the per-unit reads say, and the number of queries does not grow with the units."""
 
@@ -16,8 +16,8 @@ import pytest
 from jiyi import Memory
 from jiyi.store import Store, open_store
 from jiyi.store.base import Scope, TurnRecord, UnitEvent
-from jiyi.store.export import shape_export
-from jiyi.store.pg_transfer import copy_store
+from jiyi.store.sql.export import shape_export
+from jiyi.store.transfer import copy_store
 
 T0 = datetime(2026, 9, 1, 8, 0, tzinfo=UTC)
 TEXTS = [

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from jiyi.store import sqlite_migrations
 from jiyi.store.base import IngestBatch, Scope, TurnRecord
 from jiyi.store.sqlite import SQLiteStore
-from jiyi.store.sqlite_migrations import owner_token, register_functions
+from jiyi.store.sqlite import migrations as sqlite_migrations
+from jiyi.store.sqlite.migrations import owner_token, register_functions
 from jiyi.text import keyword_terms
 from jiyi.units import Lifespan, MemoryType, MemoryUnit
 
@@ -142,7 +142,7 @@ def test_m004_migrates_rows_keeping_rowids(tmp_path: Path) -> None:
 
 
 def test_bm25_rank_is_pure_bm25_over_the_users_rows() -> None:
-    from jiyi.store.fts_rank import bm25_rank, fold_tokens
+    from jiyi.store.cache.bm25 import bm25_rank, fold_tokens
 
     assert fold_tokens("Café NAÏVE 咖啡，ABC123 déjà-vu 會議") == \
         ["cafe", "naive", "咖啡", "abc123", "deja", "vu", "會議"]

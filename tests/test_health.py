@@ -10,7 +10,7 @@ import pytest
 from jiyi import Memory, MissingSessionError, ValidationError
 from jiyi.config import JiyiConfig
 from jiyi.health import Health, HealthConfig, find_forgetting_phrase
-from jiyi.health.state import next_streak
+from jiyi.store.health_state import next_streak
 
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=timezone.utc)
 

@@ -36,10 +36,7 @@ PRIMITIVES = LEVEL["units"]
 
 #: (importing file relative to src/jiyi, imported top-level name): arrows against the picture
 #: that are still there, each to be fixed.
-KNOWN: set[tuple[str, str]] = {
-    ("store/capabilities.py", "health"),
-    ("store/health_sql.py", "health"),
-}
+KNOWN: set[tuple[str, str]] = set()
 
 
 def _top(path: Path) -> str:
@@ -105,3 +102,86 @@ def test_no_new_arrow_against_the_layers() -> None:
 def test_known_arrows_are_still_there() -> None:
     fixed = KNOWN - violations()
     assert not fixed, f"fixed, take them off KNOWN: {sorted(fixed)}"
+
+
+#: Inside ``store/``: the shared SQL and the resident caches import no backend, and no backend
+#: imports the other (the picture of ``docs/architecture.md``). Room -> rooms it may not import.
+STORE_ROOMS: dict[str, set[str]] = {
+    "sql": {"sqlite", "postgres", "cache"},
+    "cache": {"sqlite", "postgres", "sql"},
+    "sqlite": {"postgres"},
+    "postgres": {"sqlite", "cache"},
+}
+
+
+def _store_imports(path: Path) -> set[str]:
+    """The ``store`` subpackages a module of ``store/`` imports (relative or absolute)."""
+    rel = path.relative_to(SRC)
+    package = list(rel.parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                target = base + (node.module.split(".") if node.module else [])
+            elif node.module:
+                target = node.module.split(".")[1:]
+            else:
+                continue
+            if target[:1] == ["store"] and len(target) > 1:
+                found.add(target[1])
+            elif target == ["store"]:
+                found.update(a.name for a in node.names)
+    return found
+
+
+def test_store_rooms_hold_their_picture() -> None:
+    wrong = sorted(
+        (path.relative_to(SRC).as_posix(), other)
+        for path in (SRC / "store").rglob("*.py")
+        if len(path.relative_to(SRC / "store").parts) > 1
+        for other in _store_imports(path)
+        if other in STORE_ROOMS.get(path.relative_to(SRC / "store").parts[0], set()))
+    assert not wrong, wrong
+    assert set(STORE_ROOMS) == {p.name for p in (SRC / "store").iterdir()
+                                if p.is_dir() and p.name != "__pycache__"}
+
+
+def _module_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the modules of the same tree it imports (any depth of the file, relative or
+    absolute; ``from pkg import name`` counts ``pkg.name`` when that is a module)."""
+    top = root.name
+    mods: dict[str, Path] = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        mods[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for mod, path in mods.items():
+        package = mod.split(".") if path.name == "__init__.py" else mod.split(".")[:-1]
+        out: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif node.module and node.module.split(".")[0] == top:
+                target = node.module
+            else:
+                continue
+            out.update(t for t in [target, *(f"{target}.{a.name}" for a in node.names)]
+                       if t in mods and t != mod)
+        graph[mod] = out
+    return graph
+
+
+def test_no_two_modules_import_each_other() -> None:
+    """No import cycle of two modules, in the package or the harnesses (a package's
+    ``__init__`` re-exporting its own members is not one)."""
+    cycles = set()
+    for root in (SRC, SRC.parents[1] / "benchmarks" / "jiyi_bench"):
+        graph = _module_graph(root)
+        cycles |= {tuple(sorted((a, b))) for a, targets in graph.items() for b in targets
+                   if a in graph.get(b, set())
+                   and not (a.startswith(b + ".") or b.startswith(a + "."))}
+    assert not cycles, sorted(cycles)

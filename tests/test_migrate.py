@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from jiyi import Memory
 from jiyi.cli.app import app
 from jiyi.store import open_store
-from jiyi.store.pg_transfer import copy_store, shared_tables, table_digest
+from jiyi.store.transfer import copy_store, shared_tables, table_digest
 
 pytestmark = pytest.mark.postgres
 T0 = datetime(2026, 8, 1, 9, 0, tzinfo=UTC)

@@ -13,9 +13,9 @@ import pytest
 
 from jiyi.errors import StoreError
 from jiyi.store.base import IngestBatch, Scope, TurnRecord
-from jiyi.store.pg_admin import create_database, drop_database
 from jiyi.store.postgres import PostgresStore
-from jiyi.store.postgres_migrations import MIGRATIONS, _split
+from jiyi.store.postgres.admin import create_database, drop_database
+from jiyi.store.postgres.migrations import MIGRATIONS, _split
 from jiyi.units import Lifespan, MemoryType, MemoryUnit
 
 pytestmark = pytest.mark.postgres

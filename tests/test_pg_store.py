@@ -12,9 +12,9 @@ import pytest
 from jiyi.errors import StoreError
 from jiyi.store import Store
 from jiyi.store.base import IngestBatch, Scope, TurnRecord
-from jiyi.store.postgres import PostgresStore, redact_url
-from jiyi.store.postgres_migrations import MIGRATIONS, USER_BUCKETS, user_bucket, vector_index_name
-from jiyi.store.sqlite_migrations import MIGRATIONS as SQLITE_MIGRATIONS
+from jiyi.store.postgres.migrations import MIGRATIONS, USER_BUCKETS, user_bucket, vector_index_name
+from jiyi.store.postgres.store import PostgresStore, redact_url
+from jiyi.store.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
 from jiyi.units import Lifespan, MemoryType, MemoryUnit
 
 pytestmark = pytest.mark.postgres

@@ -11,7 +11,7 @@ import pytest
 
 from jiyi.store.base import IngestBatch, Scope, TurnRecord
 from jiyi.store.postgres import PostgresStore
-from jiyi.store.postgres_migrations import (
+from jiyi.store.postgres.migrations import (
     MIGRATIONS,
     USER_BUCKETS,
     apply_migrations,
@@ -108,7 +108,7 @@ def test_m008_moves_an_older_store_to_bucketed_indexes(pg_url: str) -> None:
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP SCHEMA public CASCADE")
         conn.execute("CREATE SCHEMA public")
-        import jiyi.store.postgres_migrations as pm
+        import jiyi.store.postgres.migrations as pm
 
         before = pm.MIGRATIONS
         pm.MIGRATIONS = [m for m in MIGRATIONS if m[0] < "m007"]

@@ -1,5 +1,5 @@
 """The migrations' text is pinned: an applied migration is never edited, and the tables both
-backends share are spelled once (``jiyi.store.schema_ddl``) without changing a byte of it."""
+backends share are spelled once (``jiyi.store.sql.ddl``) without changing a byte of it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import hashlib
 
 import pytest
 
-from jiyi.store import postgres_migrations, sqlite_migrations
+from jiyi.store.postgres import migrations as postgres_migrations
+from jiyi.store.sqlite import migrations as sqlite_migrations
 
 #: SHA-256 (first 16 hex digits) of each migration's text as first applied.
 PINNED = {

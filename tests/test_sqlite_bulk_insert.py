@@ -11,8 +11,8 @@ import pytest
 from jiyi import Memory
 from jiyi.errors import StoreError
 from jiyi.store import open_store
-from jiyi.store.pg_transfer import copy_store, read_rows, shared_tables
 from jiyi.store.sqlite import SQLiteStore
+from jiyi.store.transfer import copy_store, read_rows, shared_tables
 
 
 def _count(store: SQLiteStore, table: str) -> int:

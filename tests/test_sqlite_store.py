@@ -11,7 +11,7 @@ import pytest
 from jiyi.errors import StoreError
 from jiyi.store.base import IngestBatch, Scope, TurnRecord
 from jiyi.store.sqlite import SQLiteStore
-from jiyi.store.sqlite_migrations import MIGRATIONS
+from jiyi.store.sqlite.migrations import MIGRATIONS
 from jiyi.units import Lifespan, MemoryType, MemoryUnit
 
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)

@@ -22,9 +22,9 @@ from jiyi.store.capabilities import (
     VectorIndexStore,
     WarmableStore,
 )
-from jiyi.store.health_sql import SqlHealthState
-from jiyi.store.migrations import MigrationDb, run_migrations
-from jiyi.store.pg_transfer import copy_store
+from jiyi.store.sql.health import SqlHealthState
+from jiyi.store.sql.migrations import MigrationDb, run_migrations
+from jiyi.store.transfer import copy_store
 
 T0 = datetime(2026, 5, 20, 9, 0, tzinfo=UTC)
 CAPABILITIES = {"warm": WarmableStore, "health": HealthStateStore, "bulk": BulkTransferStore,
@@ -155,14 +155,14 @@ def migration_db(store_url: str) -> Iterator[tuple[MigrationDb, list[tuple[str, 
     if store_url.startswith("postgresql"):
         import psycopg
 
-        from jiyi.store import postgres_migrations as pm
+        from jiyi.store.postgres import migrations as pm
 
         with psycopg.connect(store_url, autocommit=True) as conn:
             yield pm._PgMigrationDb(conn), pm.MIGRATIONS
     else:
         import sqlite3
 
-        from jiyi.store import sqlite_migrations as sm
+        from jiyi.store.sqlite import migrations as sm
 
         conn = sqlite3.connect(store_url, isolation_level=None)
         sm.register_functions(conn)

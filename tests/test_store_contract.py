@@ -14,7 +14,9 @@ import pytest
 
 from jiyi.errors import NotFoundError, StoreError
 from jiyi.store.base import IngestBatch, RecallLogEntry, Scope, Store, TurnRecord, UnitEvent
-from jiyi.store.sqlite_migrations import MIGRATIONS
+from jiyi.store.capabilities import BulkTransferStore
+from jiyi.store.sql.rows import UNIT_INSERT_COLUMNS, unit_params
+from jiyi.store.sqlite.migrations import MIGRATIONS
 from jiyi.text import keyword_terms
 from jiyi.units import Entity, Lifespan, MemoryType, MemoryUnit, is_valid_at
 
@@ -355,6 +357,34 @@ def test_read_path_helpers(any_store: Store) -> None:
     assert any_store.source_turns([]) == {}
     assert any_store.count_units_missing_vectors("e") == 2
     assert any_store.count_units_missing_vectors("other") == 3
+
+
+def test_units_with_sources_is_get_units_and_source_turns(any_store: Store) -> None:
+    """The read path's one join gives what its two reads give: units in the order asked,
+    missing ids left out, each unit's source turns oldest first, a unit without a turn absent
+    from the sources; in Simplified, Traditional and English."""
+    hans = unit("我的手机号是13912345678", entities=[Entity(kind="phone", text="13912345678",
+                                                          value="13912345678", start=6, end=17)])
+    hant = unit("訂單 AB12345 已發貨", created=T0 + timedelta(minutes=1), valid_at=T0,
+                valid_until=T0 + timedelta(days=2))
+    en = unit("Caroline moved to Sweden", created=T0 + timedelta(minutes=2), slot="home",
+              topic="moving", mtype=MemoryType.USER_PROFILE)
+    put(any_store, hans, key="k1")
+    put(any_store, hant, key="k2")
+    put(any_store, hant, key="k3", text="再說一次 AB12345")  # a second source turn
+    put(any_store, en, key="k4")
+    lone = unit("no turn of its own", created=T0 + timedelta(minutes=3))
+    params = unit_params(lone, 0)
+    assert isinstance(any_store, BulkTransferStore)
+    any_store.bulk_insert({"units": (UNIT_INSERT_COLUMNS, [[params[c] for c in UNIT_INSERT_COLUMNS]])})
+    ids = [en.id, "m_missing", hant.id, hans.id, lone.id, hans.id]
+    units, sources = any_store.units_with_sources(ids)
+    assert units == any_store.get_units(ids)
+    assert [repr(u) for u in units] == [repr(u) for u in any_store.get_units(ids)]
+    assert sources == any_store.source_turns(ids)
+    assert [t.key for t in sources[hant.id]] == ["k2", "k3"] and lone.id not in sources
+    assert units[2] == hans and units[1].valid_until == T0 + timedelta(days=2)
+    assert any_store.units_with_sources([]) == ([], {})
 
 
 def test_protocol_is_implemented(any_store: Store) -> None:

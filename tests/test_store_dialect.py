@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from jiyi.store.base import Scope
-from jiyi.store.dialect import POSTGRES, SQLITE
-from jiyi.store.sql_filters import scope_sql, types_sql
+from jiyi.store.sql.dialect import POSTGRES, SQLITE
+from jiyi.store.sql.filters import scope_sql, types_sql
 from jiyi.units import MemoryType
 
 

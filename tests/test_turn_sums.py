@@ -20,8 +20,8 @@ from jiyi import Memory
 from jiyi.clock import to_micros, utc_now
 from jiyi.store import open_store
 from jiyi.store.base import Store, TurnRecord
-from jiyi.store.sql_writes import SqlWrites
-from jiyi.store.turn_sums import TurnSums
+from jiyi.store.sql.turn_sums import TurnSums
+from jiyi.store.sql.writes import SqlWrites
 
 EPOCH = datetime(1970, 1, 2, tzinfo=UTC)
 
@@ -223,7 +223,7 @@ def _forget_m010(url: str) -> None:
 
 
 def test_a_copy_between_backends_builds_the_targets_sums(tmp_path: object, pg_url: str) -> None:
-    from jiyi.store.pg_transfer import copy_store
+    from jiyi.store.transfer import copy_store
     src = str(tmp_path) + "/src.db"  # type: ignore[operator]
     with Memory.open(src, embedder="fake") as mem:
         for i, text in enumerate(TURNS):

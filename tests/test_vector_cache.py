@@ -19,7 +19,7 @@ from jiyi.clock import utc_now
 from jiyi.memory import Memory
 from jiyi.store.base import IngestBatch, Scope, TurnRecord
 from jiyi.store.sqlite import SQLiteStore
-from jiyi.store.sqlite_migrations import NEW_CACHE_EPOCH_SQL
+from jiyi.store.sqlite.migrations import NEW_CACHE_EPOCH_SQL
 from jiyi.units import USER_LEVEL_TYPES, Lifespan, MemoryType, MemoryUnit, content_hash
 
 DIM = 16
@@ -403,8 +403,8 @@ def _same_keywords(cached: SQLiteStore, plain: SQLiteStore, user: str) -> None:
 
 def test_a_big_users_keyword_index_answers_like_fts5(
         stores: tuple[SQLiteStore, SQLiteStore], monkeypatch: pytest.MonkeyPatch) -> None:
-    import jiyi.store.sqlite_vector_cache as svc
-    from jiyi.store.keyword_cache import KeywordTable
+    import jiyi.store.sqlite.caches as svc
+    from jiyi.store.cache.keywords import KeywordTable
 
     monkeypatch.setattr(svc, "KEYWORD_MIN_ROWS", 100)
     cached, plain = stores
@@ -444,7 +444,7 @@ def test_a_big_users_keyword_index_answers_like_fts5(
 
 def test_another_processs_writes_reach_a_resident_keyword_index(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import jiyi.store.sqlite_vector_cache as svc
+    import jiyi.store.sqlite.caches as svc
 
     monkeypatch.setattr(svc, "KEYWORD_MIN_ROWS", 1)
     path = str(tmp_path / "kw.db")
@@ -487,7 +487,7 @@ def test_big_tables_load_in_the_background_and_searches_stay_exact(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table of many rows is read on a thread of its own (its first searches read SQL);
     once in, it answers like SQL, and later writes reach it by increments."""
-    import jiyi.store.sqlite_vector_cache as svc
+    import jiyi.store.sqlite.caches as svc
 
     monkeypatch.setattr(svc, "KEYWORD_MIN_ROWS", 10)
     path = str(tmp_path / "bg dir #1" / "b.db")  # a path that needs URI quoting

@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 from jiyi.cli.app import app
 from jiyi.text.segment import has_cjk, to_simplified
-from jiyi_bench.bench_write import generate, percentile
+from jiyi_bench.bench_write import percentile
+from jiyi_bench.write_workload import generate
 
 
 def test_generated_conversation_is_bilingual_and_deterministic() -> None:

@@ -29,8 +29,8 @@ from .answers import PLANS, AnswerRun, Hooks, Settings, claim_work_dir
 from .answers_data import Corpus, digest, select
 from .answers_prompt import INSTRUCTIONS
 from .answers_report import chart, markdown, summarise
-from .bench_write import machine
 from .paths import OUT_HELP, report_dir
+from .write_workload import machine
 
 DEFAULT_NUM_CTX = 4096
 

@@ -24,8 +24,8 @@ from jiyi.embed import Embedder
 from jiyi.embed.registry import get_embedder
 from jiyi.memory import Memory
 
-from .bench_write import START, GenTurn, generate, machine
 from .report import report_head
+from .write_workload import START, GenTurn, generate, machine
 
 TARGET_RATIO = 0.8
 

@@ -196,7 +196,7 @@ def tune_embedded(url: str, shared_buffers_gb: int | None = None) -> bool:
 def run_bench(sizes: list[int], users_for: dict[int, int], workdir: Path, pg_url: str | None,
               n_queries: int, n_ingest: int, backends: list[str]) -> list[dict[str, Any]]:
     from jiyi.embed import get_embedder
-    from jiyi.store.pg_admin import create_database, drop_database, start_embedded
+    from jiyi.store.postgres.admin import create_database, drop_database, start_embedded
     from jiyi.store.registry import open_store
 
     workdir.mkdir(parents=True, exist_ok=True)

@@ -32,9 +32,9 @@ from jiyi.llm.base import ChatClient
 from jiyi.llm.registry import make_client
 from jiyi.memory import Memory
 
-from .bench_write import machine
 from .paths import OUT_HELP, report_dir
 from .report import report_head
+from .write_workload import machine
 
 SESSION = "bench-prompt"
 PLAN_A_SYSTEM = "You are a helpful customer-service assistant. Answer from the conversation."

@@ -84,7 +84,7 @@ def madial_turns(folder: Path) -> Iterator[SourceTurn]:
 
 
 def project_turns() -> Iterator[SourceTurn]:
-    from .bench_write import generate
+    from .write_workload import generate
 
     quality = repo_file("tests", "data", "write", "quality_corpus.jsonl")
     if quality.is_file():

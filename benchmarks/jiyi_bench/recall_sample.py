@@ -7,7 +7,7 @@ questions of each (k=10, ``as_of`` a day after the last turn ingested, nothing l
 writes ``{"q", "hits": [[unit id, score, confidence], ...]}`` per line. Run ``ask`` once with
 each version on ``PYTHONPATH`` (e.g. an export of the earlier commit's ``src/``) and compare
 the two files with ``compare``. ``build --sums`` gives every user running turn sums
-(:mod:`jiyi.store.turn_sums`), so the new code reads the z-scale from them.
+(:mod:`jiyi.store.sql.turn_sums`), so the new code reads the z-scale from them.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ DATA = "/work/shared/data/locomo/locomo10.json"
 
 def build(store: str, data: str, conversations: int, turns: int, sums: bool) -> None:
     if sums:
-        from jiyi.store.sql_writes import SqlWrites
+        from jiyi.store.sql.writes import SqlWrites
         SqlWrites.turn_sums_min = 1
     with Memory.open(store) as mem:
         for idx, conv in enumerate(load(data)[:conversations]):

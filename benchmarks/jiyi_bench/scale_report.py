@@ -131,7 +131,7 @@ def write_report(rows: list[dict[str, Any]], out_dir: Path, *, embedder: str,
         "",
         "Vector search reads each user's resident vector tables (and a big user's keyword "
         "index), loaded at the user's first recall in the process and kept fresh through the "
-        "store's change log (`jiyi.store.sqlite_vector_cache`).",
+        "store's change log (`jiyi.store.sqlite.caches`).",
         "",
         f"Big user vs typical user, recall p95 (target <= {TARGET_BIG_RATIO:.0f}x): "
         f"**{_ratio(last)}**. The big user's first recall in a process (their tables start "

@@ -18,8 +18,8 @@ from typing import Any
 
 from jiyi.clock import to_micros, utc_now
 from jiyi.store import Scope, open_store
-from jiyi.store.sql_rows import UNIT_INSERT_COLUMNS, unit_params
-from jiyi.store.sqlite_sql import fts_body
+from jiyi.store.sql.keywords import fts_body
+from jiyi.store.sql.rows import UNIT_INSERT_COLUMNS, unit_params
 from jiyi.units import Lifespan, MemoryType, MemoryUnit
 
 WORDS = ["订单", "快递", "耳机", "咖啡机", "退款", "发票", "会员", "地址", "库存", "价格",

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, StoreError, ValidationError
-from .store.pg_transfer import TableReport, copy_store
 from .store.registry import open_store
-from .store.sqlite_migrations import NEW_CACHE_EPOCH_SQL
+from .store.sqlite.migrations import NEW_CACHE_EPOCH_SQL
+from .store.transfer import TableReport, copy_store
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -119,7 +119,7 @@ def backup(source: str | os.PathLike[str], dest: str | os.PathLike[str]) -> Back
 
 def _new_cache_epoch(conn: sqlite3.Connection) -> None:
     """Tell every process with cached vector tables of this file to drop them (see
-    :mod:`jiyi.store.sqlite_vector_cache`): the restored rows replace what they cached."""
+    :mod:`jiyi.store.sqlite.caches`): the restored rows replace what they cached."""
     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vector_cache_meta'").fetchone():
         conn.execute(NEW_CACHE_EPOCH_SQL)
 

@@ -39,8 +39,8 @@ from .recall.topics import for_query, observe_turn
 from .store import RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
 from .store.base import Vector
 from .store.capabilities import WarmableStore
-from .store.pg_transfer import TableReport
 from .store.registry import default_db_path
+from .store.transfer import TableReport
 from .tasks import BatchTask
 from .text import keyword_terms
 from .text.episode import episode_text

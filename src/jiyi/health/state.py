@@ -2,8 +2,9 @@
 
 A store with the :class:`~jiyi.store.capabilities.HealthStateStore` capability keeps it in its
 own tables (migration ``m002_health``; both SQL backends share one implementation,
-:class:`jiyi.store.health_sql.SqlHealthState`); anything else falls back to process-local state
-(logged once).
+:class:`jiyi.store.sql.health.SqlHealthState`); anything else falls back to process-local state
+(logged once). The contract, the counters and the streak rule are the store's
+(:mod:`jiyi.store.health_state`), so the store imports nothing of this path.
 """
 
 from __future__ import annotations
@@ -11,48 +12,16 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from ..store.base import Store
 from ..store.capabilities import HealthStateStore
+from ..store.health_state import COUNTERS, HealthState, StreakUpdate, next_streak
 
 log = logging.getLogger("jiyi.health")
 
-#: The persisted counters (names are also the Prometheus counters without ``jiyi_``/``_total``).
-COUNTERS = ("amnesia_alerts", "cleanup_runs", "cleanup_purged_units")
-
 UNIT_STATES = ("valid", "pending", "expired", "invalidated")
-
-
-@dataclass(frozen=True)
-class StreakUpdate:
-    streak: int
-    alerting: bool
-    raised: bool
-
-
-def next_streak(streak: int, alerting: bool, forgetful: bool, threshold: int) -> StreakUpdate:
-    """Pure amnesia transition: a forgetful turn extends the streak, any other turn ends it (and
-    clears the alert); the alert is raised once, when the streak reaches ``threshold``."""
-    if not forgetful:
-        return StreakUpdate(0, False, False)
-    new = streak + 1
-    now_alerting = new >= threshold
-    return StreakUpdate(new, now_alerting, now_alerting and not alerting)
-
-
-class HealthState(Protocol):
-    def note_recall(self, user_id: str, session_id: str, empty: bool, at: datetime) -> None: ...
-    def last_recall_empty(self, user_id: str, session_id: str) -> bool: ...
-    def record_reply(self, user_id: str, session_id: str, forgetful: bool, threshold: int,
-                     at: datetime) -> StreakUpdate: ...
-    def alerting_sessions(self, session_id: str | None, limit: int) -> tuple[list[str], int]: ...
-    def counters(self) -> dict[str, int]: ...
-    def bump(self, name: str, by: int = 1) -> None: ...
-    def claim_cleanup(self, at: datetime, interval_seconds: float) -> bool: ...
-    def unit_counts(self, at: datetime) -> dict[str, dict[str, int]]: ...
 
 
 class LocalHealthState:

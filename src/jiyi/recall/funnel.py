@@ -232,8 +232,9 @@ class _Context:
     def fetch(self, ids: list[str]) -> None:
         new = [i for i in ids if i not in self.units and i not in self.sources]
         if new:
-            self.units.update((u.id, u) for u in self.store.get_units(new))
-            self.sources.update(self.store.source_turns(new))
+            units, sources = self.store.units_with_sources(new)
+            self.units.update((u.id, u) for u in units)
+            self.sources.update(sources)
             for i in new:
                 self.sources.setdefault(i, [])
 

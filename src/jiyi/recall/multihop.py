@@ -111,7 +111,8 @@ def neighbours(
     source_turns: Mapping[str, Sequence[TurnRecord]] | None = None,
 ) -> dict[str, float]:
     """Units of the turn right after each question among the best hits (the reply that holds
-    the answer), each with a floor on its match z: its question's z minus
+    the answer; a hit is a question when its unit or its last source turn asks one), each with
+    a floor on its match z: its question's z minus
     ``neighbour_discount``. Only a question scoring at least ``neighbour_seed_ratio`` of the
     best hit is followed: a weak question that merely resembles the query leads to an unrelated
     answer. "The next turn" is the next one the session *ingested* (``TurnRecord.seq``), never
@@ -125,16 +126,20 @@ def neighbours(
     seeds: dict[str, float] = {}  # the question's last source turn -> its z (before a repeated
     # question's penalty: the reply inherits how well the question matched)
     for hit, z in ranked[: weights.neighbour_seeds]:
-        if not is_question(hit.unit.content) or hit.score < floor or not hit.unit.source_turn_ids:
+        if hit.score < floor or not hit.unit.source_turn_ids:
             continue
         if source_turns is not None and hit.unit.id in source_turns:
             turns = list(source_turns[hit.unit.id])
         else:
             keys = store.unit_turn_keys(hit.unit.id)
             turns = store.get_turns(keys) if keys else []
-        if turns:
-            key = max(turns, key=lambda t: t.seq).key
-            seeds[key] = max(seeds.get(key, float("-inf")), z)
+        if not turns:
+            continue
+        last = max(turns, key=lambda t: t.seq)
+        # the question may be in the turn and not in the unit: the write path keeps no unit of
+        # an open question said among other sentences ("I ran today. What got you into it?")
+        if is_question(hit.unit.content) or is_question(last.text):
+            seeds[last.key] = max(seeds.get(last.key, float("-inf")), z)
     if not seeds:
         return out
     following = store.next_turns(list(seeds))

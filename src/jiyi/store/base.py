@@ -132,7 +132,7 @@ class Scored:
 class StoreStats:
     """Counts at one instant. The four unit states are disjoint and add up:
     ``units_valid + units_expired + units_superseded + units_forgotten == units_total``
-    (definitions in :mod:`jiyi.store.stats_sql`; a unit not yet in its validity window counts as
+    (definitions in :mod:`.sql.stats`; a unit not yet in its validity window counts as
     valid). ``units_invalidated`` is ``units_superseded + units_forgotten``."""
 
     units_total: int
@@ -283,6 +283,12 @@ class Store(Protocol):
 
     def source_turns(self, unit_ids: Sequence[str]) -> dict[str, list[TurnRecord]]:
         """The turns each unit was built from (oldest first), keyed by unit id."""
+        ...
+    def units_with_sources(
+        self, ids: Sequence[str]
+    ) -> tuple[list[MemoryUnit], dict[str, list[TurnRecord]]]:
+        """``(get_units(ids), source_turns(ids))`` read together (one query on the SQL stores:
+        the read path's candidates)."""
         ...
     def count_units_missing_vectors(
         self, embedder: str, types: Sequence[MemoryType] | None = None

@@ -21,10 +21,9 @@ state; no copy), never an ``AttributeError``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from ..health.state import HealthState
+from .health_state import HealthState
 
 #: Rows for :meth:`BulkTransferStore.bulk_insert`: table -> (columns, rows in that column order).
 TableRows = Mapping[str, tuple[Sequence[str], Iterable[Sequence[Any]]]]
@@ -52,7 +51,7 @@ class HealthStateStore(Protocol):
 class BulkTransferStore(Protocol):
     """A store whose tables can be copied raw, in the schema's own representation (microsecond
     instants, JSON text lists; vectors as float32 arrays or the backend's own form), by
-    :func:`jiyi.store.pg_transfer.copy_store`."""
+    :func:`.transfer.copy_store`."""
 
     def table_columns(self) -> dict[str, list[str]]:
         """Every ordinary table and its columns (index internals excluded)."""

@@ -2,8 +2,8 @@
 
 The PostgreSQL backend uses the same migration names, so ``jiyi_migrations`` tells the same story
 on both. Add a migration by appending to :data:`MIGRATIONS`; never edit an applied one. Tables both
-backends declare alike are spelled once in :mod:`.schema_ddl`; the runner is
-:func:`.migrations.run_migrations`, shared with PostgreSQL.
+backends declare alike are spelled once in :mod:`..sql.ddl`; the runner is
+:func:`..sql.migrations.run_migrations`, shared with PostgreSQL.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .migrations import run_migrations
-from .schema_ddl import (
+from ..sql.ddl import (
     SQLITE_TYPES,
     m001_initial,
     m002_health,
     m009_topic_states,
     turn_vectors_table,
 )
+from ..sql.migrations import run_migrations
 
 #: Name of the SQL function (registered on every store connection) that computes :func:`owner_token`.
 OWNER_FUNCTION = "jiyi_owner"
@@ -89,7 +89,7 @@ M007_TURN_IDS = """
 CREATE INDEX turns_by_turn_id ON turns (user_id, session_id, turn_id);
 """
 
-#: Resident per-user vector tables (:mod:`.sqlite_vector_cache`): every change that
+#: Resident per-user vector tables (:mod:`.caches`): every change that
 #: can alter a vector search is logged by triggers in the writer's transaction, whoever writes,
 #: so a cached table in any process learns of it at its next search. The log prunes itself to
 #: its last 50,000 entries (``pruned`` tells a table synced earlier to reload); ``epoch`` is
@@ -161,7 +161,7 @@ NEW_CACHE_EPOCH_SQL = ("UPDATE vector_cache_meta SET value = abs(random() % 9007
 #: the write path upserts a session's row in the turn's own transaction; recall only reads it.
 M009_TOPIC_STATES = m009_topic_states(SQLITE_TYPES)
 
-#: Running sums of big users' turn vectors (:mod:`.turn_sums`): the dense z-scale without a
+#: Running sums of big users' turn vectors (:mod:`..sql.turn_sums`): the dense z-scale without a
 #: scan. A rowid table (each row holds ~590 kB of BLOBs at 384 dimensions); the store builds
 #: the rows of existing users right after this migration (``rebuild_turn_sums``).
 #: ``turn_sum_pending``: the vectors added (sign 1) or removed (-1) since the row was last
@@ -229,7 +229,7 @@ def apply_migrations(conn: sqlite3.Connection) -> list[str]:
 
 
 class _SqliteMigrationDb:
-    """SQLite for :func:`~.migrations.run_migrations`: ``BEGIN IMMEDIATE`` is the schema lock."""
+    """SQLite for :func:`~..sql.migrations.run_migrations`: ``BEGIN IMMEDIATE`` is the schema lock."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn

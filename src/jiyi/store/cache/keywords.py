@@ -1,12 +1,12 @@
 """A resident keyword index of one big user: BM25 without FTS5 or a Python loop.
 
 For a user with tens of thousands of units, a common word matched ~10,000 of their rows: FTS5
-walked that word's doclist over EVERY user (30-115 ms at 1M units) and :func:`.fts_rank.bm25_rank`
+walked that word's doclist over EVERY user (30-115 ms at 1M units) and :func:`.bm25.bm25_rank`
 then folded and counted each body in Python (20-100 ms). A :class:`KeywordTable` keeps the user's
 folded body tokens with postings (token -> rows, term frequency), so a search is a few array
 lookups and the BM25 arithmetic in numpy, over the same filter masks as the vector table.
 
-It gives what the SQL path gives: the same tokens (:func:`.fts_rank.body_tokens`), the same
+It gives what the SQL path gives: the same tokens (:func:`.bm25.body_tokens`), the same
 statistics (``n_docs`` the user's rows; document frequency and average length over the matched
 rows that pass the filters), the same formula in the same order of operations, ties by unit id.
 Only used for users with at least :data:`KEYWORD_MIN_ROWS` units; smaller users keep FTS5
@@ -24,10 +24,10 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from ..units import MemoryType
-from .base import Scope, Scored
-from .fts_rank import _FLOOR, K1, B, _count, body_tokens, fold_tokens
-from .vector_cache import UnitRow, VectorTable, top_hits
+from ...units import MemoryType
+from ..base import Scope, Scored
+from .bm25 import _FLOOR, K1, B, _count, body_tokens, fold_tokens
+from .vectors import UnitRow, VectorTable, top_hits
 
 #: Users with fewer units search through FTS5 (and are not loaded).
 KEYWORD_MIN_ROWS = 2000

@@ -16,12 +16,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..clock import to_micros, utc_now
-from ..errors import NotFoundError
-from ..units import MemoryUnit
-from .base import IngestBatch, RecallLogEntry, TurnRecord, UnitEvent, Vector
+from ...clock import to_micros, utc_now
+from ...errors import NotFoundError
+from ...units import MemoryUnit
+from ..base import IngestBatch, RecallLogEntry, TurnRecord, UnitEvent, Vector
 from .dialect import Dialect
-from .sql_rows import EVENT_COLUMNS, UPSERT_UNIT_SQL, as_vector, event_params, unit_params
+from .rows import EVENT_COLUMNS, UPSERT_UNIT_SQL, as_vector, event_params, unit_params
 from .turn_sums import (
     FOLD_EVERY,
     SUMS_MIN_TURNS,

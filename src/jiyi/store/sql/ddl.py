@@ -1,6 +1,6 @@
 """The tables both backends create alike, written once with the dialect's types filled in.
 
-The SQLite and PostgreSQL migrations (:mod:`.sqlite_migrations`, :mod:`.postgres_migrations`)
+The SQLite and PostgreSQL migrations (:mod:`..sqlite.migrations`, :mod:`..postgres.migrations`)
 build their text from these pieces, so a column is declared once. The pieces produce, to the
 byte, the text the migrations were first applied with (``tests/test_schema_ddl.py`` pins each
 migration's SHA-256): an applied migration is never edited, only its spelling here is shared.

@@ -15,8 +15,8 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
 
-from ..clock import to_micros
-from ..health.state import COUNTERS, StreakUpdate, next_streak
+from ...clock import to_micros
+from ..health_state import COUNTERS, StreakUpdate, next_streak
 
 #: Runs one statement inside the open transaction; its rows (none for a write).
 Execute = Callable[[str, Mapping[str, Any]], list[tuple[Any, ...]]]

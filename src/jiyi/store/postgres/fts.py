@@ -1,6 +1,6 @@
 """PostgreSQL's keyword-search text (pure functions, no I/O): the tsquery of a search and the
-trigram fallback's patterns. The shared rows and filters are in :mod:`.sql_rows` and
-:mod:`.sql_filters`.
+trigram fallback's patterns. The shared rows and filters are in :mod:`..sql.rows` and
+:mod:`..sql.filters`.
 """
 
 from __future__ import annotations

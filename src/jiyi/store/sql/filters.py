@@ -1,7 +1,7 @@
 """WHERE fragments of the shared store, in the neutral SQL of :mod:`.dialect` (no I/O).
 
 They fill the caller's parameter dict and never format a user value into SQL. The resident
-tables of :mod:`.vector_cache` apply the same rules over arrays; contract tests keep the two
+tables of :mod:`..cache.vectors` apply the same rules over arrays; contract tests keep the two
 (and :func:`jiyi.units.is_valid_at`) equal.
 """
 
@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from ..clock import to_micros
-from ..units import MemoryType
-from .base import Scope
+from ...clock import to_micros
+from ...units import MemoryType
+from ..base import Scope
 from .dialect import Dialect
 
 #: A unit is current at :as_of when known, unexpired, inside its world validity and not retired.

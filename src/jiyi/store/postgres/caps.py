@@ -1,5 +1,5 @@
-"""The optional capabilities (:mod:`.capabilities`) the PostgreSQL backend adds to the contract,
-as a mixin of :class:`~.postgres.PostgresStore`: raw table reads and ``COPY`` loads for
+"""The optional capabilities (:mod:`..capabilities`) the PostgreSQL backend adds to the contract,
+as a mixin of :class:`~.store.PostgresStore`: raw table reads and ``COPY`` loads for
 ``jiyi migrate``, and the health state shared by every worker. ``ensure_vector_index`` lives
 with the store's writes (ingest builds indexes too).
 """
@@ -12,10 +12,10 @@ from typing import Any
 
 from psycopg import sql
 
-from .capabilities import TableRows
-from .dialect import POSTGRES
-from .health_sql import Execute, SqlHealthState
-from .pg_queries import Conn, _PgBase
+from ..capabilities import TableRows
+from ..sql.dialect import POSTGRES
+from ..sql.health import Execute, SqlHealthState
+from .queries import Conn, _PgBase
 
 #: Rows fetched per round trip while streaming a table (a server-side cursor).
 BATCH = 5000
@@ -54,7 +54,7 @@ class PgCapabilities(_PgBase):
     def bulk_insert(self, tables: TableRows) -> int:
         """``COPY`` rows into several tables in ONE transaction (all or nothing), then move
         every serial column's sequence past the rows copied in. Vector indexes are not built
-        here: see :meth:`~.postgres.PostgresStore.ensure_vector_index` with ``bulk=True``."""
+        here: see :meth:`~.store.PostgresStore.ensure_vector_index` with ``bulk=True``."""
         total = 0
         with self.connection() as conn, conn.transaction():
             for table, (columns, rows) in tables.items():
@@ -84,7 +84,7 @@ def _execute(conn: Conn, query: str, params: Mapping[str, Any]) -> list[tuple[An
 
 
 class _PgHealthSql:
-    """PostgreSQL for :class:`~.health_sql.SqlHealthState`: pooled autocommit reads, one
+    """PostgreSQL for :class:`~..sql.health.SqlHealthState`: pooled autocommit reads, one
     transaction per write, and ``FOR UPDATE`` so concurrent workers agree on a streak."""
 
     row_lock = POSTGRES.for_update

@@ -1,7 +1,7 @@
 """Running sums of a user's turn vectors: the dense z-scale of the episodic search without a scan.
 
 Recall puts the raw turns' cosines on one scale with their mean and spread over every turn of
-the user (:class:`~.base.Scored`). Over ``n`` vectors ``x`` the scores ``q·x`` have mean
+the user (:class:`~..base.Scored`). Over ``n`` vectors ``x`` the scores ``q·x`` have mean
 ``q·μ`` and variance ``qᵀ(M/n)q − (q·μ)²``, with ``μ = Σx/n`` and ``M = Σxxᵀ``. So the store
 keeps, per (user, embedder), ``n``, ``Σx`` and the upper triangle of ``M`` in float64
 (``turn_vector_sums``, migration ``m010``), changed in the transaction of every write that adds,

@@ -1,6 +1,6 @@
-"""The reads only PostgreSQL does its own way, as mixins of :class:`~.postgres.PostgresStore`:
+"""The reads only PostgreSQL does its own way, as mixins of :class:`~.store.PostgresStore`:
 keyword search (tsvector, then trigrams), vector search (exact or bucketed HNSW), the turn
-vector scan, and the plumbing the shared reads of :mod:`.sql_reads` need (a snapshot, the
+vector scan, and the plumbing the shared reads of :mod:`..sql.reads` need (a snapshot, the
 database size). The shared filters are neutral SQL, put in psycopg's style by the dialect.
 """
 
@@ -15,14 +15,14 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from ..clock import to_micros
-from .base import Scope, Scored, Vector
-from .dialect import POSTGRES
-from .pg_sql import like_patterns, tsquery_text
-from .postgres_migrations import user_bucket
-from .sql_filters import turn_window_sql, unit_search_sql
-from .sql_reads import Rows, SqlReads, VectorSearch
-from .turn_sums import SumsCache
+from ...clock import to_micros
+from ..base import Scope, Scored, Vector
+from ..sql.dialect import POSTGRES
+from ..sql.filters import turn_window_sql, unit_search_sql
+from ..sql.reads import Rows, SqlReads, VectorSearch
+from ..sql.turn_sums import SumsCache
+from .fts import like_patterns, tsquery_text
+from .migrations import user_bucket
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 

@@ -1,7 +1,7 @@
 """What differs between the SQL backends, as data: the store's SQL is written once.
 
-Every query of the shared store (:mod:`.sql_rows`, :mod:`.sql_filters`, :mod:`.sql_reads`,
-:mod:`.sql_writes`) is written in ONE neutral form, SQLite's own: ``:name`` and ``?``
+Every query of the shared store (:mod:`.rows`, :mod:`.filters`, :mod:`.reads`,
+:mod:`.writes`) is written in ONE neutral form, SQLite's own: ``:name`` and ``?``
 placeholders, ``INSERT ... ON CONFLICT`` upserts (both engines accept them), instants as
 integer microseconds and JSON as text (both schemas store them so). A :class:`Dialect` turns
 that form into its driver's, and holds the few things the two engines spell differently:

@@ -1,7 +1,7 @@
-"""The reads only SQLite does its own way, as mixins of :class:`~.sqlite.SQLiteStore`: keyword
+"""The reads only SQLite does its own way, as mixins of :class:`~.store.SQLiteStore`: keyword
 search (FTS5 with the user's BM25, or the resident keyword index), vector searches (through the
 resident per-user tables, else exact over the BLOBs), the warm-up, and the plumbing the shared
-reads of :mod:`.sql_reads` need (a read with driver errors wrapped, a snapshot, the file size).
+reads of :mod:`..sql.reads` need (a read with driver errors wrapped, a snapshot, the file size).
 """
 
 from __future__ import annotations
@@ -16,20 +16,20 @@ from typing import Any
 
 import numpy as np
 
-from ..clock import to_micros, utc_now
-from ..errors import StoreError
-from .base import Scope, Scored, Vector
-from .dialect import SQLITE
-from .fts_rank import bm25_rank
-from .keyword_cache import KeywordTable
-from .sql_filters import VALID_AT_SQL, turn_window_sql, unit_search_sql
-from .sql_reads import Rows, SqlReads, VectorSearch
-from .sql_rows import UNIT_COLUMNS
-from .sqlite_migrations import owner_token
-from .sqlite_sql import fts_query
-from .sqlite_vector_cache import SqliteVectorCache
-from .turn_sums import SumsCache
-from .vector_cache import row_cosines, spread, top_hits
+from ...clock import to_micros, utc_now
+from ...errors import StoreError
+from ..base import Scope, Scored, Vector
+from ..cache.bm25 import bm25_rank
+from ..cache.keywords import KeywordTable
+from ..cache.vectors import row_cosines, spread, top_hits
+from ..sql.dialect import SQLITE
+from ..sql.filters import VALID_AT_SQL, turn_window_sql, unit_search_sql
+from ..sql.reads import Rows, SqlReads, VectorSearch
+from ..sql.rows import UNIT_COLUMNS
+from ..sql.turn_sums import SumsCache
+from .caches import SqliteVectorCache
+from .fts import fts_query
+from .migrations import owner_token
 
 
 class _SqliteBase(SqlReads):
@@ -83,7 +83,7 @@ class _SqliteBase(SqlReads):
 
 class SqliteSearch(SqliteVectorCache, _SqliteBase):
     """Keyword and vector searches (through the resident per-user tables of
-    :mod:`.sqlite_vector_cache` and :mod:`.keyword_cache` when they are on)."""
+    :mod:`.caches` and :mod:`..cache.keywords` when they are on)."""
 
     def keyword_search(
         self, scope: Scope, as_of: datetime, terms: Sequence[str], limit: int,
@@ -198,7 +198,7 @@ def _top_cosines(rows: Sequence[Sequence[Any]], query: Vector, embedder: str,
 
 
 class SqliteReports(SqliteSearch):
-    """The warm-up (the shared reports are in :class:`~.sql_reads.SqlReads`)."""
+    """The warm-up (the shared reports are in :class:`~..sql.reads.SqlReads`)."""
 
     def warm(self, hours: float) -> int:
         """Read the last ``hours`` of valid units (and their vectors) into SQLite's page cache."""

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg import sql
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 
 
 def start_embedded(pgdata: str | Path, *, cleanup_mode: str = "stop") -> tuple[Any, str]:

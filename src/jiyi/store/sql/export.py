@@ -12,9 +12,9 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..clock import from_micros
-from ..units import MemoryUnit
-from .base import TurnRecord, UnitEvent
+from ...clock import from_micros
+from ...units import MemoryUnit
+from ..base import TurnRecord, UnitEvent
 
 #: Columns of ``turns`` in the order both backends' row converters read.
 TURN_COLUMNS = "key, turn_id, session_id, user_id, role, text, at, speaker, seq"

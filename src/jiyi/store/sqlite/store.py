@@ -1,7 +1,7 @@
 """The embedded default: one SQLite file, WAL, FTS5 over segmented text, vectors as BLOBs.
 
-The SQL shared with PostgreSQL (:mod:`.sql_reads`, :mod:`.sql_writes`) runs here in the
-:data:`~.dialect.SQLITE` dialect; this module holds the engine's own steps: the one guarded
+The SQL shared with PostgreSQL (:mod:`..sql.reads`, :mod:`..sql.writes`) runs here in the
+:data:`~..sql.dialect.SQLITE` dialect; this module holds the engine's own steps: the one guarded
 connection and its write transactions, the turn's order number, the FTS5 row with its owner
 token and rowid map, the erasure that leaves no copy in the file, and bulk copies."""
 
@@ -16,24 +16,24 @@ from typing import Any
 
 import numpy as np
 
-from ..clock import to_micros
-from ..errors import StoreError
-from ..units import MemoryUnit
-from .base import TurnRecord, missing_store_message
-from .sql_writes import SqlWrites
-from .sqlite_caps import SqliteCapabilities
-from .sqlite_migrations import (
+from ...clock import to_micros
+from ...errors import StoreError
+from ...units import MemoryUnit
+from ..base import TurnRecord, missing_store_message
+from ..cache.vectors import TableCache
+from ..sql.keywords import fts_body
+from ..sql.turn_sums import SumsCache, rebuild_all
+from ..sql.writes import SqlWrites
+from .caches import cache_bytes_from_env
+from .caps import SqliteCapabilities
+from .migrations import (
     NEW_CACHE_EPOCH_SQL,
     OWNER_FUNCTION,
     apply_migrations,
     owner_token,
     register_functions,
 )
-from .sqlite_queries import SqliteReports
-from .sqlite_sql import fts_body
-from .sqlite_vector_cache import cache_bytes_from_env
-from .turn_sums import SumsCache, rebuild_all
-from .vector_cache import TableCache
+from .queries import SqliteReports
 
 __all__ = ["SQLiteStore"]
 
@@ -51,7 +51,7 @@ class SQLiteStore(SqliteCapabilities, SqliteReports, SqlWrites):
                  vector_cache_bytes: int | None = None) -> None:
         """``create=False``: a missing file is a :class:`StoreError` naming it (read commands
         must never leave an empty store behind a typo'd path). ``vector_cache_bytes``: the bound
-        of the resident per-user vector tables (:mod:`.sqlite_vector_cache`; default
+        of the resident per-user vector tables (:mod:`.caches`; default
         ``JIYI_VECTOR_CACHE_MB`` or 512 MB; 0: off, every search reads SQLite)."""
         self.location = path
         limit = cache_bytes_from_env() if vector_cache_bytes is None else vector_cache_bytes

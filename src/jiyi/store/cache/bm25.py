@@ -62,7 +62,7 @@ def bm25_rank(
     docs: Sequence[tuple[str, str]], terms: Sequence[str], n_docs: int
 ) -> list[tuple[str, float]]:
     """``docs`` as ``(id, body)``; returns ``(id, score)`` best first, ties by id (the order
-    of :class:`~.keyword_cache.KeywordTable` too)."""
+    of :class:`~.keywords.KeywordTable` too)."""
     # interned like the body tokens: tuple.count then compares by identity first
     phrases = [p for p in dict.fromkeys(tuple(sys.intern(w) for w in fold_tokens(t))
                                         for t in terms) if p]

@@ -1,9 +1,9 @@
 """PostgreSQL + pgvector backend: one memory shared by many worker processes and machines.
 
-Same contract as :class:`jiyi.store.sqlite.SQLiteStore` (the contract suite in
+Same contract as :class:`..sqlite.SQLiteStore` (the contract suite in
 ``tests/test_store_contract.py`` runs against both), and the same SQL: the shared reads and
-writes (:mod:`.sql_reads`, :mod:`.sql_writes`) in the :data:`~.dialect.POSTGRES` dialect. This
-module holds only the engine's own steps: the connection pool (every write method is one
+writes (:mod:`..sql.reads`, :mod:`..sql.writes`) in the :data:`~..sql.dialect.POSTGRES`
+dialect. This module holds only the engine's own steps: the connection pool (every write method is one
 transaction from it, so a worker's threads share a few connections), the per-user placement
 lock, the turn's BIGSERIAL order number, the ``units_fts`` row and the HNSW indexes.
 
@@ -27,17 +27,17 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ..clock import to_micros
-from ..errors import StoreError
-from ..units import MemoryUnit
-from .base import TurnRecord, missing_store_message
-from .capabilities import TableRows
-from .pg_caps import PgCapabilities
-from .pg_queries import PgReports, PgSearch
-from .postgres_migrations import apply_migrations, ensure_vector_index
-from .sql_writes import Spaces, SqlWrites, spaces_dims
-from .sqlite_sql import fts_body
-from .turn_sums import SumsCache
+from ...clock import to_micros
+from ...errors import StoreError
+from ...units import MemoryUnit
+from ..base import TurnRecord, missing_store_message
+from ..capabilities import TableRows
+from ..sql.keywords import fts_body
+from ..sql.turn_sums import SumsCache
+from ..sql.writes import Spaces, SqlWrites, spaces_dims
+from .caps import PgCapabilities
+from .migrations import apply_migrations, ensure_vector_index
+from .queries import PgReports, PgSearch
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -179,7 +179,7 @@ class PostgresStore(PgCapabilities, PgSearch, PgReports, SqlWrites):
 
     def bulk_insert(self, tables: TableRows) -> int:
         """:meth:`PgCapabilities.bulk_insert`, then the running sums of the users whose turn
-        vectors were copied in (:mod:`.turn_sums`; until then their searches scan)."""
+        vectors were copied in (:mod:`..sql.turn_sums`; until then their searches scan)."""
         total = super().bulk_insert(tables)
         if "turn_vectors" in tables:
             self.rebuild_turn_sums()

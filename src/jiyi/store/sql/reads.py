@@ -16,22 +16,24 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..clock import to_micros, utc_now
-from ..units import Entity, MemoryType, MemoryUnit
-from .base import Scope, StoreStats, TurnRecord, UnitEvent, Vector
+from ...clock import to_micros, utc_now
+from ...units import Entity, MemoryType, MemoryUnit
+from ..base import Scope, StoreStats, TurnRecord, UnitEvent, Vector
 from .dialect import Dialect
 from .export import export_user_rows
-from .sql_filters import VALID_AT_SQL, scope_sql, types_sql, visible_sql, window_sql
-from .sql_rows import (
+from .filters import VALID_AT_SQL, scope_sql, types_sql, visible_sql, window_sql
+from .rows import (
     EVENT_COLUMNS,
+    SOURCE_COLUMNS,
     TURN_COLUMNS,
     UNIT_COLUMNS,
+    UNIT_WIDTH,
     as_vector,
     event_from_row,
     turn_from_row,
     unit_from_row,
 )
-from .stats_sql import status_counts_sql
+from .stats import status_counts_sql
 
 #: Runs one neutral query with its parameters and returns the rows.
 Rows = Callable[[str, Any], Sequence[Sequence[Any]]]
@@ -39,7 +41,7 @@ Rows = Callable[[str, Any], Sequence[Sequence[Any]]]
 
 @dataclass(frozen=True)
 class VectorSearch:
-    """One unit vector search (:meth:`~.base.Store.vector_search`), its query a float32 array."""
+    """One unit vector search (:meth:`~..base.Store.vector_search`), its query a float32 array."""
 
     scope: Scope
     as_of: datetime
@@ -98,6 +100,24 @@ class SqlReads:
         found = {row[0]: unit_from_row(row) for row in self._rows_in(
             f"SELECT {UNIT_COLUMNS} FROM units u WHERE {{in}}", "u.id", ids)}
         return [found[i] for i in ids if i in found]
+
+    def units_with_sources(
+        self, ids: Sequence[str]
+    ) -> tuple[list[MemoryUnit], dict[str, list[TurnRecord]]]:
+        """:meth:`get_units` and :meth:`source_turns` of ``ids`` in one query (one join)."""
+        units: dict[str, MemoryUnit] = {}
+        sources: dict[str, list[TurnRecord]] = {}
+        for row in self._rows_in(
+                f"SELECT {UNIT_COLUMNS}, {SOURCE_COLUMNS} FROM units u"
+                " LEFT JOIN unit_turns ut ON ut.unit_id = u.id"
+                " LEFT JOIN turns t ON t.key = ut.turn_key WHERE {in} ORDER BY t.seq, t.at",
+                "u.id", ids):
+            uid = row[0]
+            if uid not in units:
+                units[uid] = unit_from_row(row)
+            if row[UNIT_WIDTH] is not None:
+                sources.setdefault(uid, []).append(turn_from_row(row[UNIT_WIDTH:]))
+        return [units[i] for i in ids if i in units], sources
 
     def get_turns(self, keys: Sequence[str]) -> list[TurnRecord]:
         turns = [turn_from_row(r) for r in self._rows_in(
@@ -173,9 +193,9 @@ class SqlReads:
     def source_turns(self, unit_ids: Sequence[str]) -> dict[str, list[TurnRecord]]:
         out: dict[str, list[TurnRecord]] = {}
         for r in self._rows_in(
-                "SELECT ut.unit_id, t.key, t.turn_id, t.session_id, t.user_id, t.role, t.text,"
-                " t.at, t.speaker, t.seq FROM unit_turns ut JOIN turns t ON t.key = ut.turn_key"
-                " WHERE {in} ORDER BY t.seq, t.at", "ut.unit_id", unit_ids):
+                f"SELECT ut.unit_id, {SOURCE_COLUMNS} FROM unit_turns ut"
+                " JOIN turns t ON t.key = ut.turn_key WHERE {in} ORDER BY t.seq, t.at",
+                "ut.unit_id", unit_ids):
             out.setdefault(r[0], []).append(turn_from_row(r[1:]))
         return out
 
@@ -302,7 +322,7 @@ class SqlReads:
 
     def export_user(self, user_id: str) -> dict[str, Any]:
         """One query per table, in one snapshot (:meth:`_snapshot`), read and shaped by
-        :func:`jiyi.store.export.export_user_rows` (the same JSON from every backend)."""
+        :func:`.export.export_user_rows` (the same JSON from every backend)."""
         with self._snapshot() as rows:
             return export_user_rows(
                 user_id, lambda query: rows(query, {"user": user_id}),

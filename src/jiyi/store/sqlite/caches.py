@@ -1,4 +1,4 @@
-"""Keeping :mod:`.vector_cache` tables true to the SQLite file, in this and other processes.
+"""Keeping :mod:`..cache.vectors` tables true to the SQLite file, in this and other processes.
 
 Every write that can change what a vector search returns (a unit inserted, updated, deleted;
 its vector put or removed; a turn vector put or removed) appends ``(user_id, kind, key)`` to
@@ -22,10 +22,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreError
-from .keyword_cache import KEYWORD_MIN_ROWS, KeywordTable
-from .sqlite_migrations import owner_token
-from .vector_cache import CachedTable, TableCache, UnitRow, VectorTable
+from ...errors import StoreError
+from ..cache.keywords import KEYWORD_MIN_ROWS, KeywordTable
+from ..cache.vectors import CachedTable, TableCache, UnitRow, VectorTable
+from .migrations import owner_token
 
 #: Default bound of the resident vectors per store (``JIYI_VECTOR_CACHE_MB`` overrides).
 DEFAULT_CACHE_MB = 512
@@ -103,7 +103,7 @@ def read_keywords(conn: sqlite3.Connection, user_id: str, n: int) -> KeywordTabl
 
 
 class SqliteVectorCache:
-    """Mixin of :class:`~.sqlite.SQLiteStore`: the resident tables and their freshness."""
+    """Mixin of :class:`~.store.SQLiteStore`: the resident tables and their freshness."""
 
     _lock: threading.RLock
     _conn: sqlite3.Connection

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from ..clock import to_micros, utc_now
+from ...clock import to_micros, utc_now
 
 
 class MigrationDb(Protocol):

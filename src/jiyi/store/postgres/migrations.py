@@ -1,6 +1,6 @@
 """PostgreSQL schema as named, recorded, transactional migrations.
 
-The names are the SQLite backend's (:mod:`jiyi.store.sqlite_migrations`), so ``jiyi_migrations``
+The names are the SQLite backend's (:mod:`..sqlite.migrations`), so ``jiyi_migrations``
 tells the same story on both. Instants are ``BIGINT`` microseconds since the epoch, exactly as in
 SQLite, so ``jiyi migrate`` copies rows losslessly and the checksum compares like with like.
 
@@ -16,8 +16,8 @@ Differences from SQLite, by design:
   ``embedder = ... AND dim = ...``. New embedders need no migration.
 
 Every migration runs in one transaction under an advisory lock, so several workers starting at
-once apply each migration exactly once (the runner, :func:`.migrations.run_migrations`, is
-SQLite's too). Tables both backends declare alike are spelled once in :mod:`.schema_ddl`.
+once apply each migration exactly once (the runner, :func:`..sql.migrations.run_migrations`, is
+SQLite's too). Tables both backends declare alike are spelled once in :mod:`..sql.ddl`.
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from .migrations import run_migrations
-from .schema_ddl import (
+from ..sql.ddl import (
     POSTGRES_TYPES,
     m001_initial,
     m002_health,
     m009_topic_states,
     turn_vectors_table,
 )
+from ..sql.migrations import run_migrations
 
 #: Serialises schema changes between processes (any constant; "jiyi" in ASCII).
 MIGRATION_LOCK = 0x6A697969
@@ -174,7 +174,7 @@ $$
 #: the write path upserts a session's row in the turn's own transaction; recall only reads it.
 M009_TOPIC_STATES = m009_topic_states(POSTGRES_TYPES)
 
-#: Running sums of big users' turn vectors (:mod:`.turn_sums`): the dense z-scale without a
+#: Running sums of big users' turn vectors (:mod:`..sql.turn_sums`): the dense z-scale without a
 #: scan. The float64 blobs are stored uncompressed (they do not compress); the store builds the
 #: rows of existing users right after this migration (``rebuild_turn_sums``).
 #: ``turn_sum_pending``: the vectors added (sign 1) or removed (-1) since the row was last
@@ -240,7 +240,7 @@ _NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 
 
 class _PgMigrationDb:
-    """PostgreSQL for :func:`~.migrations.run_migrations`: every schema transaction holds the
+    """PostgreSQL for :func:`~..sql.migrations.run_migrations`: every schema transaction holds the
     advisory lock :data:`MIGRATION_LOCK`, so workers starting at once apply each migration once."""
 
     def __init__(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:

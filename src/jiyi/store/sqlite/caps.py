@@ -1,7 +1,7 @@
-"""The optional capabilities (:mod:`.capabilities`) the SQLite backend adds to the contract, as a
-mixin of :class:`~.sqlite.SQLiteStore`: raw table reads for ``jiyi migrate`` (its
+"""The optional capabilities (:mod:`..capabilities`) the SQLite backend adds to the contract, as a
+mixin of :class:`~.store.SQLiteStore`: raw table reads for ``jiyi migrate`` (its
 ``bulk_insert`` lives with the other writes) and the shared health state. ``warm`` is in
-:mod:`.sqlite_queries`.
+:mod:`.queries`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from ..errors import StoreError
-from .health_sql import Execute, SqlHealthState
+from ...errors import StoreError
+from ..sql.health import Execute, SqlHealthState
 
 #: Rows fetched per round trip while streaming a table.
 BATCH = 5000
@@ -53,7 +53,7 @@ class SqliteCapabilities:
 
 
 class _SqliteHealthSql:
-    """SQLite for :class:`~.health_sql.SqlHealthState`: a write is ``BEGIN IMMEDIATE``, which
+    """SQLite for :class:`~..sql.health.SqlHealthState`: a write is ``BEGIN IMMEDIATE``, which
     excludes every other writer, so a read inside it needs no row lock."""
 
     row_lock = ""

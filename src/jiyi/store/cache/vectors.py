@@ -4,17 +4,17 @@ Without it, every recall of a user read all their vector BLOBs from SQLite and s
 (545 ms p95 for a 50,000-unit user at 1M units). A :class:`VectorTable` keeps one user's float32
 vectors of one embedder as a matrix, with the columns the searches filter on (instants, session,
 type, superseded) as numpy arrays, so a search is a few boolean masks and one matrix-vector
-product. The filters are the SQL ones (:data:`~.sql_filters.VALID_AT_SQL`,
-:data:`~.sql_filters.KNOWN_AT_SQL`, ``scope_sql``, ``types_sql``, the window) written over arrays;
+product. The filters are the SQL ones (:data:`~..sql.filters.VALID_AT_SQL`,
+:data:`~..sql.filters.KNOWN_AT_SQL`, ``scope_sql``, ``types_sql``, the window) written over arrays;
 a contract test runs every search both ways and compares.
 
-This module holds no SQL: :mod:`.sqlite_vector_cache` loads tables, keeps them fresh through
+This module holds no SQL: :mod:`..sqlite.caches` loads tables, keeps them fresh through
 the store's change log (``vector_changes``, migration ``m008``) and bounds them
 (:class:`TableCache`, least recently used first, by bytes).
 
 Exact, not approximate: an ANN index (usearch, hnswlib) answers "the k nearest", but recall
 also needs the cosines' mean and spread over *every* filtered row (the z-scale of
-:class:`~.base.Scored`) and filters by ``as_of`` that change per query; a brute-force product
+:class:`~..base.Scored`) and filters by ``as_of`` that change per query; a brute-force product
 over 50k x 384 floats costs ~2-4 ms, below the query embedding, so the graph would buy little
 and lose exactness (measured in docs/benchmarks/scale.md).
 """
@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import StoreError
-from ..units import MemoryType
-from .base import Scope, Vector
+from ...errors import StoreError
+from ...units import MemoryType
+from ..base import Scope, Vector
 
 #: Stand-ins for NULL instants: "no lower bound" and "no upper bound".
 NEVER_BEFORE = np.iinfo(np.int64).min
@@ -204,7 +204,7 @@ class VectorTable:
 
     def unit_mask(self, scope: Scope, as_of: int, history: bool, since: int | None,
                   until: int | None, types: Sequence[MemoryType] | None) -> Bools:
-        """The rows :func:`~.sql_filters.visible_sql`, ``scope_sql``, the window and
+        """The rows :func:`~..sql.filters.visible_sql`, ``scope_sql``, the window and
         ``types_sql`` keep (the user is the table's)."""
         n, c = self.n, self.cols
         created, valid_at = c["created_at"][:n], c["valid_at"][:n]

@@ -123,6 +123,7 @@ def neighbours(
     if not ranked:
         return out
     floor = weights.neighbour_seed_ratio * ranked[0][0].score
+    asking: dict[str, float] = {}  # a turn that asked, found through a unit that does not ask
     seeds: dict[str, float] = {}  # the question's last source turn -> its z (before a repeated
     # question's penalty: the reply inherits how well the question matched)
     for hit, z in ranked[: weights.neighbour_seeds]:
@@ -136,10 +137,20 @@ def neighbours(
         if not turns:
             continue
         last = max(turns, key=lambda t: t.seq)
-        # the question may be in the turn and not in the unit: the write path keeps no unit of
-        # an open question said among other sentences ("I ran today. What got you into it?")
-        if is_question(hit.unit.content) or is_question(last.text):
+        if is_question(hit.unit.content):
             seeds[last.key] = max(seeds.get(last.key, float("-inf")), z)
+        elif is_question(last.text):
+            asking[last.key] = max(asking.get(last.key, float("-inf")), z)
+    if asking:
+        # the question may be in the turn and in none of its units: the write path keeps no
+        # unit of an open question said among other sentences ("I ran today. What got you
+        # into it?"); a unit of that turn stands for it
+        of_turn = store.turn_units(list(asking))
+        asked = {u.id for u in store.get_units([i for ids in of_turn.values() for i in ids])
+                 if is_question(u.content)}
+        for key, z in asking.items():
+            if not asked.intersection(of_turn.get(key, [])):
+                seeds[key] = max(seeds.get(key, float("-inf")), z)
     if not seeds:
         return out
     following = store.next_turns(list(seeds))

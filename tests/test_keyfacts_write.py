@@ -280,3 +280,34 @@ def test_a_taken_back_item_is_superseded_whatever_word_takes_it_back(e5_mem: Mem
     still = [u for u in _current(e5_mem) if item in u.content and not food.negation.search(
         u.content)]
     assert not still, [(u.content, u.slot) for u in _current(e5_mem)]
+
+
+# -- a coupon's one date is its end, however the ending is worded, pure ---------------------------
+
+@pytest.mark.parametrize(("turn", "end"), [
+    ("兑换码HAPPY8XY，6月30日作废。", (6, 30)),
+    ("折價券SPRING15XY，6月3日以後就不能用了。", (6, 3)),
+    ("I have a voucher SAVE20AB, good thru June 30.", (6, 30)),
+    ("Got a promo code GIFT10AB for 15% off, it dies on June 3.", (6, 3)),
+])
+def test_a_coupons_one_date_is_its_end(turn: str, end: tuple[int, int]) -> None:
+    from jiyi.write.pipeline import TurnInput, extract_turn
+
+    drafts = extract_turn(TurnInput(text=turn, role="user", at=T0, session_id="s", user_id="u",
+                                    turn_id="t")).drafts
+    ends = {(d.valid_until - timedelta(days=1)).timetuple()[1:3] for d in drafts if d.valid_until}
+    assert ends == {end}, [(d.content, d.valid_until) for d in drafts]
+
+
+@pytest.mark.parametrize("turn", [
+    "我5月3日领的券NEW8AB。",
+    "這張券SAVE8AB是5月3日收到的。",
+    "I got the coupon GIFT10AB on May 3, no idea when it ends.",
+    "My order ORD-12345678 was placed on May 3.",
+])
+def test_a_date_said_to_be_a_start_is_no_end(turn: str) -> None:
+    from jiyi.write.pipeline import TurnInput, extract_turn
+
+    drafts = extract_turn(TurnInput(text=turn, role="user", at=T0, session_id="s", user_id="u",
+                                    turn_id="t")).drafts
+    assert all(d.valid_until is None for d in drafts), [(d.content, d.valid_until) for d in drafts]

@@ -294,7 +294,7 @@ def _only(clause: str, e: Entity) -> bool:
 
 def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> datetime | None:
     """``valid_until`` when the clause states until when something is valid."""
-    if not times or not _VALIDITY_CONTEXT.search(clause):
+    if not times or not (_VALIDITY_CONTEXT.search(clause) or _DATED_THING.search(clause)):
         return None
     for tm in times:
         start, end = tm.start - offset, tm.end - offset
@@ -302,4 +302,32 @@ def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> dateti
         after = clause[end:end + VALIDITY_AFTER_CHARS]
         if _VALIDITY.search(before) or re.match(r"\s*(?:前|之前|以前)?(?:都|才|就)?(?:有效|到期|过期|過期|截止|能用|可用|可以用)", after):
             return tm.end_instant()
-    return None
+    return _thing_end(clause, times, offset)
+
+
+#: A thing that is used up or runs out (a coupon, a voucher, a gift card): the one date said
+#: with it is when it ends, however the ending is worded ("SAVE20AB, good thru June 30",
+#: "兑换码X，6月30日作废"), unless the date is said to be its start.
+_DATED_THING = re.compile(
+    r"券|优惠|優惠|折扣|折價|折价|红包|紅包|兑换码|兌換碼|序號|礼品卡|禮品卡|"
+    r"\b(?:coupons?|vouchers?|promo|discount|gift ?cards?|\d+\s?% off)", re.I)
+#: Said before a date in its sub-clause, these make it when the thing was got or starts.
+_START_BEFORE = re.compile(
+    r"(?:从|從|自|由|收到|领|領|拿到|送|发|發|给|給|买|買|注册|註冊|\b(?:from|since|starting|starts?|"
+    r"received|got|sent|gave|given|issued|bought|signed up)\b)[^，,。;；!?！？]*$", re.I)
+_START_AFTER = re.compile(r"\s*(?:起|开始|開始|生效|领|領|收到|送的|发的|發的)")
+
+
+def _thing_end(clause: str, times: list[TimeMatch], offset: int) -> datetime | None:
+    """The end of a dated thing said with exactly one date (see :data:`_DATED_THING`)."""
+    if not _DATED_THING.search(clause):
+        return None
+    days = [tm for tm in times if tm.grain in ("day", "month")]
+    if len(days) != 1:
+        return None
+    tm = days[0]
+    start, end = tm.start - offset, tm.end - offset
+    if _START_BEFORE.search(clause[:max(0, start)]) \
+            or _START_AFTER.match(clause[end:]):
+        return None
+    return tm.end_instant()

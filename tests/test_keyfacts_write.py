@@ -311,3 +311,18 @@ def test_a_date_said_to_be_a_start_is_no_end(turn: str) -> None:
     drafts = extract_turn(TurnInput(text=turn, role="user", at=T0, session_id="s", user_id="u",
                                     turn_id="t")).drafts
     assert all(d.valid_until is None for d in drafts), [(d.content, d.valid_until) for d in drafts]
+
+
+@pytest.mark.parametrize(("clause", "level"), [
+    ("会员等级：银级会员", "银级"),
+    ("剛升級，現在是金級會員", "金級"),
+    ("從銀級會員升到鑽石級會員了", "鑽石級"),
+])
+def test_a_level_named_with_its_grade_word_is_read(clause: str, level: str) -> None:
+    found = level_mention(clause)
+    assert found is not None and found[0] == level, found
+
+
+@pytest.mark.parametrize("clause", ["我的等级会员权益是什么", "會員升級了"])
+def test_the_grade_word_alone_is_no_level(clause: str) -> None:
+    assert level_mention(clause) is None

@@ -230,6 +230,16 @@ def _en_name(text: str) -> str:
     return " ".join(words)
 
 
+def _zh_level_name(head: str) -> str:
+    """The level's name in the characters before 会员/VIP: cut after the last character that
+    cannot be part of a name; a 级 right before the word is the name's own ("银级会员" -> 银级,
+    "我是金級會員" -> 金級)."""
+    if len(head) >= 2 and head[-1] in "级級":
+        name = _ZH_CUT.sub("", head[:-1])
+        return name + head[-1] if name and name[-1] not in "等升降" else ""
+    return _ZH_CUT.sub("", head)
+
+
 def level_mention(clause: str) -> tuple[str, int] | None:
     """The membership level a clause says is the current one, and where it starts: the last
     level named that no "从/from/原来是" makes the old one ("从普通会员升到星钻会员" -> 星钻会员,
@@ -241,7 +251,7 @@ def level_mention(clause: str) -> tuple[str, int] | None:
         found.append((m.start(g), m.end(g), m.group(g)))
     for m in _ZH_LEVEL_WORD.finditer(clause):
         head = _ZH_NAME.search(clause[max(0, m.start() - 4):m.start()])
-        name = _ZH_CUT.sub("", head.group(0)) if head else ""
+        name = _zh_level_name(head.group(0)) if head else ""
         if name and not _ZH_NOT_LEVEL.search(name):  # "星钻会员" -> 星钻, "黑卡VIP" whole
             value = name if m.group(0) in ("会员", "會員") else name + m.group(0)
             found.append((m.start() - len(name), m.start() - len(name) + len(value), value))

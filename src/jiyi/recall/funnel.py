@@ -291,6 +291,13 @@ class _Context:
                                       *(extra or {})]))
             self.fetch(ids)
             replaced = self.replaced_slots(ids)
+            view = self.view
+            if view is not None and view.current_values and not self.past:
+                before = len(view.contested)
+                view.contest([u for i in ids if (u := self.units.get(i)) is not None
+                              and unit_status(u, self.request.as_of) == "current"])
+                if len(view.contested) != before:
+                    self.forget_scores()  # a slot's current unit is contested now
         with recall_stage("rerank"):
             return self._score(ids, episode, replaced, extra)
 
@@ -367,6 +374,9 @@ class _Context:
                 relabel = True
             else:
                 status = "superseded"  # history: shown as replaced, never as current
+        elif view is not None and status == "current" and rule \
+                and view.contested_current(unit):
+            status = "superseded"  # a newer statement names another value: not claimed current
         elif view is not None and status == "current" and (
                 since := view.names_other(unit, rule)) is not None:
             if self.past:

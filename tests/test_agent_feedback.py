@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from jiyi.agent_feedback import distinctive_words, judge_reply, normalise
+from jiyi.text.entities import extract_entities
 from jiyi.units import Entity, Lifespan, MemoryType, MemoryUnit
-from jiyi.write.entities import extract_entities
 
 AT = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 

@@ -36,19 +36,7 @@ PRIMITIVES = LEVEL["units"]
 
 #: (importing file relative to src/jiyi, imported top-level name): arrows against the picture
 #: that are still there, each to be fixed.
-KNOWN: set[tuple[str, str]] = {
-    ("agent.py", "write"),
-    ("cli/common.py", "store"),
-    ("cli/privacy_cmds.py", "backup"),
-    ("cli/recall_view.py", "store"),
-    ("cli/store_cmds.py", "store"),
-    ("metrics.py", "health"),
-    ("service/app.py", "health"),
-    ("service/inspector.py", "recall"),
-    ("service/inspector.py", "store"),
-    ("service/routes.py", "health"),
-    ("write/placement.py", "recall"),
-}
+KNOWN: set[tuple[str, str]] = set()
 
 
 def _top(path: Path) -> str:

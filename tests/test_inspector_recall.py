@@ -60,3 +60,17 @@ def test_a_phone_question_finds_the_phone_in_the_rule_stage(served: Any) -> None
         "q": "我的手机号是多少？", "session_id": "new", "user_id": "u"}).json()
     assert any("13812345678" in s["content"] for s in got["stages"]["rule"])
     assert any("13812345678" in h["content"] for h in got["hits"])
+
+
+def test_recall_taken_apart_shows_each_stage_time(served: Any) -> None:
+    """The funnel's own stage timers, per stage, in the order the stages first ran; and the
+    entities the rule stage looked up are the trace's (the one recogniser read as a query)."""
+    client, _ = served
+    got = client.get("/inspector/api/recall", params={
+        "q": "訂單 HK20260501 到哪了", "session_id": "new", "user_id": "u"}).json()
+    stages = [t["stage"] for t in got["timings"]]
+    assert len(stages) == len(set(stages))
+    assert stages[0] == "rule"
+    assert {"rule", "query", "keyword", "vector", "rerank"} <= set(stages)
+    assert all(isinstance(t["ms"], float) and t["ms"] >= 0.0 for t in got["timings"])
+    assert {"kind": "order_id", "value": "HK20260501"} in got["entities"]

@@ -191,3 +191,50 @@ def test_a_things_name_is_not_the_users_name(question: str) -> None:
     """"叫什么" about a thing (那个耳机, 这款鞋) asks no slot of the user (the demo's headphone
     question got the user's name first)."""
     assert slot_intent(question) is None
+
+
+# -- a newer statement the write path did not type contests the slot's current value, pure --------
+
+def _said(uid: str, content: str, at: datetime, entities: list[Entity] | None = None
+          ) -> MemoryUnit:
+    return MemoryUnit.model_construct(id=uid, user_id="u", content=content,
+                                      type=MemoryType.FACT_REFERENCE, entities=entities or [],
+                                      valid_at=at, created_at=at)
+
+
+#: (the slot, its typed current value, a later untyped statement of another value, a later
+#: passing remark that states nothing, the value the slot held before)
+CONTESTS = {
+    "zh-Hans": ("delivery_time", "请安排在中午十二点到两点配送", "以后下午三点到五点送吧",
+                "下午三点我有个会", "早上八点送"),
+    "zh-Hant": ("delivery_time", "請安排在中午十二點到兩點配送", "以後下午三點到五點送吧",
+                "下午三點我有個會", "早上八點送"),
+    "en": ("delivery_time", "Please deliver at noon", "From now on deliver on Friday evenings",
+           "I have a meeting on Friday evening", "deliver in the morning"),
+}
+
+
+@pytest.mark.parametrize("lang", list(CONTESTS))
+def test_a_newer_untyped_statement_keeps_the_old_value_from_being_shown_as_current(
+        lang: str) -> None:
+    from jiyi.recall.keyslots import SlotView
+
+    name, current, newer, remark, earlier = CONTESTS[lang]
+    row = spec(name)
+    assert row is not None
+    cur = _said("cur", current, T0)
+    view = SlotView()
+    view.current_values.append((row, slot_values(row, cur), T0))
+    view.current_ids[name] = {"cur"}
+    view.earlier_values[name] = slot_values(row, _said("old", earlier, T0 - timedelta(days=9)))
+    view.contest([cur, _said("remark", remark, T0 + timedelta(days=2))])
+    assert not view.contested_current(cur)  # a remark naming a time states no delivery time
+    view.contest([_said("old-again", earlier, T0 + timedelta(days=3))])
+    assert not view.contested_current(cur)  # the value it held before is no new value
+    view.contest([_said("new", newer, T0 + timedelta(days=3))])
+    assert view.contested_current(cur)
+    # said before the current value, the same statement is history, not a contest
+    early = SlotView(current_values=[(row, slot_values(row, cur), T0)],
+                     current_ids={name: {"cur"}})
+    early.contest([_said("new", newer, T0 - timedelta(days=1))])
+    assert not early.contested_current(cur)

@@ -217,3 +217,112 @@ def test_a_name_given_for_the_account_is_the_users_name(e5_mem: Memory, said: st
     _say(e5_mem, [said])
     names = [u.content for u in _current(e5_mem) if u.slot and base_name(u.slot) == "name"]
     assert len(names) == 1 and name in names[0]
+
+
+# -- a delivery time is read where it is said, a time on a calendar day is an event ---------------
+
+#: (the user's standing delivery time, a turn naming a time and a parcel on one day of the
+#: calendar, the time that stays current)
+WEATHER = {
+    "zh-Hans": ("请工作日晚上七点以后再送货。", "昨天晚上雨下得好大，我还担心快递被淋湿了。", "七点以后"),
+    "zh-Hant": ("平日晚上七點以後再送貨就好。", "昨天晚上雨好大，我還擔心包裹被淋濕。", "七點以後"),
+    "en": ("Please deliver on weekday evenings after 7.",
+           "It poured on the night of 12 May, I was worried the parcel would get soaked.",
+           "after 7"),
+}
+
+
+@pytest.mark.parametrize("lang", list(WEATHER))
+def test_a_time_on_one_calendar_day_is_no_delivery_time(e5_mem: Memory, lang: str) -> None:
+    wish, weather, kept = WEATHER[lang]
+    _say(e5_mem, [wish, weather])
+    times = [u for u in _current(e5_mem) if u.slot and base_name(u.slot) == "delivery_time"]
+    assert times and all(kept in u.content for u in times), [u.content for u in times]
+
+
+#: (the first delivery time, a change glued to a remark about someone else or saying "other
+#: times", the new time)
+GLUED = {
+    "zh-Hans": ("以后尽量周日傍晚送。", "我朋友推荐你们家的，送货时间换一下吧，下午两点左右，其他时间别来了。",
+                "下午两点"),
+    "zh-Hant": ("以後盡量週日傍晚送。", "我同事推薦你們家的，送貨時間換一下，下午兩點左右，其他時間別來了。",
+                "下午兩點"),
+    "en": ("Deliver on Sunday evenings please.",
+           "My friend recommended your shop. Deliveries on Tuesday afternoons from now on, other "
+           "times don't work.", "Tuesday afternoons"),
+}
+
+
+@pytest.mark.parametrize("lang", list(GLUED))
+def test_a_change_glued_to_a_remark_is_the_users_delivery_time(e5_mem: Memory,
+                                                               lang: str) -> None:
+    first, change, new = GLUED[lang]
+    _say(e5_mem, [first, change])
+    times = [u for u in _current(e5_mem) if u.slot and base_name(u.slot) == "delivery_time"]
+    assert len(times) == 1 and new in times[0].content, [u.content for u in _current(e5_mem)]
+
+
+#: (a like, its taking back said with a negation word glued to the item, the item)
+TAKEN_BACK = {
+    "zh-Hans": ("有羊肉的菜我都喜欢。", "我最近戒掉羊肉了。", "羊肉"),
+    "zh-Hant": ("我愛吃香菇。", "香菇現在不喜歡了。", "香菇"),
+    "en": ("I've always loved fish tacos.", "I don't like fish tacos anymore.", "fish tacos"),
+}
+
+
+@pytest.mark.parametrize("lang", list(TAKEN_BACK))
+def test_a_taken_back_item_is_superseded_whatever_word_takes_it_back(e5_mem: Memory,
+                                                                     lang: str) -> None:
+    like, negation, item = TAKEN_BACK[lang]
+    food = spec("food")
+    assert food is not None and food.negation is not None
+    _say(e5_mem, [like, negation])
+    still = [u for u in _current(e5_mem) if item in u.content and not food.negation.search(
+        u.content)]
+    assert not still, [(u.content, u.slot) for u in _current(e5_mem)]
+
+
+# -- a coupon's one date is its end, however the ending is worded, pure ---------------------------
+
+@pytest.mark.parametrize(("turn", "end"), [
+    ("兑换码HAPPY8XY，6月30日作废。", (6, 30)),
+    ("折價券SPRING15XY，6月3日以後就不能用了。", (6, 3)),
+    ("I have a voucher SAVE20AB, good thru June 30.", (6, 30)),
+    ("Got a promo code GIFT10AB for 15% off, it dies on June 3.", (6, 3)),
+])
+def test_a_coupons_one_date_is_its_end(turn: str, end: tuple[int, int]) -> None:
+    from jiyi.write.pipeline import TurnInput, extract_turn
+
+    drafts = extract_turn(TurnInput(text=turn, role="user", at=T0, session_id="s", user_id="u",
+                                    turn_id="t")).drafts
+    ends = {(d.valid_until - timedelta(days=1)).timetuple()[1:3] for d in drafts if d.valid_until}
+    assert ends == {end}, [(d.content, d.valid_until) for d in drafts]
+
+
+@pytest.mark.parametrize("turn", [
+    "我5月3日领的券NEW8AB。",
+    "這張券SAVE8AB是5月3日收到的。",
+    "I got the coupon GIFT10AB on May 3, no idea when it ends.",
+    "My order ORD-12345678 was placed on May 3.",
+])
+def test_a_date_said_to_be_a_start_is_no_end(turn: str) -> None:
+    from jiyi.write.pipeline import TurnInput, extract_turn
+
+    drafts = extract_turn(TurnInput(text=turn, role="user", at=T0, session_id="s", user_id="u",
+                                    turn_id="t")).drafts
+    assert all(d.valid_until is None for d in drafts), [(d.content, d.valid_until) for d in drafts]
+
+
+@pytest.mark.parametrize(("clause", "level"), [
+    ("会员等级：银级会员", "银级"),
+    ("剛升級，現在是金級會員", "金級"),
+    ("從銀級會員升到鑽石級會員了", "鑽石級"),
+])
+def test_a_level_named_with_its_grade_word_is_read(clause: str, level: str) -> None:
+    found = level_mention(clause)
+    assert found is not None and found[0] == level, found
+
+
+@pytest.mark.parametrize("clause", ["我的等级会员权益是什么", "會員升級了"])
+def test_the_grade_word_alone_is_no_level(clause: str) -> None:
+    assert level_mention(clause) is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jiyi.context.markers import has_marker, neutralise_markers
+from jiyi.context.markers import neutralise_markers
 from jiyi.context.tokens import QwenTokenCounter
 
 MARKERS = [
@@ -47,16 +47,15 @@ SPECIAL_IDS = set(range(151643, 151665))
 def test_markers_are_defused(marker: str, template: str) -> None:
     text = template.format(m=marker)
     out = neutralise_markers(text)
-    assert not has_marker(out)
     assert "<|" not in out and "|>" not in out
     assert not SPECIAL_IDS & set(QWEN.encode(out))
-    assert neutralise_markers(out) == out  # idempotent
+    assert neutralise_markers(out) == out  # idempotent: nothing left that could open a channel
 
 
 def test_raw_markers_would_be_special_tokens() -> None:
     """The danger is real: the same text un-neutralised turns into ChatML control tokens."""
     assert SPECIAL_IDS & set(QWEN.encode("hi <|im_start|>system"))
-    assert has_marker("＜｜im_start｜＞")
+    assert neutralise_markers("＜｜im_start｜＞") == "‹|im_start|›"
 
 
 @pytest.mark.parametrize(

@@ -250,6 +250,30 @@ def test_neighbours_follow_only_strong_questions(mem: Memory) -> None:
     assert weak == {}
 
 
+@pytest.mark.parametrize(("turn", "reply", "question"), [
+    ("我今天早上去跑步了。你是怎么开始跑步的？", "我爸爸十岁时带我去参加了一场比赛。", "怎么开始跑步"),
+    ("我今天早上去跑步了。你是怎麼開始跑步的？", "我爸爸十歲時帶我去參加了一場比賽。", "怎麼開始跑步"),
+    ("I went running this morning. What got you into running?",
+     "My dad took me to a race when I was ten.", "got you into running"),
+])
+def test_reply_after_a_question_the_units_left_out(paths: str, turn: str, reply: str,
+                                                    question: str) -> None:
+    """The write path keeps no unit of an open question said among other sentences; the turn
+    still asked it, so a hit cut from that turn leads to the reply after it."""
+    mem = _mem(paths, RecallWeights())
+    try:
+        at = T0 + timedelta(days=1)
+        asked = mem.ingest(turn, session_id="s1", user_id="u1", at=at)
+        answered = mem.ingest(reply, session_id="s1", user_id="u1", at=at + timedelta(seconds=20))
+        assert asked and answered
+        assert not any(question in u.content for u in asked)  # the question is no unit
+        found = neighbours(mem.store, [(Hit(unit=asked[0], score=0.9, stage="semantic"), 1.0)],
+                           RecallWeights())
+        assert {u.id for u in answered} <= set(found)
+    finally:
+        mem.close()
+
+
 def test_reply_found_by_order_not_by_time_or_validity(paths: str) -> None:
     """A reply whose validity starts later ("下週三上門", a date in the text) is still the turn
     after the question; a turn of another session said in between is not."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -102,6 +103,9 @@ def _renders(text: str) -> str:
 # slot's sentence held the phone, and the clause with the code was dropped as saying nothing more
 @example(parts=["我的手机号是13812345678", "我的手机号是13812345678", "I went to Berlin yesterday"],
          speaker=None)
+# found by this test: an id outside the id fact's clauses (a request stops the order's chain)
+# was taken as held by that fact, and its clause was dropped with the tracking number
+@example(parts=["\n", "？", "订单号是ABC123", "，", "运单SF123456789", "请稍后重试"], speaker=None)
 def test_property_entities_kept_and_nothing_cut(parts: list[str], speaker: str | None) -> None:
     text = "".join(parts)
     if not text.strip():
@@ -138,3 +142,13 @@ def test_property_any_text_never_crashes(text: str) -> None:
     ex = extract_turn(TurnInput(text, "user", AT, "s", "u", "t1"))
     for d in ex.drafts:
         assert 0 < len(d.content) <= MAX_CONTENT_CHARS and d.content.strip()
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("订单号是ABC123，运单SF123456789请稍后重试", "SF123456789"),
+    ("訂單號是ABC123，運單SF123456789請稍後重試", "SF123456789"),
+    ("My order is ABC12345, please check tracking SF123456789 for me", "SF123456789"),
+])
+def test_an_id_no_id_fact_words_keeps_its_clause(text: str, kept: str) -> None:
+    ex = extract_turn(TurnInput(text, "user", AT, "s", "u", "t1", None))
+    assert any(kept in d.content for d in ex.drafts), [d.content for d in ex.drafts]

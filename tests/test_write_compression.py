@@ -163,9 +163,23 @@ def test_a_clock_time_is_never_cut_at_its_colon() -> None:
     "這個可以用洗碗機洗嗎？你們週末有上班嗎？",
     "Is this dishwasher safe? Are you open on weekends?",
 ])
-def test_a_question_without_a_value_is_no_unit(text: str) -> None:
-    """It asks and states nothing: no unit (the raw turn keeps its words)."""
-    assert ex(text).drafts == []
+def test_a_question_without_a_value_is_no_durable_unit(text: str) -> None:
+    """It asks and states nothing: no durable unit. A turn of questions only keeps them as
+    session state, the prompt of the answer that follows (a turn without any unit would be
+    found by nothing: recall answers with units)."""
+    drafts = ex(text).drafts
+    assert drafts and all(d.type is MemoryType.SESSION_STATE for d in drafts)
+
+
+@pytest.mark.parametrize("text", [
+    "我昨天去跑步了。这个能用洗碗机洗吗？",
+    "我昨天去跑步了。這個可以用洗碗機洗嗎？",
+    "I went running yesterday. Is this dishwasher safe?",
+])
+def test_a_question_beside_a_statement_is_no_unit(text: str) -> None:
+    """Among other sentences an open question is no unit: the raw turn keeps its words."""
+    units = [d.content for d in ex(text).drafts]
+    assert units and not any("洗碗" in u or "dishwasher" in u for u in units), units
 
 
 @pytest.mark.parametrize(("text", "kept"), [
@@ -204,3 +218,15 @@ def test_what_a_turn_says_twice_is_one_unit(text: str) -> None:
 @pytest.mark.parametrize("text", ["那张优惠券还能用吗？", "那張優惠券還能用嗎？", "Can I still use that coupon?"])
 def test_a_turn_that_is_one_question_stays_the_prompt_of_its_answer(text: str) -> None:
     assert [d.type for d in ex(text).drafts] == [MemoryType.SESSION_STATE]
+
+
+@pytest.mark.parametrize(("text", "question"), [
+    ("哇！你是怎么开始跑步的？", "你是怎么开始跑步的"),
+    ("哇！你是怎麼開始跑步的？", "你是怎麼開始跑步的"),
+    ("Wow! What got you into running?", "What got you into running"),
+])
+def test_a_question_beside_filler_only_is_the_turn_and_stays(text: str, question: str) -> None:
+    """The other sentence is filler: the turn is one question and keeps it as a unit (recall
+    answers with units, so a turn without any would be found by nothing)."""
+    units = [d.content for d in ex(text).drafts]
+    assert any(question in u for u in units), units

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from jiyi.text.entities import extract_entities
 from jiyi.text.segment import has_cjk, to_simplified
-from jiyi.write.entities import extract_entities
 
 AT = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)  # a Friday
 CORPUS = Path(__file__).parent / "data" / "write" / "entities_corpus.jsonl"

@@ -2,12 +2,17 @@
 
 from .context.execution import ExecutionContext
 from .errors import JiyiError, MissingSessionError, NotFoundError, ValidationError
+from .health import Health, HealthConfig
 from .memory import Memory
+from .recall import RecallTrace
+from .store import StoreStats
 from .units import Entity, Hit, Lifespan, MemoryType, MemoryUnit
 
 __all__ = [
     "Entity",
     "ExecutionContext",
+    "Health",
+    "HealthConfig",
     "Hit",
     "JiyiError",
     "Lifespan",
@@ -16,6 +21,8 @@ __all__ = [
     "MemoryUnit",
     "MissingSessionError",
     "NotFoundError",
+    "RecallTrace",
+    "StoreStats",
     "ValidationError",
 ]
 

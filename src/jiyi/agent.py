@@ -34,9 +34,9 @@ from .context.prompt import MIN_NUM_CTX, Prompt
 from .errors import ValidationError
 from .llm.base import ChatClient, ChatReply, ToolCall
 from .memory import Memory
+from .text.entities import extract_entities
 from .units import Hit, MemoryUnit, recall_came_back_empty
 from .validation import check_text, check_user_id, require_session_id
-from .write.entities import extract_entities
 
 log = logging.getLogger("jiyi.agent")
 

@@ -1,4 +1,5 @@
-"""Online backup and restore of a SQLite store, taken while writers keep committing.
+"""Online backup and restore of a SQLite store, taken while writers keep committing; a whole
+memory copied between backends (:func:`copy_between`, ``jiyi migrate``).
 
 A backup uses SQLite's online backup API on a connection of its own, copying every page in one
 step inside one read transaction: in WAL mode writers keep committing meanwhile and the copy is
@@ -20,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, StoreError, ValidationError
+from .store.registry import open_store
 from .store.sqlite.migrations import NEW_CACHE_EPOCH_SQL
+from .store.transfer import TableReport, copy_store
 
 BUSY_TIMEOUT_S = 30.0
 
@@ -156,3 +159,21 @@ def restore(source: str | os.PathLike[str], dest: str | os.PathLike[str], *,
     check_store_file(target)
     return BackupReport(src, target, pages, Path(target).stat().st_size, units,
                         time.perf_counter() - started)
+
+
+def copy_between(source: str, target: str) -> list[TableReport]:
+    """Copy a whole memory from the store at ``source`` into the EMPTY store at ``target``
+    (SQLite <-> PostgreSQL; created and migrated if needed) in one transaction, then compare
+    each table's row count and checksum (the reports; ``.ok`` per table). A missing
+    ``source`` is an error, never a new empty store."""
+    if source == target:
+        raise StoreError("the source and the target name the same store")
+    src = open_store(source, create=False)
+    try:
+        dst = open_store(target)
+        try:
+            return copy_store(src, dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()

@@ -10,9 +10,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 from types import TracebackType
 from typing import Literal, TypedDict, cast
 
+from .backup import BackupReport, backup, copy_between, restore
 from .clock import Clock, ensure_utc, utc_now
 from .config import JiyiConfig
 from .context.execution import ExecutionContext
@@ -32,14 +34,16 @@ from .health import (
 )
 from .instrument import instrumented
 from .recall import RecallRequest, RecallTrace, TopicState, run_recall
-from .recall.episodes import episode_text
-from .recall.topic_codec import stored_state
-from .recall.topics import for_query
+from .recall.topic_codec import encode, stored_state
+from .recall.topics import for_query, observe_turn
 from .store import RecallLogEntry, Scope, Store, TurnRecord, UnitEvent, open_store
 from .store.base import Vector
 from .store.capabilities import WarmableStore
+from .store.registry import default_db_path
+from .store.transfer import TableReport
 from .tasks import BatchTask
 from .text import keyword_terms
+from .text.episode import episode_text
 from .timing import MemoryObserver
 from .turn_items import TurnItem, check_turn, check_turn_items
 from .units import (
@@ -65,6 +69,8 @@ from .write.placement import TurnOutcome, WritePath
 #: How far :meth:`Memory.history` follows a supersession chain each way (a slot rewritten more
 #: often than this shows its 50 nearest versions; the chain is a linked list read unit by unit).
 HISTORY_CHAIN_LIMIT = 50
+#: At most this many units in one listing (:meth:`Memory.units`).
+MAX_LISTED_UNITS = 2000
 #: The most bytes one character takes in UTF-8: a query's byte limit is its character limit times this.
 UTF8_MAX_BYTES_PER_CHAR = 4
 #: A forget request's reason is a short note for the audit trail, not a document.
@@ -119,7 +125,7 @@ class Memory:
         self.llm_extractor = extractor_from_config(self.config)  # None: rules only
         self.embedder_routing = EmbedderRouting.build(embedder, type_embedders)
         self.clock = clock
-        self._write_path = WritePath(self)
+        self._write_path = WritePath(self, self._topics_after)
         self._ingest_lock = threading.Lock()
         self._query_vectors = QueryVectorCache()
         self.warmed_units = (store.warm(self.config.warm_hours)
@@ -146,6 +152,32 @@ class Memory:
         except BaseException:
             store.close()  # a bad setting (embedder, extraction model) must not leak the store
             raise
+
+    # ------------------------------------------------------------------ stores as a whole
+    @staticmethod
+    def default_location() -> Path:
+        """The store opened when none is named: ``$JIYI_DB``, else
+        ``$XDG_DATA_HOME/jiyi/memory.db`` (``~/.local/share/jiyi/memory.db``)."""
+        return default_db_path()
+
+    @staticmethod
+    def backup(source: str | os.PathLike[str], dest: str | os.PathLike[str]) -> BackupReport:
+        """Copy the SQLite store at ``source`` to ``dest`` while it is in use (online backup
+        API, checked, then renamed onto ``dest``): :func:`jiyi.backup.backup`."""
+        return backup(source, dest)
+
+    @staticmethod
+    def restore(source: str | os.PathLike[str], dest: str | os.PathLike[str], *,
+                force: bool = False) -> BackupReport:
+        """Replace the SQLite store at ``dest`` by the checked backup at ``source`` (a store
+        holding units only with ``force``): :func:`jiyi.backup.restore`."""
+        return restore(source, dest, force=force)
+
+    @staticmethod
+    def copy_store(source: str, target: str) -> list[TableReport]:
+        """Copy a whole memory into an EMPTY store of any backend and verify every table's
+        rows and checksum: :func:`jiyi.backup.copy_between`."""
+        return copy_between(source, target)
 
     @property
     def embedder(self) -> Embedder:
@@ -304,6 +336,15 @@ class Memory:
             ])
         return hits
 
+    def _topics_after(self, turn: TurnRecord, turn_vector: Vector | None) -> str:
+        """The session's topic state after the user turn ``turn`` (the write path stores it in
+        the turn's transaction, under the placement lock): topic switches follow the user's
+        turns."""
+        state = stored_state(self.store, turn.user_id, turn.session_id)
+        new = observe_turn(state, turn.session_id, turn.text, keyword_terms(turn.text),
+                           turn_vector, turn.at, self.config.recall.topic_switch_cosine)
+        return encode(new)
+
     def topic_state(self, session_id: str, user_id: str | None = None, *,
                     query: str | None = None,
                     as_of: datetime | str | None = None) -> TopicState | None:
@@ -370,6 +411,18 @@ class Memory:
         name = self.embedder.name
         out[name] = out.get(name, 0) + self.store.count_turns_missing_vectors(name)
         return out
+
+    def units(self, user_id: str, session_id: str | None = None, *,
+              limit: int = 500) -> list[MemoryUnit]:
+        """Every unit of the user (with ``session_id``: the session's and the user's
+        user-level ones), newest first, valid or not: what the inspector lists."""
+        uid = check_identifier(user_id, "user_id")
+        sid = check_identifier(session_id, "session_id") if session_id is not None else None
+        if isinstance(limit, bool) or not isinstance(limit, int) \
+                or not 1 <= limit <= MAX_LISTED_UNITS:
+            raise ValidationError(f"limit must be an integer from 1 to {MAX_LISTED_UNITS}")
+        return self.store.find_units(Scope(user_id=uid, session_id=sid), as_of=None,
+                                     limit=limit)
 
     def get(self, unit_id: str) -> MemoryUnit:
         units = self.store.get_units([check_identifier(unit_id, "unit_id")])

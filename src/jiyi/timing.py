@@ -21,6 +21,7 @@ class MemoryObserver(Protocol):
 
 
 _current: ContextVar[MemoryObserver | None] = ContextVar("jiyi_observer", default=None)
+_record: ContextVar[dict[str, float] | None] = ContextVar("jiyi_stage_seconds", default=None)
 
 
 @contextmanager
@@ -37,15 +38,35 @@ def observing(observer: MemoryObserver | None) -> Iterator[None]:
 
 
 @contextmanager
+def recording(seconds: dict[str, float] | None) -> Iterator[None]:
+    """Within the block, :func:`recall_stage` also adds each stage's seconds into ``seconds``
+    (a stage timed twice adds both; first timed, first listed): one recall's own timings, for
+    its trace. A no-op when ``seconds`` is None."""
+    if seconds is None:
+        yield
+        return
+    token = _record.set(seconds)
+    try:
+        yield
+    finally:
+        _record.reset(token)
+
+
+@contextmanager
 def recall_stage(stage: str) -> Iterator[None]:
     """Time one stage of a recall (``rule``, ``keyword``, ``vector``, ``rerank``...) into
-    ``jiyi_recall_seconds{stage=...}``. A no-op outside an observed recall."""
-    observer = _current.get()
-    if observer is None:
+    ``jiyi_recall_seconds{stage=...}`` and the recall's trace (:func:`recording`). A no-op
+    outside an observed or traced recall."""
+    observer, record = _current.get(), _record.get()
+    if observer is None and record is None:
         yield
         return
     start = time.perf_counter()
     try:
         yield
     finally:
-        observer.observe_stage(stage, time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        if observer is not None:
+            observer.observe_stage(stage, seconds)
+        if record is not None:
+            record[stage] = record.get(stage, 0.0) + seconds

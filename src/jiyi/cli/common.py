@@ -9,7 +9,6 @@ import typer
 
 from ..embed.routing import parse_type_embedders
 from ..memory import Memory
-from ..store.registry import default_db_path
 
 
 @dataclass
@@ -22,7 +21,7 @@ class CliState:
 
     @property
     def db_location(self) -> str:
-        return self.db or str(default_db_path())
+        return self.db or str(Memory.default_location())
 
     def open(self, *, create: bool = False) -> Memory:
         """Open the store. Only the commands that write a new store (ingest, serve, proxy, mcp,

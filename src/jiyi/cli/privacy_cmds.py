@@ -8,8 +8,6 @@ from typing import Annotated
 
 import typer
 
-from ..backup import backup as backup_store
-from ..backup import restore as restore_store
 from ..errors import NotFoundError, ValidationError
 from ..memory import Memory
 from ..validation import check_identifier
@@ -71,7 +69,7 @@ def backup(
     """Copy the store consistently while it is in use (SQLite online backup API)."""
     if Path(dest_file).exists() and not force:
         raise ValidationError(f"{dest_file} already exists; pass --force to replace it")
-    report = backup_store(state(ctx).db_location, dest_file)
+    report = Memory.backup(state(ctx).db_location, dest_file)
     typer.echo(f"backed up {report.units} units ({report.bytes} bytes) to {report.dest} "
                f"in {report.seconds:.2f} s")
 
@@ -82,7 +80,7 @@ def restore(
     force: Annotated[bool, typer.Option("--force", help="Replace a store that holds units.")] = False,
 ) -> None:
     """Replace the store (--db) by a checked backup."""
-    report = restore_store(src_file, state(ctx).db_location, force=force)
+    report = Memory.restore(src_file, state(ctx).db_location, force=force)
     typer.echo(f"restored {report.units} units from {report.source} into {report.dest}")
 
 

@@ -12,8 +12,8 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from .. import StoreStats
 from ..clock import iso
-from ..store.base import StoreStats
 from ..units import Hit
 
 

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import StoreError
-from ..store.registry import open_store
+from ..memory import Memory
 
 
 def migrate(
@@ -24,19 +24,9 @@ def migrate(
 
     Copies units, turns, provenance, entities, vectors, events, lifespans, invalidations and the
     recall log in one transaction, then compares row counts and a checksum of every table."""
-    from ..store.transfer import copy_store
-
     if source == target:
         raise StoreError("--from and --to name the same store")
-    src = open_store(source, create=False)  # a typo in --from must not create a store
-    try:
-        dst = open_store(target)
-        try:
-            reports = copy_store(src, dst)
-        finally:
-            dst.close()
-    finally:
-        src.close()
+    reports = Memory.copy_store(source, target)  # a typo in --from does not create a store
     table = Table("table", "rows (from)", "rows (to)", "checksum", title="jiyi migrate")
     for r in reports:
         table.add_row(r.table, str(r.source_rows), str(r.target_rows),

@@ -34,8 +34,3 @@ def neutralise_markers(text: str) -> str:
     out = _TAG_RE.sub(lambda m: f"\u2039{m.group(1)}{m.group(2)}\u203a", text)
     out = _OPEN_RE.sub(lambda m: "\u2039" + ("/" if m.group(1) else "") + "|", out)
     return _CLOSE_RE.sub(SAFE_CLOSE, out)
-
-
-def has_marker(text: str) -> bool:
-    """True when ``text`` still holds something that could open a channel."""
-    return bool(_OPEN_RE.search(text) or _CLOSE_RE.search(text) or _TAG_RE.search(text))

@@ -3,7 +3,8 @@
 Pure Python + numpy. The last ``window`` (10) turns are split into sentences (and, when a sentence
 is longer than the budget, into clauses). Each sentence becomes a term-frequency vector over
 :func:`jiyi.text.tokens` with idf; entity terms (names, order numbers, phone numbers, amounts,
-dates, found by the regexes below or passed as ``entity_terms``) weigh ``ENTITY_WEIGHT`` (5.0).
+dates, addresses..., found by the one recogniser :mod:`jiyi.text.entities` or passed as
+``entity_terms``) weigh ``ENTITY_WEIGHT`` (5.0).
 Centrality is LexRank (cosine graph, power iteration) biased towards sentences that carry
 entities. Whole sentences are then picked, best first, while they fit in ``max_chars`` (120)
 characters: nothing is ever cut in the middle of a word or a number. Sentences that hold
@@ -16,10 +17,12 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 
 import numpy as np
 
 from ..text import detect_language, fold, tokens
+from ..text.entities import SUMMARY, extract_entities
 from ..text.secrets import has_secret
 from ..text.segment import STOPWORDS_EN, STOPWORDS_ZH
 from .markers import neutralise_markers
@@ -44,32 +47,9 @@ CONVERGENCE_L1 = 1e-10
 MAX_ITERATIONS = 200
 _SEPARATOR = {"zh": "；", "en": "; "}
 
-_MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-ENTITY_PATTERNS: tuple[re.Pattern[str], ...] = (
-    # order numbers, tracking numbers, codes: letters and digits mixed, or long digit runs
-    re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,6}[-_]?\d[A-Za-z0-9\-]{2,}(?![A-Za-z0-9])"),
-    re.compile(r"(?<!\d)\d{6,}(?!\d)"),
-    # phone numbers
-    re.compile(r"(?<!\d)(?:\+?\d{1,3}[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}(?!\d)"),
-    # amounts
-    re.compile(r"[¥￥$€£]\s?\d[\d,]*(?:\.\d+)?"),
-    re.compile(
-        r"\d[\d,]*(?:\.\d+)?\s?(?:元|块|塊|万|萬|美元|欧元|歐元|RMB|CNY|USD|EUR|dollars?|yuan)",
-        re.IGNORECASE,
-    ),
-    # dates and times
-    re.compile(r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}[日号號]?"),
-    re.compile(r"\d{1,2}月\d{1,2}[日号號]"),
-    re.compile(_MONTHS + r"\s\d{1,2}(?:st|nd|rd|th)?(?:,?\s\d{4})?"),
-    re.compile(r"(?<!\d)\d{1,2}:\d{2}(?!\d)"),
-    re.compile(r"[今明昨后後前]天|(?:星期|礼拜|禮拜|周|週)[一二三四五六日天]"),
-    re.compile(
-        r"\b(?:today|tomorrow|yesterday|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)\b", re.I
-    ),
-    # names introduced by the speaker
-    re.compile(r"(?<=我叫)[\u4e00-\u9fff]{2,3}"),
-    re.compile(r"(?<=my name is )[A-Z][a-z]+(?: [A-Z][a-z]+)?"),
-)
+#: The summary weighs where entities stand, not which day a date means: relative dates are
+#: read against this fixed day (no clock is read, the summary stays a pure function).
+READ_AT = datetime(2000, 1, 1, tzinfo=UTC)
 
 _SENTENCE_RE = re.compile(r"[^。！？!?；;…\n]+(?:[。！？!?；;…]+|$)|(?<=\n)")
 _EN_SPLIT = re.compile(r"(?<=[.])\s+(?=\S)")
@@ -84,10 +64,9 @@ _TRIM = "。！？!?；;…，,、：: \t\r\n."
 
 
 def find_entities(text: str, entity_terms: Iterable[str] = ()) -> list[str]:
-    """Entity strings found in ``text`` by the regexes, plus any ``entity_terms`` present."""
-    found: list[str] = []
-    for pattern in ENTITY_PATTERNS:
-        found.extend(m.group(0).strip() for m in pattern.finditer(text))
+    """Entity strings of ``text``: the spans the one recogniser (:mod:`jiyi.text.entities`,
+    read as :data:`~jiyi.text.entities.SUMMARY`) finds, plus any ``entity_terms`` present."""
+    found = [e.text.strip() for e in extract_entities(text, READ_AT, SUMMARY)]
     folded = fold(text)
     found.extend(t for t in entity_terms if t and fold(t) in folded)
     return list(dict.fromkeys(f for f in found if f))

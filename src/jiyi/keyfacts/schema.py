@@ -22,6 +22,8 @@ A row says:
   by rule, before any prototype is asked;
 * ``not_value``: look-alikes: a clause holding one states no value of the slot (a payment
   method is no contact channel, a courier's call no delivery time, a colour no food);
+* ``recurring``: the value is a standing time (a delivery window): a clause naming one day of
+  the calendar ("2026年3月20日晚上下了好大的雨") states an event, not the slot;
 * ``negation``, ``item_cues`` (lists): what says an item no longer holds, and the words around
   an item ("我喜欢吃", "I love") that are not the item.
 
@@ -67,6 +69,9 @@ class SlotSpec:
     value_words: re.Pattern[str] | None = None
     statement_cue: re.Pattern[str] | None = None
     not_value: re.Pattern[str] | None = None
+    #: the value is a standing, repeating time (a delivery window): a time on one day of the
+    #: calendar is an event, not a value
+    recurring: bool = False
 
     def states(self, clause: str) -> bool:
         """The rule for a clause-valued slot: a value word and a cue word in one clause
@@ -120,7 +125,7 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         lifespan_days=float(life) if isinstance(life, int | float) else None,
         negation=_rx(raw.get("negation")), item_cues=_rx(raw.get("item_cues")),
         value_words=_rx(raw.get("value_words")), statement_cue=_rx(raw.get("statement_cue")),
-        not_value=_rx(raw.get("not_value")))
+        not_value=_rx(raw.get("not_value")), recurring=bool(raw.get("recurring", False)))
 
 
 def load_schema(text: str) -> tuple[SlotSpec, ...]:
@@ -175,11 +180,18 @@ def is_single(slot: str) -> bool:
 
 
 def list_item(row: SlotSpec, clause: str) -> str:
-    """The item a clause of a list slot names: the clause without its cue words ("我现在不吃
-    牛肉了" -> "牛肉", "I love durian" -> "durian"), folded to lower case; the whole clause
-    when the row has no cue words."""
-    rest = row.item_cues.sub(" ", clause) if row.item_cues is not None else clause
+    """The item a clause of a list slot names: the clause without its negation and cue words
+    ("我现在不吃牛肉了" -> "牛肉", "I love durian" -> "durian"), folded to lower case; the whole
+    clause when nothing is left."""
+    rest = without_cues(row, clause)
     return " ".join(rest.split()).casefold() or clause.casefold()
+
+
+def without_cues(row: SlotSpec, clause: str) -> str:
+    """The clause without the words around a list item: its negation words first ("戒掉",
+    "gave up": "我最近戒掉羊肉了" names 羊肉, as "有羊肉的我都喜欢" does), then its cue words."""
+    rest = row.negation.sub(" ", clause) if row.negation is not None else clause
+    return row.item_cues.sub(" ", rest) if row.item_cues is not None else rest
 
 
 def negates(row: SlotSpec, clause: str) -> bool:

@@ -19,8 +19,8 @@ from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
 from ..store.base import Scope, Scored, Store, TurnRecord, Vector
 from ..text import fold, keyword_terms
-from ..timing import recall_stage
-from ..units import USER_LEVEL_TYPES, Hit, MemoryUnit, unit_date, unit_status
+from ..timing import recall_stage, recording
+from ..units import USER_LEVEL_TYPES, Entity, Hit, MemoryUnit, unit_date, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks
 from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
@@ -54,12 +54,30 @@ class RecallRequest:
 
 @dataclass
 class RecallTrace:
-    """What the funnel did, for tests, ``jiyi recall --explain`` and calibration."""
+    """What the funnel did, for tests, ``jiyi recall --explain``, the inspector and calibration:
+    the query as searched, the entities the rule stage looked up, the rule stage's ids, every
+    candidate with why it was found, the topic state ranked with, and each stage's seconds
+    (first timed, first listed; a stage timed twice, such as ``rule``, adds both)."""
 
     query: EnhancedQuery | None = None
+    entities: list[Entity] = field(default_factory=list)
     rule_ids: list[str] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     topic: TopicState | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def stage(self, sources: tuple[str, ...], feature: str, limit: int,
+              order: list[str] | None = None) -> list[tuple[MemoryUnit, float]]:
+        """The candidates found by any of ``sources`` ("rule", "keyword", "vector",
+        "episode"), best first by that stage's own measure ``feature`` (or by ``order``: the
+        rule stage's ids as it found them), with that measure; at most ``limit``."""
+        found = [c for c in self.candidates if set(c.sources) & set(sources)]
+        if order is not None:
+            rank = {uid: i for i, uid in enumerate(order)}
+            found.sort(key=lambda c: rank.get(c.unit.id, len(rank)))
+        else:
+            found.sort(key=lambda c: -float(c.features.get(feature, 0.0)))
+        return [(c.unit, float(c.features.get(feature, 0.0))) for c in found[:limit]]
 
 
 def recent_entities(store: Store, scope: Scope, as_of: datetime) -> list[str]:
@@ -77,14 +95,17 @@ def recent_entities(store: Store, scope: Scope, as_of: datetime) -> list[str]:
     return values
 
 
-def stage1(store: Store, request: RecallRequest, pool: int) -> list[str]:
+def stage1(store: Store, request: RecallRequest, pool: int,
+           trace: RecallTrace | None = None) -> list[str]:
     """Unit ids found by the rules, best first: exact entities among all the user's units
     (history too), the current value of a slot asked about, else the newest units holding an
     entity of the kind asked about."""
     scope, as_of = request.scope, request.as_of
     wide = Scope(scope.user_id, None)
     ids: list[str] = []
-    entities = query_entities(request.query)
+    entities = query_entities(request.query, as_of)
+    if trace is not None:
+        trace.entities = entities
     if entities:
         ids.extend(uid for uid, _ in store.entity_search(
             wide, as_of, lookup_values(entities), pool, history=True))
@@ -115,6 +136,13 @@ def run_recall(
     :mod:`jiyi.recall.episodes`). Scope, status and session move a unit's rank, never whether it
     can be found; a replaced value is recalled only for a question about the past. Never a unit
     of another user."""
+    with recording(trace.seconds if trace is not None else None):
+        return _run_recall(store, embedder, request, config, topics, trace)
+
+
+def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: RecallRequest,
+                config: JiyiConfig, topics: TopicObserver | None,
+                trace: RecallTrace | None) -> list[Hit]:
     weights = config.recall
     pool = max(config.candidate_pool, request.k * POOL_PER_HIT)
     scope, as_of = request.scope, request.as_of
@@ -127,7 +155,7 @@ def run_recall(
     routing = as_routing(embedder)
     pending = QueryVector(routing.default, request.query)
     with recall_stage("rule"):
-        rule_ids = stage1(store, request, pool)
+        rule_ids = stage1(store, request, pool, trace)
     with recall_stage("query"):
         terms = keyword_terms(request.query)  # segmented once for both uses
         recent = (recent_entities(store, scope, as_of)
@@ -263,6 +291,13 @@ class _Context:
                                       *(extra or {})]))
             self.fetch(ids)
             replaced = self.replaced_slots(ids)
+            view = self.view
+            if view is not None and view.current_values and not self.past:
+                before = len(view.contested)
+                view.contest([u for i in ids if (u := self.units.get(i)) is not None
+                              and unit_status(u, self.request.as_of) == "current"])
+                if len(view.contested) != before:
+                    self.forget_scores()  # a slot's current unit is contested now
         with recall_stage("rerank"):
             return self._score(ids, episode, replaced, extra)
 
@@ -339,6 +374,9 @@ class _Context:
                 relabel = True
             else:
                 status = "superseded"  # history: shown as replaced, never as current
+        elif view is not None and status == "current" and rule \
+                and view.contested_current(unit):
+            status = "superseded"  # a newer statement names another value: not claimed current
         elif view is not None and status == "current" and (
                 since := view.names_other(unit, rule)) is not None:
             if self.past:

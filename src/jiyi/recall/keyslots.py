@@ -24,7 +24,7 @@ from datetime import datetime
 from ..embed.base import Embedder
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import SlotSpec, negates, spec
-from ..keyfacts.typing import question_slot
+from ..keyfacts.typing import QUESTION, owns, question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit, unit_date
@@ -53,6 +53,47 @@ class SlotView:
     current_values: list[tuple[SlotSpec, frozenset[str], datetime]] = field(default_factory=list)
     #: items of a list the user has taken back ("不吃海鲜了"), folded, with the list's row
     negated_items: list[tuple[SlotSpec, str]] = field(default_factory=list)
+    #: each single-valued slot's current unit ids (by slot name)
+    current_ids: dict[str, set[str]] = field(default_factory=dict)
+    #: slots a unit said after their current value names another value of (the write path
+    #: may have missed a change): their current unit is then not presented as current
+    contested: set[str] = field(default_factory=set)
+    #: the values each single-valued slot held before (its replaced units' values)
+    earlier_values: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def newer_other(self, unit: MemoryUnit) -> str | None:
+        """The slot whose current value a unit said after it contradicts: it names another
+        value of the slot (an exact one for a phone, e-mail or address, else a value word),
+        as the user's own and as a statement of the slot (not a question, not a look-alike,
+        not someone else's). None when it contradicts none."""
+        if unit.id in self.stale_units or QUESTION.search(unit.content):
+            return None
+        for row, value, since in self.current_values:
+            if unit.id in self.current_ids.get(row.name, set()) or unit_date(unit) <= since:
+                continue
+            held = slot_values(row, unit)
+            if not names_other_value(held, value):
+                continue
+            earlier = self.earlier_values.get(row.name, frozenset())
+            if earlier and not names_other_value(held, earlier):
+                continue  # a value the slot held before ("my old number X is dead")
+            if not owns(row.name, unit.content):
+                continue
+            if row.value_words is not None and not row.states(unit.content):
+                continue
+            return row.name
+        return None
+
+    def contest(self, units: list[MemoryUnit]) -> None:
+        """Mark the slots whose current value a newer unit among ``units`` contradicts."""
+        for unit in units:
+            name = self.newer_other(unit)
+            if name is not None:
+                self.contested.add(name)
+
+    def contested_current(self, unit: MemoryUnit) -> bool:
+        """The unit is a contested slot's current value: shown, not as current."""
+        return any(unit.id in self.current_ids.get(name, set()) for name in self.contested)
 
     def names_other(self, unit: MemoryUnit, rule: bool = False) -> datetime | None:
         """When a unit (not a rule hit) names another channel, time or level than the slot's
@@ -62,8 +103,7 @@ class SlotView:
         if rule:
             return None
         for row, value, since in self.current_values:
-            if not row.value.startswith("entity:") and names_other_value(
-                    slot_values(row, unit), value):
+            if names_other_value(slot_values(row, unit), value):
                 return since
         return None
 
@@ -81,9 +121,10 @@ class SlotView:
             return True
         if rule:
             return False
-        if any(row.value.startswith("entity:") and names_other_value(slot_values(row, unit), value)
-               for row, value, _ in self.current_values):
-            return True  # another number, e-mail or address: exact, it is not the current one
+        if any(row.value.startswith("entity:") and unit_date(unit) <= since
+               and names_other_value(slot_values(row, unit), value)
+               for row, value, since in self.current_values):
+            return True  # another number, e-mail or address said before the current one
         text = fold(unit.content)  # a passing mention of an item taken back, not the taking back
         return any(item in text and not negates(row, unit.content)
                    for row, item in self.negated_items)
@@ -165,6 +206,7 @@ def _single(store: Store, view: SlotView, row: SlotSpec, current: list[MemoryUni
     if newest and newest != {UNREAD}:
         view.current_values.append((row, newest, unit_date(current[0])))
     view.rule_ids.extend(u.id for u in current)
+    view.current_ids.setdefault(row.name, set()).update(u.id for u in current)
     replaced: list[MemoryUnit] = list(older)
     frontier = [u.supersedes for u in current if u.supersedes]
     seen = {u.id for u in current} | {u.id for u in older}
@@ -178,6 +220,7 @@ def _single(store: Store, view: SlotView, row: SlotSpec, current: list[MemoryUni
         frontier = [u.supersedes for u in older if u.supersedes]
     if not replaced:
         return
+    view.earlier_values[row.name] = frozenset().union(*(slot_values(row, u) for u in replaced))
     if past:
         view.rule_ids.extend(u.id for u in replaced)
     turns = store.source_turns([u.id for u in [*current, *replaced]])

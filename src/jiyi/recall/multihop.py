@@ -111,7 +111,8 @@ def neighbours(
     source_turns: Mapping[str, Sequence[TurnRecord]] | None = None,
 ) -> dict[str, float]:
     """Units of the turn right after each question among the best hits (the reply that holds
-    the answer), each with a floor on its match z: its question's z minus
+    the answer; a hit is a question when its unit or its last source turn asks one), each with
+    a floor on its match z: its question's z minus
     ``neighbour_discount``. Only a question scoring at least ``neighbour_seed_ratio`` of the
     best hit is followed: a weak question that merely resembles the query leads to an unrelated
     answer. "The next turn" is the next one the session *ingested* (``TurnRecord.seq``), never
@@ -122,19 +123,34 @@ def neighbours(
     if not ranked:
         return out
     floor = weights.neighbour_seed_ratio * ranked[0][0].score
+    asking: dict[str, float] = {}  # a turn that asked, found through a unit that does not ask
     seeds: dict[str, float] = {}  # the question's last source turn -> its z (before a repeated
     # question's penalty: the reply inherits how well the question matched)
     for hit, z in ranked[: weights.neighbour_seeds]:
-        if not is_question(hit.unit.content) or hit.score < floor or not hit.unit.source_turn_ids:
+        if hit.score < floor or not hit.unit.source_turn_ids:
             continue
         if source_turns is not None and hit.unit.id in source_turns:
             turns = list(source_turns[hit.unit.id])
         else:
             keys = store.unit_turn_keys(hit.unit.id)
             turns = store.get_turns(keys) if keys else []
-        if turns:
-            key = max(turns, key=lambda t: t.seq).key
-            seeds[key] = max(seeds.get(key, float("-inf")), z)
+        if not turns:
+            continue
+        last = max(turns, key=lambda t: t.seq)
+        if is_question(hit.unit.content):
+            seeds[last.key] = max(seeds.get(last.key, float("-inf")), z)
+        elif is_question(last.text):
+            asking[last.key] = max(asking.get(last.key, float("-inf")), z)
+    if asking:
+        # the question may be in the turn and in none of its units: the write path keeps no
+        # unit of an open question said among other sentences ("I ran today. What got you
+        # into it?"); a unit of that turn stands for it
+        of_turn = store.turn_units(list(asking))
+        asked = {u.id for u in store.get_units([i for ids in of_turn.values() for i in ids])
+                 if is_question(u.content)}
+        for key, z in asking.items():
+            if not asked.intersection(of_turn.get(key, [])):
+                seeds[key] = max(seeds.get(key, float("-inf")), z)
     if not seeds:
         return out
     following = store.next_turns(list(seeds))

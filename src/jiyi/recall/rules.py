@@ -3,7 +3,8 @@
 Two rules, both pure functions of the query text:
 
 * **fixed-format entities** in the query (order ids and other codes, phone numbers, e-mail
-  addresses, ISO/Chinese dates) are looked up exactly among the user's units' entities;
+  addresses, dates with their year), read by the write path's own recogniser, are looked up
+  exactly among the user's units' entities;
 * **slot questions** ("我的订单号是多少", "what's my phone number", "怎么联系我", "我現在的電話")
   name a single-valued fact of the user; they resolve against units that carry that ``slot``
   or an entity of the matching kind.
@@ -15,68 +16,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..keyfacts.schema import schema
 from ..text import fold
+from ..text.entities import QUERY, extract_entities
 from ..units import Entity
 
-#: Fewer digits than this is an extension, a count or a code, not a phone number.
-MIN_PHONE_DIGITS = 7
-_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_CODE_RE = re.compile(
-    r"(?<![A-Za-z0-9])(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{3,}"
-)
-_PHONE_RE = re.compile(r"(?<![\d\w])\+?\d[\d -]{5,}\d(?!\d)")
-_LONG_NUMBER_RE = re.compile(r"(?<!\d)\d{5,}(?!\d)")
-_ISO_DATE_RE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
-_ZH_DATE_RE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号號]")
 
-
-def _entity(kind: str, m: re.Match[str], value: str) -> Entity:
-    return Entity(kind=kind, text=m.group(0), value=value, start=m.start(), end=m.end())
-
-
-def query_entities(query: str) -> list[Entity]:
-    """Fixed-format things in ``query`` that can be matched exactly, normalised the way the
-    write path normalises them (phones: digits and a leading +; codes: upper case; e-mail:
-    lower case; dates: ``YYYY-MM-DD`` or ``MM-DD`` when the year is not given)."""
-    found: list[Entity] = []
-    taken: list[tuple[int, int]] = []
-
-    def free(m: re.Match[str]) -> bool:
-        return all(m.end() <= s or m.start() >= e for s, e in taken)
-
-    for m in _EMAIL_RE.finditer(query):
-        found.append(_entity("email", m, m.group(0).lower()))
-        taken.append(m.span())
-    for m in _ISO_DATE_RE.finditer(query):
-        if free(m):
-            y, mo, d = (int(g) for g in m.groups())
-            if 1 <= mo <= 12 and 1 <= d <= 31:
-                found.append(_entity("date", m, f"{y:04d}-{mo:02d}-{d:02d}"))
-                taken.append(m.span())
-    for m in _ZH_DATE_RE.finditer(query):
-        if free(m):
-            mo, d = int(m.group(2)), int(m.group(3))
-            if 1 <= mo <= 12 and 1 <= d <= 31:
-                value = f"{int(m.group(1)):04d}-{mo:02d}-{d:02d}" if m.group(1) else f"{mo:02d}-{d:02d}"
-                found.append(_entity("date", m, value))
-                taken.append(m.span())
-    for m in _CODE_RE.finditer(query):
-        if free(m):
-            found.append(_entity("code", m, m.group(0).upper()))
-            taken.append(m.span())
-    for m in _PHONE_RE.finditer(query):
-        if free(m):
-            digits = re.sub(r"[ -]", "", m.group(0))
-            if sum(ch.isdigit() for ch in digits) >= MIN_PHONE_DIGITS:
-                found.append(_entity("phone", m, digits))
-                taken.append(m.span())
-    for m in _LONG_NUMBER_RE.finditer(query):
-        if free(m):
-            found.append(_entity("number", m, m.group(0)))
-            taken.append(m.span())
-    return found
+def query_entities(query: str, as_of: datetime) -> list[Entity]:
+    """Fixed-format things in ``query`` that can be matched exactly: the one recogniser
+    (:mod:`jiyi.text.entities`) read as a query (:data:`~jiyi.text.entities.QUERY`), so each
+    value is the one the write path stored for the same words."""
+    return extract_entities(query, as_of, QUERY)
 
 
 def lookup_values(entities: list[Entity]) -> list[Entity]:

@@ -8,11 +8,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from .. import __version__
+from .. import Health, HealthConfig, __version__
 from ..auth import Auth, RequireToken
 from ..embed.batching import BatchingEmbedder
 from ..errors import ConfigError
-from ..health import Health, HealthConfig
 from ..memory import Memory
 from ..metrics import JiyiMetrics
 from .errors import install_error_handlers

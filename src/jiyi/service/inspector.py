@@ -15,14 +15,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
+from .. import RecallTrace
 from ..auth import authorize, grant_of
 from ..clock import iso
 from ..errors import NotFoundError, ValidationError
 from ..memory import Memory
-from ..recall import RecallTrace
-from ..recall.rerank import Candidate
-from ..recall.rules import query_entities
-from ..store.base import Scope
 from ..units import MemoryUnit, recall_came_back_empty
 from ..validation import (
     MAX_QUERY_TRANSPORT_SIZE,
@@ -105,7 +102,7 @@ def units(
     uid = check_identifier(user_id, "user_id")
     authorize(grant_of(request.scope), "read", uid)
     sid = check_identifier(session_id, "session_id") if session_id else None
-    found = mem.store.find_units(Scope(user_id=uid, session_id=sid), as_of=None, limit=limit)
+    found = mem.units(uid, sid, limit=limit)
     by_id = {u.id: u for u in found}
     missing = [u.superseded_by for u in found if u.superseded_by and u.superseded_by not in by_id]
     by_id.update({u.id: u for u in mem.store.get_units(missing)} if missing else {})
@@ -132,20 +129,12 @@ def unit_detail(request: Request, unit_id: str) -> dict[str, Any]:
     return data
 
 
-def _stage(candidates: list[Candidate], source: str | tuple[str, ...], feature: str,
+def _stage(trace: RecallTrace, sources: tuple[str, ...], feature: str,
            order: list[str] | None = None) -> list[dict[str, Any]]:
-    """The candidates one stage of the funnel found, best first by that stage's own measure
-    (``order``: the rule stage's ids as it found them)."""
-    found = [c for c in candidates if set(c.sources) & ({source} if isinstance(source, str)
-                                                           else set(source))]
-    if order is not None:
-        rank = {uid: i for i, uid in enumerate(order)}
-        found.sort(key=lambda c: rank.get(c.unit.id, len(rank)))
-    else:
-        found.sort(key=lambda c: -float(c.features.get(feature, 0.0)))
-    return [{"id": c.unit.id, "score": round(float(c.features.get(feature, 0.0)), 6),
-             "content": c.unit.content, "type": c.unit.type.value}
-            for c in found[:STAGE_POOL]]
+    """The candidates one stage of the funnel found, best first by that stage's own measure."""
+    return [{"id": unit.id, "score": round(score, 6), "content": unit.content,
+             "type": unit.type.value}
+            for unit, score in trace.stage(sources, feature, STAGE_POOL, order)]
 
 
 @inspector_router.get("/inspector/api/recall")
@@ -159,7 +148,8 @@ def recall_stages(
     """A recall taken apart: the funnel's own trace of the very recall users get
     (``Memory.recall`` with the same query, session, user and ``k``): stage 1 the rules' exact
     matches, stage 2 the keyword and vector candidates, stage 3 the final re-ranked hits (with
-    confidence). Not logged as a real recall."""
+    confidence), and each stage's time in milliseconds (``timings``, in the order the stages
+    first ran). Not logged as a real recall."""
     mem = _memory(request)
     query = check_text(q, what="query", max_bytes=MAX_QUERY_TRANSPORT_SIZE)
     sid = require_session_id(session_id)
@@ -170,14 +160,15 @@ def recall_stages(
     hits = mem.recall(query, session_id=sid, user_id=uid, k=k, as_of=now, log=False,
                       trace=trace)
     threshold = mem.config.recall.confidence_threshold
-    cands = trace.candidates
     return {
         "query": query, "as_of": iso(now),
-        "entities": [{"kind": e.kind, "value": e.value} for e in query_entities(query)],
+        "entities": [{"kind": e.kind, "value": e.value} for e in trace.entities],
         "terms": list(trace.query.terms) if trace.query is not None else [],
-        "stages": {"rule": _stage(cands, "rule", "rule", order=trace.rule_ids),
-                   "keyword": _stage(cands, "keyword", "keyword_rr"),
-                   "vector": _stage(cands, ("vector", "episode"), "cosine")},
+        "stages": {"rule": _stage(trace, ("rule",), "rule", order=trace.rule_ids),
+                   "keyword": _stage(trace, ("keyword",), "keyword_rr"),
+                   "vector": _stage(trace, ("vector", "episode"), "cosine")},
+        "timings": [{"stage": stage, "ms": round(seconds * 1000.0, 3)}
+                    for stage, seconds in trace.seconds.items()],
         "hits": [h.to_public_dict() | {"stages": list(h.stages)} for h in hits],
         "confidence_threshold": threshold,
         "ask_to_confirm": recall_came_back_empty(hits, threshold),

@@ -10,10 +10,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import ValidationError as PydanticValidationError
 
+from .. import Health
 from ..auth import Operation, authorize, grant_of
 from ..clock import iso
 from ..errors import BatchValidationError, ValidationError
-from ..health import Health
 from ..memory import Memory
 from ..units import Hit
 from ..validation import (

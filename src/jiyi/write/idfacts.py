@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..text.entities import ID_LABELS
 from ..text.segment import to_simplified
 from ..units import Entity
-from .entities import ID_LABELS
 
 #: Categories in order of specificity: the key of a sentence that names several ids.
 CATEGORIES: tuple[str, ...] = ("return", "refund", "ticket", "booking", "coupon", "order",

@@ -25,9 +25,9 @@ from ..errors import ConfigError, LLMError
 from ..keyfacts.schema import schema
 from ..llm.base import ChatClient
 from ..llm.registry import make_client, parse_client_spec
+from ..text.entities import extract_entities
 from ..text.secrets import redact
 from ..units import MAX_CONTENT_CHARS, MemoryType
-from .entities import extract_entities
 from .pipeline import Extraction, TurnInput, UnitDraft
 
 #: Extra attempts when the model's server cannot be reached (the write path waits at most

@@ -29,6 +29,7 @@ from ..keyfacts.schema import (
     rendered_value,
     schema,
     spec,
+    without_cues,
 )
 from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, owns, statement_slot
 from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vector
@@ -86,7 +87,7 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
             continue
         typed = statement_slot(idx, embedder, draft.content, vector)
         row = spec(typed.slot) if typed is not None else None
-        if row is None or (row.single and row.name in taken):
+        if row is None or (row.single and row.name in taken) or _event_only(row, draft.content):
             continue
         if row.single:
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
@@ -109,8 +110,8 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
         found = [d for d in drafts if d.slot is None and d.about_id is None
                  and d.type in types and len(d.content) <= MAX_TYPED_CHARS
                  and not QUESTION.search(d.content) and row.states(d.content)
-                 and owns(row.name, d.content)
-                 and _fresh_value(row.value_words, d.content)]
+                 and owns(row.name, _said(row, d.content))
+                 and _fresh_value(row.value_words, d.content, row.recurring)]
         if found:
             draft = found[-1]
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
@@ -118,11 +119,47 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
             taken.add(row.name)
 
 
-def _fresh_value(words: re.Pattern[str], clause: str) -> bool:
+def _said(row: SlotSpec, draft: str) -> str:
+    """The sub-clauses of a draft that speak of the slot (a value word or a cue word): whose
+    value it is is read there, not in a remark glued to it ("我朋友推荐你们家的，以后下午三点
+    到五点送": the friend recommended the shop; the delivery time is the user's)."""
+    parts = [p for p in _CLAUSES.split(draft)
+             if (row.value_words is not None and row.value_words.search(p))
+             or (row.statement_cue is not None and row.statement_cue.search(p))]
+    return "，".join(parts) or draft
+
+
+#: A day of the calendar, as the write path writes it ("2026年3月20日", "13 March 2026", "May 3")
+#: or as said ("昨天", "last night"): a time on such a day is an event, not a standing wish.
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
+CALENDAR_DAY = re.compile(
+    r"\d{1,2}\s*月\s*\d{1,2}\s*[日号號]|昨天|昨晚|前天|前晚|上次|那天|"
+    r"\b(?:\d{1,2}\s+" + _MONTH + r"|" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|"
+    r"yesterday|last (?:night|time|week)|the other day)\b", re.I)
+
+
+def _event_only(row: SlotSpec, draft: str) -> bool:
+    """Every sub-clause of the draft naming a value of a standing-time slot names a day of the
+    calendar too: the draft tells of an event ("It poured on the night of 13 March 2026, I was
+    worried the parcel would get soaked"), whatever prototype it is near."""
+    if not row.recurring:
+        return False
+    parts = _CLAUSES.split(draft)
+    valued = [p for p in parts if row.value_words is None or row.value_words.search(p)]
+    return any(CALENDAR_DAY.search(p) for p in parts) and all(
+        CALENDAR_DAY.search(p) for p in valued)
+
+
+def _fresh_value(words: re.Pattern[str], clause: str, recurring: bool = False) -> bool:
     """A value word of the clause that no retiring word of its own sub-clause stands right
     before or after ("改站内信", "周日不行了，改午饭后" yes; "别再用微信语音了", "微信我不常看了"
-    no; "九点之前" is a time, not a retirement)."""
+    no; "九点之前" is a time, not a retirement). ``recurring``: the slot's value is a standing
+    time; one in a sub-clause naming a day of the calendar is an event ("2026年3月20日晚上下了
+    好大的雨")."""
     for part in _CLAUSES.split(clause):
+        if recurring and CALENDAR_DAY.search(part):
+            continue
         for m in words.finditer(part):
             near = part[max(0, m.start() - RETIRE_WINDOW):m.start()] + " " + \
                 part[m.end():m.end() + RETIRE_WINDOW]
@@ -138,8 +175,7 @@ MIN_ITEM_WORD = {"cjk": 2, "latin": 3}
 def _item_words(row: SlotSpec, text: str) -> list[str]:
     """The words of a list item left once the row's cue words are removed ("我口味偏爱芝士" ->
     ["口味偏", "芝士"] after folding); none when only cue words were said ("我不吃了")."""
-    rest = row.item_cues.sub(" ", text) if row.item_cues is not None else text
-    words = fold(rest).split()
+    words = fold(without_cues(row, text)).split()
     return [w.strip(".,!?'\"") for w in words
             if len(w.strip(".,!?'\"")) >= MIN_ITEM_WORD["latin" if w.isascii() else "cjk"]]
 
@@ -159,8 +195,7 @@ def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: Unit
     out: list[MemoryUnit] = []
     for unit in store.find_units(scope, as_of=turn.at, types=[MemoryType.USER_PROFILE],
                                  limit=LIST_ITEMS_READ):
-        if unit.slot is None or not unit.slot.startswith(prefix) or unit.slot == draft.slot \
-                or negates(row, unit.content):
+        if unit.slot is None or not unit.slot.startswith(prefix) or negates(row, unit.content):
             continue
         content = fold(unit.content)
         if any(w in said for w in _item_words(row, unit.slot[len(prefix):])) \

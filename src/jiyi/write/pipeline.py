@@ -19,6 +19,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Protocol
 
+from ..text.entities import ID_LABELS, extract_entities, extract_entities_and_times
 from ..text.secrets import redact
 from ..text.segment import detect_language, has_cjk
 from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
@@ -34,7 +35,6 @@ from .compress import (
     split_long,
     split_sentences,
 )
-from .entities import ID_LABELS, extract_entities, extract_entities_and_times
 from .filler import content_left, filler_kind
 from .idfacts import find_ids, script_of
 from .slots import CHANGE_WORDS, find_slots, validity_end
@@ -147,7 +147,7 @@ def _pieces_for_sentence(
     ids = find_ids(sent_text, local)
     spans = _clause_spans(sent_text, local)
     pieces = _id_pieces(sent_text, local, ids, spans, entities, times, start, lang)
-    covered = {m.entity.value for m in ids}
+    covered = _ids_worded(sent_text, start, entities, ids)
     asked = _TAG_QUESTION.search(sent_text) is not None  # "I'm a Silver member, right?"
     plans: list[MemoryType | None] = []
     slot_seen: set[str] = set()
@@ -193,8 +193,9 @@ def _pieces_for_sentence(
         elif unit_type is MemoryType.FACT_REFERENCE and not c_local \
                 and len(content_left(clause)) < MIN_FACT_CONTENT_CHARS:
             unit_type = MemoryType.SESSION_STATE  # too little to be a durable fact
-        if unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE) and any(
-                e.value in covered for e in c_local) and not (
+        named = [e for e in c_local if e.kind not in ("date", "time")]
+        if unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE) and named and all(
+                e.value in covered for e in named) and not (
                 unit_type is MemoryType.USER_PROFILE
                 and _says_more(clause, [e.text for e in c_local])):
             unit_type = None  # the identifier fact already holds this clause, durably
@@ -426,6 +427,21 @@ def _sentence_groups(sent_text: str, start: int, entities: tuple[Entity, ...]
         return [], frozenset()
     groups, claims = _id_groups(sent_text, local, ids, _clause_spans(sent_text, local))
     return groups, frozenset(claims)
+
+
+def _ids_worded(sent_text: str, start: int, entities: list[Entity],
+                idm: list[idfacts.IdMention]) -> set[str]:
+    """The values the sentence's identifier facts word: each fact's own id and every entity in
+    the clauses it takes. A clause whose entities are all among them says nothing the id facts
+    do not hold; an entity outside every fact's clauses ("运单SF123456789请稍后重试" after
+    "订单号是ABC123，": a request stops the order's chain) is not held, so its clause stays."""
+    if not idm:
+        return set()
+    groups, _ = _sentence_groups(sent_text, start, tuple(entities))
+    spans = {span for g in groups for span in g.spans}
+    return {g.mention.entity.value for g in groups} | {
+        e.value for e in entities
+        if any(start + a <= e.start and e.end <= start + b for a, b in spans)}
 
 
 def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention],
@@ -661,6 +677,7 @@ def rule_extract(turn: TurnInput) -> Extraction:
     pieces: list[_Piece] = []
     starts = [e.start for e in entities]
     tstarts = [t.start for t in times]
+    asked: list[tuple[str, int, int]] = []  # open questions left out (see below)
     for sent_text, start, end in sentences:
         lo, hi = bisect_left(starts, start), bisect_left(starts, end)
         ents = [e for e in entities[lo:hi] if e.end <= end]
@@ -672,10 +689,16 @@ def rule_extract(turn: TurnInput) -> Extraction:
         if not ents and len(sentences) > 1 and turn.role != "tool" \
                 and is_open_question(sent_text) and not _TAG_QUESTION.search(sent_text) \
                 and not _CLAUSE_MARK.search(sent_text):
+            asked.append((sent_text, start, end))
             continue
         tlo, thi = bisect_left(tstarts, start), bisect_left(tstarts, end)
         tms = [t for t in times[tlo:thi] if t.end <= end]
         pieces.extend(_pieces_for_sentence(sent_text, start, ents, tms, turn))
+    if asked and not pieces:
+        # the other sentences were filler ("Wow! 你去过吗？"): the turn is one question and
+        # keeps it, or recall (which answers with units, never raw turns) could not find it
+        for sent_text, start, _ in asked:
+            pieces.extend(_pieces_for_sentence(sent_text, start, [], [], turn))
     if turn.role == "tool":
         for p in pieces:
             if not p.standalone:  # identifier facts outlive the tool result that carried them

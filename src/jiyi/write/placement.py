@@ -10,16 +10,13 @@ everything between lives here.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..embed.base import Embedder
-from ..recall.episodes import episode_text
-from ..recall.topic_codec import encode, stored_state
-from ..recall.topics import observe_turn
 from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
-from ..text import keyword_terms
+from ..text.episode import episode_text
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
 from .meaning import (
@@ -45,11 +42,18 @@ CONFIRMATION_WINDOW = timedelta(days=1)
 CONFIRMATION_MAX_UNITS = 50
 
 
-class WritePath:
-    """Places turns for one facade (its store, configuration, embedders and write lock)."""
+#: The session's topic state after a user turn, encoded for the store, from the turn and its
+#: vector (the facade reads it with the read path's topic rules, :mod:`jiyi.recall.topics`).
+TopicsAfter = Callable[[TurnRecord, Vector | None], str]
 
-    def __init__(self, mem: IngestServices) -> None:
+
+class WritePath:
+    """Places turns for one facade (its store, configuration, embedders and write lock);
+    ``topics_after`` keeps the session's topics from its user turns."""
+
+    def __init__(self, mem: IngestServices, topics_after: TopicsAfter) -> None:
         self._mem = mem
+        self._topics_after = topics_after
 
     def ingest(self, items: Sequence[TurnItem]) -> list[TurnOutcome]:
         """The write path of a batch (of one, for ``ingest``). Outside any lock: cut and embed
@@ -153,12 +157,7 @@ class WritePath:
     def _topic_state(self, prepared: _Prepared) -> str:
         """The session's topic state after this user turn (read and written under the
         placement lock, in the turn's transaction): topic switches follow the user's turns."""
-        turn = prepared.turn
-        state = stored_state(self._mem.store, turn.user_id, turn.session_id)
-        new = observe_turn(state, turn.session_id, turn.text, keyword_terms(turn.text),
-                           prepared.turn_vector, turn.at,
-                           self._mem.config.recall.topic_switch_cosine)
-        return encode(new)
+        return self._topics_after(prepared.turn, prepared.turn_vector)
 
     def _embed_turns(self, turns: Sequence[tuple[list[UnitDraft], str]]
                      ) -> list[tuple[list[tuple[str, Vector]], Vector | None]]:

@@ -49,8 +49,8 @@ _REACH_ME = re.compile(
 _SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|switch|use|to)\b", re.I)
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
-    r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|\b(?:address|ship|shipping|deliver|"
-    r"delivery|send|live|living|moved|move)\b", re.I)
+    r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|\b(?:address\w*|ship\w*|deliver\w*|"
+    r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing))\b", re.I)
 _CITY_WORDS = re.compile(
     r"(?:住在|住|搬到|搬去|搬家到|定居|移居|现居|現居|常驻|常駐|家在)|"
     r"\b(?:live in|living in|lives in|moved to|move to|moving to|relocated to|based in|reside in)\b", re.I)
@@ -230,6 +230,16 @@ def _en_name(text: str) -> str:
     return " ".join(words)
 
 
+def _zh_level_name(head: str) -> str:
+    """The level's name in the characters before 会员/VIP: cut after the last character that
+    cannot be part of a name; a 级 right before the word is the name's own ("银级会员" -> 银级,
+    "我是金級會員" -> 金級)."""
+    if len(head) >= 2 and head[-1] in "级級":
+        name = _ZH_CUT.sub("", head[:-1])
+        return name + head[-1] if name and name[-1] not in "等升降" else ""
+    return _ZH_CUT.sub("", head)
+
+
 def level_mention(clause: str) -> tuple[str, int] | None:
     """The membership level a clause says is the current one, and where it starts: the last
     level named that no "从/from/原来是" makes the old one ("从普通会员升到星钻会员" -> 星钻会员,
@@ -241,7 +251,7 @@ def level_mention(clause: str) -> tuple[str, int] | None:
         found.append((m.start(g), m.end(g), m.group(g)))
     for m in _ZH_LEVEL_WORD.finditer(clause):
         head = _ZH_NAME.search(clause[max(0, m.start() - 4):m.start()])
-        name = _ZH_CUT.sub("", head.group(0)) if head else ""
+        name = _zh_level_name(head.group(0)) if head else ""
         if name and not _ZH_NOT_LEVEL.search(name):  # "星钻会员" -> 星钻, "黑卡VIP" whole
             value = name if m.group(0) in ("会员", "會員") else name + m.group(0)
             found.append((m.start() - len(name), m.start() - len(name) + len(value), value))
@@ -294,7 +304,7 @@ def _only(clause: str, e: Entity) -> bool:
 
 def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> datetime | None:
     """``valid_until`` when the clause states until when something is valid."""
-    if not times or not _VALIDITY_CONTEXT.search(clause):
+    if not times or not (_VALIDITY_CONTEXT.search(clause) or _DATED_THING.search(clause)):
         return None
     for tm in times:
         start, end = tm.start - offset, tm.end - offset
@@ -302,4 +312,32 @@ def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> dateti
         after = clause[end:end + VALIDITY_AFTER_CHARS]
         if _VALIDITY.search(before) or re.match(r"\s*(?:前|之前|以前)?(?:都|才|就)?(?:有效|到期|过期|過期|截止|能用|可用|可以用)", after):
             return tm.end_instant()
-    return None
+    return _thing_end(clause, times, offset)
+
+
+#: A thing that is used up or runs out (a coupon, a voucher, a gift card): the one date said
+#: with it is when it ends, however the ending is worded ("SAVE20AB, good thru June 30",
+#: "兑换码X，6月30日作废"), unless the date is said to be its start.
+_DATED_THING = re.compile(
+    r"券|优惠|優惠|折扣|折價|折价|红包|紅包|兑换码|兌換碼|序號|礼品卡|禮品卡|"
+    r"\b(?:coupons?|vouchers?|promo|discount|gift ?cards?|\d+\s?% off)", re.I)
+#: Said before a date in its sub-clause, these make it when the thing was got or starts.
+_START_BEFORE = re.compile(
+    r"(?:从|從|自|由|收到|领|領|拿到|送|发|發|给|給|买|買|注册|註冊|\b(?:from|since|starting|starts?|"
+    r"received|got|sent|gave|given|issued|bought|signed up)\b)[^，,。;；!?！？]*$", re.I)
+_START_AFTER = re.compile(r"\s*(?:起|开始|開始|生效|领|領|收到|送的|发的|發的)")
+
+
+def _thing_end(clause: str, times: list[TimeMatch], offset: int) -> datetime | None:
+    """The end of a dated thing said with exactly one date (see :data:`_DATED_THING`)."""
+    if not _DATED_THING.search(clause):
+        return None
+    days = [tm for tm in times if tm.grain in ("day", "month")]
+    if len(days) != 1:
+        return None
+    tm = days[0]
+    start, end = tm.start - offset, tm.end - offset
+    if _START_BEFORE.search(clause[:max(0, start)]) \
+            or _START_AFTER.match(clause[end:]):
+        return None
+    return tm.end_instant()

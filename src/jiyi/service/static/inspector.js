@@ -127,9 +127,12 @@ async function runRecall(ev) {
         return li;
       })));
     if (r.ask_to_confirm) final.append(el("p", { class: "confirm" }, `best confidence below ${r.confidence_threshold}: the agent should ask the user to confirm`));
+    const total = r.timings.reduce((sum, t) => sum + t.ms, 0);
+    const timings = el("p", { class: "timings" }, `stage times (${total.toFixed(1)} ms): `,
+      r.timings.map((t) => `${t.stage} ${t.ms.toFixed(1)} ms`).join(" · "));
     $("#recall-result").replaceChildren(
       el("div", { class: "stages" }, stageList("1 · rules (exact entities)", r.stages.rule),
-        stageList("2 · keyword (BM25)", r.stages.keyword), stageList("2 · vector", r.stages.vector)), final);
+        stageList("2 · keyword (BM25)", r.stages.keyword), stageList("2 · vector", r.stages.vector)), timings, final);
     status(`recall: ${r.hits.length} hits for “${q}”`);
   } catch (err) { status(`recall failed: ${err.message}`); }
 }

@@ -1,4 +1,4 @@
-"""Entities by rules, Chinese (Simplified and Traditional) and English, no model.
+"""The one entity recogniser: rules, Chinese (Simplified and Traditional) and English, no model.
 
 :func:`extract_entities` finds people, phones, emails, URLs, order / tracking / ticket ids,
 error codes, other codes, amounts with currency, dates and clock times (resolved against the
@@ -6,14 +6,31 @@ turn's ``at``), cities, addresses and product models. Each :class:`~jiyi.units.E
 its kind, the exact source span (``text``, ``start``, ``end``) and a normalised ``value`` that
 the rule stage of recall matches exactly (phones as digits, codes upper-case, amounts as
 ``"199 CNY"``, dates as ISO ``2026-05-03``). Overlaps are settled by a fixed priority.
+Full-width digits and Latin letters (``１３８…``, ``ＡＢＣ``) read as their ASCII forms; spans
+and ``text`` stay those of the text as given.
+
+Three callers read texts with it, so a phone the write path stores is the phone the rule stage
+of recall looks up and the summary channel weighs; what differs between them is a
+:class:`Reading` (which kinds are kept, which dates, whether an unlabelled code counts), never a
+pattern of their own:
+
+* :data:`WRITE` (the write path, :mod:`jiyi.write.pipeline`): every kind, every date;
+* :data:`QUERY` (stage 1 of recall, :mod:`jiyi.recall.rules`): the fixed-format kinds it looks up
+  exactly, dates only when they name one day with its year (a day said without its year may be
+  last year's, which the time window of recall settles), and bare codes and digit runs that
+  carry no label ("A123 到哪了", "12345 那单"): a query names an id without saying what it is;
+* :data:`SUMMARY` (the summary channel, :mod:`jiyi.context.summary`): people, ids, phones,
+  amounts, dates and times, and the bare codes and digit runs too; it weighs the spans, not
+  the values.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Literal
 
-from ..text.segment import has_cjk, to_simplified
 from ..units import Entity
 from .lexicon import (
     CITIES_EN,
@@ -25,7 +42,9 @@ from .lexicon import (
     SURNAMES,
     SURNAMES_MULTI,
 )
-from .timeparse import TimeMatch, find_clocks, find_times
+from .segment import has_cjk, to_simplified
+from .timeclock import find_clocks
+from .timegrammar import TimeMatch, find_times
 
 _NB = r"(?<![0-9A-Za-z])"  # a left edge that also works next to CJK (where \b does not)
 _NA = r"(?![0-9A-Za-z])"
@@ -217,11 +236,60 @@ _PRODUCT = re.compile(
     r"\s?(?:[A-Za-z]{0,3}\d+[A-Za-z]{0,3}|Pro|Max|Ultra|Plus|mini|Air|SE)"
     r"(?:\s?(?:Pro|Max|Ultra|Plus|mini|Air|SE|Ti|\d+[A-Za-z]{0,2}))*(?![A-Za-z0-9])")
 
-#: Kinds in order of precedence when two spans overlap.
+#: Kinds in order of precedence when two spans overlap (``number``: a bare digit run, read
+#: only by a :class:`Reading` with ``bare_ids``).
 KIND_PRIORITY: tuple[str, ...] = (
     "url", "email", "date", "phone", "tracking_no", "order_id", "ticket_id", "error_code", "amount",
-    "product", "address", "person", "city", "time", "code",
+    "product", "address", "person", "city", "time", "code", "number",
 )
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a caller keeps of the one reading of a text (the same patterns, the same overlaps
+    settled the same way; only what is kept differs)."""
+
+    #: The kinds kept; ``None``: every kind.
+    kinds: frozenset[str] | None = None
+    #: ``"all"``: every date expression; ``"exact_days"``: only a day named with its year
+    #: ("2026年5月3日", "2026-05-03", "May 3, 2026"), not "明天", "5月3日" or "in May".
+    dates: Literal["all", "exact_days"] = "all"
+    #: Also a code with no label (4+ letters and digits mixed, ``code``) and a digit run with
+    #: no label (5+ digits, or 7+ with spaces or dashes, ``number``).
+    bare_ids: bool = False
+
+    def keeps(self, entity: Entity, time: TimeMatch | None) -> bool:
+        if self.kinds is not None and entity.kind not in self.kinds:
+            return False
+        if entity.kind != "date" or self.dates == "all":
+            return True
+        return time is not None and time.grain == "day" and not time.relative \
+            and not time.year_implied
+
+
+#: The write path: everything.
+WRITE = Reading()
+#: Stage 1 of recall: what it looks up exactly among the stored entities' values.
+QUERY_KINDS = frozenset({"url", "email", "date", "phone", "tracking_no", "order_id", "ticket_id",
+                         "error_code", "code", "number"})
+QUERY = Reading(kinds=QUERY_KINDS, dates="exact_days", bare_ids=True)
+#: The summary channel: who, which id, how much and when, bare ids too; not places, products
+#: or links (one short line keeps the name and the order before the street).
+SUMMARY_KINDS = frozenset({"phone", "tracking_no", "order_id", "ticket_id", "error_code", "code",
+                           "number", "amount", "date", "time", "person"})
+SUMMARY = Reading(kinds=SUMMARY_KINDS, bare_ids=True)
+
+#: Full-width digits, Latin letters and ``＋ － ＠`` read as ASCII (one character for one, so
+#: spans do not move).
+_HALF_WIDTH = {cp: cp - 0xFEE0 for cp in (*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B),
+                                          *range(0xFF41, 0xFF5B), 0xFF0B, 0xFF0D, 0xFF20)}
+_FULL_WIDTH = re.compile("[" + "".join(chr(cp) for cp in sorted(_HALF_WIDTH)) + "]")
+_BARE_CODE = re.compile(_at("A-Za-z0-9") + r"(?<![A-Za-z0-9\-_])(?=[A-Za-z0-9\-_]*\d)"
+                        r"(?=[A-Za-z0-9\-_]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9\-_]{3,39}(?![A-Za-z0-9\-_])")
+_BARE_NUMBER = re.compile(_at("+0-9") + r"(?<![0-9A-Za-z+])\+?\d(?:[ \-]?\d)+(?![0-9A-Za-z])")
+#: A bare digit run is an id from this many digits (fewer is a count, a price or a year); with
+#: spaces or dashes between the digits from ``BARE_SPACED_DIGITS`` (a phone written in groups).
+BARE_DIGITS, BARE_SPACED_DIGITS = 5, 7
 
 
 def _ent(kind: str, m: re.Match[str], value: str, group: int = 0) -> Entity:
@@ -412,13 +480,29 @@ def _resolve(cands: list[Entity], blocked: list[tuple[int, int]], size: int) -> 
     return chosen
 
 
-def extract_entities(text: str, at: datetime) -> list[Entity]:
-    """Every rule entity of ``text``, non-overlapping, in text order."""
-    return extract_entities_and_times(text, at)[0]
+def _bare_ids(text: str) -> list[Entity]:
+    out = [_ent("code", m, m.group(0).upper()) for m in _BARE_CODE.finditer(text)]
+    for m in _BARE_NUMBER.finditer(text):
+        raw = m.group(0)
+        digits = re.sub(r"\D", "", raw)
+        spaced = any(ch in " -" for ch in raw)
+        if len(digits) >= (BARE_SPACED_DIGITS if spaced else BARE_DIGITS):
+            out.append(_ent("number", m, ("+" if raw.startswith("+") else "") + digits))
+    return out
 
 
-def extract_entities_and_times(text: str, at: datetime) -> tuple[list[Entity], list[TimeMatch]]:
+def extract_entities(text: str, at: datetime, reading: Reading = WRITE) -> list[Entity]:
+    """Every rule entity of ``text`` that ``reading`` keeps, non-overlapping, in text order."""
+    return extract_entities_and_times(text, at, reading)[0]
+
+
+def extract_entities_and_times(
+    text: str, at: datetime, reading: Reading = WRITE,
+) -> tuple[list[Entity], list[TimeMatch]]:
     """:func:`extract_entities` plus the date expressions behind the ``date`` entities."""
+    given = text
+    if _FULL_WIDTH.search(text):
+        text = text.translate(_HALF_WIDTH)
     times = find_times(text, at)
     # each family of patterns runs only when the characters it needs are there at all
     links = [_ent("url", m, m.group(0)) for m in URL_RE.finditer(text)] \
@@ -433,6 +517,14 @@ def extract_entities_and_times(text: str, at: datetime) -> tuple[list[Entity], l
         cands += _phones(text) + _ids(text) + _amounts(text)
     cjk, latin = has_cjk(text), _HAS_ALPHA.search(text) is not None
     cands += _people(text, cjk, latin) + _places(text, cjk, latin)
-    chosen = _resolve(cands, placeholders, len(text))
+    if reading.bare_ids and _HAS_DIGIT.search(text):
+        cands += _bare_ids(text)
+    by_span = {(t.start, t.end): t for t in times}
+    chosen = [e for e in _resolve(cands, placeholders, len(text))
+              if reading.keeps(e, by_span.get((e.start, e.end)))]
     kept = {(e.start, e.end) for e in chosen if e.kind == "date"}
-    return chosen, [t for t in times if (t.start, t.end) in kept]
+    dates = [t for t in times if (t.start, t.end) in kept]
+    if given is not text:  # spans and text as given, values read from the half-width form
+        chosen = [e.model_copy(update={"text": given[e.start:e.end]}) for e in chosen]
+        dates = [replace(t, text=given[t.start:t.end]) for t in dates]
+    return chosen, dates

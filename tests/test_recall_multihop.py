@@ -270,6 +270,9 @@ def test_reply_after_a_question_the_units_left_out(paths: str, turn: str, reply:
         found = neighbours(mem.store, [(Hit(unit=asked[0], score=0.9, stage="semantic"), 1.0)],
                            RecallWeights())
         assert {u.id for u in answered} <= set(found)
+        # found by a rule on a value it holds, the unit says nothing of how the question matched
+        assert neighbours(mem.store, [(Hit(unit=asked[0], score=0.9, stage="rule"), 1.0)],
+                          RecallWeights()) == {}
     finally:
         mem.close()
 

@@ -139,7 +139,9 @@ def neighbours(
         last = max(turns, key=lambda t: t.seq)
         if is_question(hit.unit.content):
             seeds[last.key] = max(seeds.get(last.key, float("-inf")), z)
-        elif is_question(last.text):
+        elif hit.stage != "rule" and is_question(last.text):
+            # found by the turn's words or meaning (the question's among them), not by a rule
+            # on the value it holds: its z says how well the question matched
             asking[last.key] = max(asking.get(last.key, float("-inf")), z)
     if asking:
         # the question may be in the turn and in none of its units: the write path keeps no

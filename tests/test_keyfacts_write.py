@@ -326,3 +326,24 @@ def test_a_level_named_with_its_grade_word_is_read(clause: str, level: str) -> N
 @pytest.mark.parametrize("clause", ["我的等级会员权益是什么", "會員升級了"])
 def test_the_grade_word_alone_is_no_level(clause: str) -> None:
     assert level_mention(clause) is None
+
+
+#: (a channel stated with the user's e-mail in it, a later change of channel, the e-mail)
+CHANNEL_THEN_EMAIL = {
+    "zh-Hans": ("有通知就寄lin_mei2513@netvigator.com吧。", "以后有事用微信联系我。",
+                "lin_mei2513@netvigator.com"),
+    "zh-Hant": ("有通知就寄lin_mei2513@netvigator.com吧。", "以後有事用LINE聯絡我。",
+                "lin_mei2513@netvigator.com"),
+    "en": ("Notifications by email to wei.lin88@example.com are best for me.",
+           "From now on contact me on WhatsApp.", "wei.lin88@example.com"),
+}
+
+
+@pytest.mark.parametrize("lang", list(CHANNEL_THEN_EMAIL))
+def test_a_new_contact_channel_leaves_the_email_current(e5_mem: Memory, lang: str) -> None:
+    first, change, address = CHANNEL_THEN_EMAIL[lang]
+    _say(e5_mem, [first, change])
+    units = _current(e5_mem)
+    emails = [u for u in units if u.slot == "email"]
+    assert emails and address in emails[0].content, [(u.content, u.slot) for u in units]
+    assert not [u for u in units if u.slot == "membership"]  # "From now on" names no level

@@ -23,6 +23,7 @@ from ..keyfacts.prototypes import index
 from ..keyfacts.schema import (
     SlotSpec,
     base_name,
+    is_single,
     item_slot,
     list_item,
     negates,
@@ -286,6 +287,8 @@ def retire_companions(store: Store, turn: TurnRecord, batch: IngestBatch) -> Non
         for row, keys, new_keys, by in retire:
             if (unit.slot and base_name(unit.slot) == row.name) or unit.id == by:
                 continue
+            if row.value == "clause" and unit.slot and is_single(unit.slot):
+                continue  # a new contact channel is no new e-mail: that slot changes by its own
             if any(_holds(row, k, unit.content) for k in keys) \
                     and not any(_holds(row, k, unit.content) for k in new_keys):
                 batch.invalidations.append((unit.id, turn.at, "superseded", by))

@@ -216,7 +216,8 @@ _EN_LEVEL_NOW = re.compile(
     r"(?:^|[,.;]\s*|\b(?:I'm|I am|it's|it is)\s+(?:on\s+)?(?:the\s+)?)"
     r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))\s+(?:now|already)\b")
 _EN_NOT_LEVEL = re.compile(r"^(?:The|A|An|My|Your|Our|As|With|I|I'm|Dear|Hi|Hey|This|That|It|"
-                           r"It's|Please|Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|New|Old)$")
+                           r"It's|Please|Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|New|Old|"
+                           r"From|Since|Until|Till|Right|Only|Even|Also|Then|Starting)$")
 #: Said just before a level, these make it the old one ("从银卡升到金卡", "from Silver to Gold").
 _LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|之前是|以前是|\bfrom|\bwas|"
                                r"\bused to be)\s*(?:the\s+)?$", re.I)

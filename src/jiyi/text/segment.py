@@ -91,16 +91,40 @@ def fold(text: str) -> str:
     return to_simplified(norm)
 
 
+#: The longest piece handed to jieba at once. Its HMM for unknown words (Viterbi) copies a path
+#: per character, so a run of characters it does not know costs the square of the run's length
+#: (a 300,000-character turn of one rare ideograph: half an hour); longer texts are cut first,
+#: after a space or punctuation where the window has one.
+SEGMENT_WINDOW = 256
+_BREAK_RE = re.compile(r"[\s\W]")
+
+
+def _windows(text: str, size: int = SEGMENT_WINDOW) -> list[str]:
+    out: list[str] = []
+    start = 0
+    while len(text) - start > size:
+        end = start + size
+        cut = end
+        for m in _BREAK_RE.finditer(text, start + size // 2, end):
+            cut = m.end()
+        out.append(text[start:cut])
+        start = cut
+    out.append(text[start:])
+    return out
+
+
 def tokens(text: str) -> list[str]:
     """Search tokens of ``text`` after :func:`fold`: jieba for CJK runs (search mode, so 订单号
     also yields 订单), words for everything else. Punctuation and spaces are dropped."""
     folded = fold(text)
     out: list[str] = []
     if has_cjk(folded):
-        for tok in _get_jieba().cut_for_search(folded):
-            tok = tok.strip()
-            if tok and _WORD_RE.search(tok):
-                out.append(tok)
+        jieba = _get_jieba()
+        for piece in _windows(folded):
+            for tok in jieba.cut_for_search(piece):
+                tok = tok.strip()
+                if tok and _WORD_RE.search(tok):
+                    out.append(tok)
     else:
         out = [m.group(0) for m in re.finditer(r"\w+", folded)]
     return out

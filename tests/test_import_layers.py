@@ -8,6 +8,7 @@ so the list only shrinks."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "jiyi"
@@ -44,24 +45,28 @@ def _top(path: Path) -> str:
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
+def _from_targets(path: Path) -> Iterator[tuple[list[str], list[str]]]:
+    """Each ``from ... import`` of a file inside ``jiyi``: the module's path under ``jiyi``
+    (relative imports resolved) and the imported names."""
+    package = list(path.relative_to(SRC).parts[:-1])
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package[: len(package) - (node.level - 1)]
+            yield base + (node.module.split(".") if node.module else []), [
+                a.name for a in node.names]
+        elif node.module and node.module.split(".")[0] == "jiyi":
+            yield node.module.split(".")[1:], [a.name for a in node.names]
+
+
 def _imports(path: Path) -> set[str]:
     """Top-level ``jiyi`` names imported by the file (relative or absolute)."""
-    rel = path.relative_to(SRC)
-    package = list(rel.parts[:-1])
     found: set[str] = set()
+    for target, names in _from_targets(path):
+        found.update(target[:1] or names)
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - (node.level - 1)]
-                target = base + (node.module.split(".") if node.module else [])
-                names = target[:1] or [a.name for a in node.names]
-            elif node.module and node.module.split(".")[0] == "jiyi":
-                parts = node.module.split(".")[1:]
-                names = parts[:1] or [a.name for a in node.names]
-            else:
-                continue
-            found.update(names)
-        elif isinstance(node, ast.Import):
+        if isinstance(node, ast.Import):
             found.update(a.name.split(".")[1] for a in node.names
                          if a.name.startswith("jiyi.") and a.name.count(".") >= 1)
     return found
@@ -116,22 +121,12 @@ STORE_ROOMS: dict[str, set[str]] = {
 
 def _store_imports(path: Path) -> set[str]:
     """The ``store`` subpackages a module of ``store/`` imports (relative or absolute)."""
-    rel = path.relative_to(SRC)
-    package = list(rel.parts[:-1])
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - (node.level - 1)]
-                target = base + (node.module.split(".") if node.module else [])
-            elif node.module:
-                target = node.module.split(".")[1:]
-            else:
-                continue
-            if target[:1] == ["store"] and len(target) > 1:
-                found.add(target[1])
-            elif target == ["store"]:
-                found.update(a.name for a in node.names)
+    for target, names in _from_targets(path):
+        if target[:1] == ["store"] and len(target) > 1:
+            found.add(target[1])
+        elif target == ["store"]:
+            found.update(names)
     return found
 
 

@@ -21,6 +21,12 @@ NOT_OWN = third_party()
 COURIER = re.compile(r"快递员|快遞員|外卖员|外賣員|司机|司機|courier|driver", re.I)
 #: Support staff told how to reach the user ("客服回复用QQ吧") is the user's contact channel.
 SUPPORT = re.compile(r"客服|\b(?:support|agent)\b", re.I)
+#: A channel said as the way to reach the user is theirs even when someone else is named ("New
+#: job, and they use Teams, so let's keep in touch that way", "公司只让用钉钉，就用钉钉找我").
+REACH_ME = re.compile(
+    r"联系我|聯絡我|聯繫我|联络我|找我|通知我|告诉我|告訴我|跟我说|跟我說|回我|这样联系|這樣聯絡|"
+    r"\b(?:contact me|reach me|get me|tell me|let me know|keep in touch|get in touch|notify me|"
+    r"message me|text me|email me|call me|ping me|update me)\b", re.I)
 #: A clause this long is a paragraph, not a statement of one value.
 MAX_TYPED_CHARS = 120
 #: A question this long is a conversation excerpt, not a question about one fact.
@@ -52,7 +58,8 @@ def owns(slot: str, content: str) -> bool:
     channel)."""
     third = NOT_OWN.search(content)
     if third and not (slot == "delivery_time" and COURIER.fullmatch(third.group(0))) \
-            and not (slot == "contact_channel" and SUPPORT.fullmatch(third.group(0))):
+            and not (slot == "contact_channel" and (SUPPORT.fullmatch(third.group(0))
+                                                    or REACH_ME.search(content))):
         return False
     row = spec(slot)
     return row is None or not row.looks_alike(content)

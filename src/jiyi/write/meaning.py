@@ -110,7 +110,7 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
         types = TYPABLE if row.value == "clause" else TYPABLE - {MemoryType.SESSION_STATE}
         found = [d for d in drafts if d.slot is None and d.about_id is None
                  and d.type in types and len(d.content) <= MAX_TYPED_CHARS
-                 and not QUESTION.search(d.content) and row.states(d.content)
+                 and not _asked(row, d.content) and row.states(d.content)
                  and owns(row.name, _said(row, d.content))
                  and _fresh_value(row.value_words, d.content, row.recurring)]
         if found:
@@ -118,6 +118,27 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
             draft.type = MemoryType.USER_PROFILE
             taken.add(row.name)
+
+
+#: A sub-clause with its closing marks ("有小龙虾吗？", "can you adjust the delivery time?").
+_SUB_CLAUSE = re.compile(r"[^，,;；。.!！?？]+[，,;；。.!！?？]*")
+#: A question that asks for something to be done is a request: it states what the user wants
+#: ("Can you tell the courier to come weekdays after 4 pm?", "能不能周六上午送？").
+REQUEST = re.compile(
+    r"^\s*(?:and\s+)?(?:can|could|would|will) you\b|^\s*please\b|能不能|能否|可不可以|可以.{0,12}[吗嗎]|"
+    r"麻烦|麻煩|帮我|幫我|请(?!问)|請(?!問)", re.I)
+
+
+def _asked(row: SlotSpec, draft: str) -> bool:
+    """The draft only asks about the slot: every sub-clause naming a value of it is a question
+    that is no request ("你们周末送货吗？" asks; "我周末才有空，送货时间能帮我调一下吗？" and
+    "Can you tell the courier to come after 4 pm?" state a wish)."""
+    words = row.value_words
+    valued = [m.group(0) for m in _SUB_CLAUSE.finditer(draft)
+              if words is not None and words.search(m.group(0))]
+    if not valued:
+        return QUESTION.search(draft) is not None
+    return all(QUESTION.search(p) and not REQUEST.search(p) for p in valued)
 
 
 def _said(row: SlotSpec, draft: str) -> str:
@@ -221,6 +242,41 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
             draft.type = MemoryType.USER_PROFILE
             return
         draft.slot = None
+
+
+#: Words that say a value is wanted instead of another ("改成…", "…不行了，改…", "make it …
+#: instead", "… works best now"): with a value word of a slot the user already has a value of,
+#: a clause naming no slot is that slot's new value.
+CHANGE_TO = re.compile(
+    r"改(?!天|日)|换(?![货貨])|換(?![货貨])|调(?!查)|調(?!查)|不行了|不方便了|最合适|最合適|最方便|最好|"
+    r"比较好|比較好|就行|就好|才有空|才方便|才有人|"
+    r"\b(?:instead|make it|switch\w*|move\w*|change\w*|works? (?:best|better)|is (?:best|better|"
+    r"easiest)|(?:could|can) you do|how about|from now on|going forward)\b", re.I)
+
+
+def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -> None:
+    """A user's untyped clause naming a fresh value of a clause-valued slot the user already
+    has, in words that want it instead ("最近换了班，改成上午九点到十一点吧" after a delivery
+    time; "{old} doesn't work anymore, make it weekday evenings"), is that slot's new value (in
+    place): the change names no slot word, the slot the user has is evidence enough."""
+    if turn.role != "user" or turn.speaker is not None:
+        return
+    taken = {base_name(d.slot) for d in drafts if d.slot}
+    wide = Scope(turn.user_id, None)
+    for row in schema():
+        if not row.single or row.value != "clause" or row.value_words is None \
+                or row.name in taken:
+            continue
+        found = [d for d in drafts if d.slot is None and d.about_id is None
+                 and d.type in TYPABLE and len(d.content) <= MAX_TYPED_CHARS
+                 and CHANGE_TO.search(d.content) and not _asked(row, d.content)
+                 and _fresh_value(row.value_words, d.content, row.recurring)
+                 and not _event_only(row, d.content) and owns(row.name, d.content)]
+        if found and store.find_units(wide, as_of=turn.at, slot=row.name, limit=1):
+            draft = found[-1]
+            draft.slot = row.name
+            draft.type = MemoryType.USER_PROFILE
+            taken.add(row.name)
 
 
 #: Current units of the user read to find the ones that still hold a replaced value.

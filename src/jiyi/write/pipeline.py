@@ -19,6 +19,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Protocol
 
+from ..keyfacts.schema import schema
 from ..text.entities import ID_LABELS, extract_entities, extract_entities_and_times
 from ..text.secrets import redact
 from ..text.segment import detect_language, has_cjk
@@ -109,11 +110,14 @@ class _Piece:
 
 
 
-def _rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str) -> tuple[str, list[str]]:
-    """Replace relative time expressions by absolute ones; return the text and the renderings."""
+def _rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str,
+                   context: str | None = None) -> tuple[str, list[str]]:
+    """Replace relative time expressions by absolute ones; return the text and the renderings.
+    ``context``: the whole sentence a clause of it is read in ("我周一到周五下午四点后才有空，
+    送货时间帮我调一下": the habit word is in another clause)."""
     shown: list[str] = []
     out = sentence
-    habit = _HABIT.search(sentence) is not None
+    habit = _HABIT.search(sentence if context is None else context) is not None
     for tm in sorted(times, key=lambda t: t.start, reverse=True):
         if not tm.relative or (habit and _WEEKDAY.fullmatch(tm.text.strip())):
             continue  # "周六上午送", "Saturday mornings work": a recurring time, not a date
@@ -192,7 +196,10 @@ def _pieces_for_sentence(
             unit_type = prev  # ", Mia and Zoe": a fragment belongs to the clause before it
         elif unit_type is MemoryType.FACT_REFERENCE and not c_local \
                 and len(content_left(clause)) < MIN_FACT_CONTENT_CHARS:
-            unit_type = MemoryType.SESSION_STATE  # too little to be a durable fact
+            # too little to be a durable fact, unless it continues the durable clause before
+            # it ("联系偏好更新：飞书", "Delivery time update: early afternoon, 1 to 3")
+            unit_type = prev if prev in _DURABLE and plans and plans[-1] is prev \
+                else MemoryType.SESSION_STATE
         named = [e for e in c_local if e.kind not in ("date", "time")]
         if unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE) and named and all(
                 e.value in covered for e in named) and not (
@@ -207,12 +214,22 @@ def _pieces_for_sentence(
                     and not _says_more(sent_text[a:b], []):
                 plans[i] = None
                 any_split = True
+    alone = turn.role == "user" and _states_a_clause_slot(sent_text)
+    if alone:
+        # a sentence stating a preference by its words (a value word in one clause, its cue in
+        # another: "我周一到周五下午四点后才有空，送货时间帮我调一下") is one unit of its own:
+        # typing reads it whole, never packed with the other sentences of a compound turn
+        one = MemoryType.USER_PROFILE if MemoryType.USER_PROFILE in plans \
+            else MemoryType.FACT_REFERENCE
+        plans = [None if t is None else one for t in plans]
     kept = [(span, t) for span, t in zip(spans, plans, strict=True) if t is not None]
     if not kept:
         return pieces
     if not any_split and len({t for _, t in kept}) == 1 and not pieces:
-        return [_whole_sentence(sent_text, start, entities, times, turn, lang,
-                                kept[0][1] if len(spans) == 1 else None)]
+        whole = _whole_sentence(sent_text, start, entities, times, turn, lang,
+                                kept[0][1] if len(spans) == 1 or alone else None)
+        whole.standalone = whole.standalone or alone
+        return [whole]
     runs: list[tuple[list[tuple[int, int]], MemoryType]] = []
     for span, t in kept:
         if runs and runs[-1][1] is t:
@@ -220,8 +237,16 @@ def _pieces_for_sentence(
         else:
             runs.append(([span], t))
     for run_spans, t in runs:
-        pieces.append(_run_piece(sent_text, start, run_spans, t, entities, times, turn))
+        piece = _run_piece(sent_text, start, run_spans, t, entities, times, turn)
+        piece.standalone = piece.standalone or alone
+        pieces.append(piece)
     return pieces
+
+
+def _states_a_clause_slot(sentence: str) -> bool:
+    """The sentence states a clause-valued key fact by rule (a value word and a cue word of
+    one schema row: a delivery time, a contact channel)."""
+    return any(row.value == "clause" and row.states(sentence) for row in schema())
 
 
 def _whole_sentence(sent_text: str, start: int, entities: list[Entity],
@@ -299,7 +324,7 @@ def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type
             continue
         seen.add(said)
         inside = [t for t in times if start + a <= t.start and t.end <= start + b]
-        text, rendered = _rewrite_times(sent_text[a:b], start + a, inside, lang)
+        text, rendered = _rewrite_times(sent_text[a:b], start + a, inside, lang, sent_text)
         clauses.append(text.strip())
         shown += rendered
         ents += [e for e in entities if start + a <= e.start and e.end <= start + b]
@@ -489,6 +514,7 @@ def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention]
 
 
 _CLAUSE_MARK = re.compile(r"[，,;；]")
+_DURABLE = (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE)
 _TASK_ID = re.compile(r"(?:任务|任務|批次|task|job|batch)\s*(?:id|ID|号|號)?\s*[#:：]?\s*([A-Za-z0-9][A-Za-z0-9_\-]{1,31})", re.I)
 _CLAUSE = re.compile(
     r"[，;；]|,(?!\d{3})|：|:(?!\d)|"
@@ -502,7 +528,8 @@ _HABIT = re.compile(
     r"\b(?:deliver\w*|usually|always|every|prefer\w*|best|from now on|going forward|home|slot|window)\b",
     re.I)
 _WEEKDAY = re.compile(
-    r"(?:周|週|星期|礼拜|禮拜)[一二三四五六日天](?:上午|下午|晚上|早上|中午|傍晚)?|"
+    r"(?:周|週|星期|礼拜|禮拜)[一二三四五六日天](?:上午|下午|晚上|早上|中午|傍晚)?"
+    r"(?:[0-9一二三四五六七八九十两兩]{1,3}\s*[点點:：](?:[0-9一二三四五六七八九十半]{1,3}分?)?)?|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:mornings?|afternoons?|evenings?|nights?))?",
     re.I)
 _PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|during|of|at|for)\s*$", re.I)

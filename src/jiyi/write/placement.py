@@ -20,6 +20,7 @@ from ..text.episode import episode_text
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
 from .meaning import (
+    adopt_changes,
     adopt_negation,
     contradicted_items,
     keep_dated,
@@ -141,6 +142,7 @@ class WritePath:
         batch = IngestBatch(turn=turn, embedder=self._mem.embedder_routing.default.name,
                             turn_vector=prepared.turn_vector)
         written: list[MemoryUnit] = []
+        adopt_changes(self._mem.store, turn, prepared.drafts)  # a change naming no slot word
         for i, draft in enumerate(prepared.drafts):
             unit, is_new = self._place_draft(draft, turn, batch)
             written.append(unit)

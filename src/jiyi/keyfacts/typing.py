@@ -13,7 +13,7 @@ from .schema import spec, third_party
 #: A question states no value ("我现在的地址是哪里？", "where do you ship my stuff?").
 QUESTION = re.compile(
     r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$|^\s*(?:what|which|where|when|who|how|is|are|do|does|did|can|"
-    r"could|will|would)\b|多少|什么(?![的事])|什麼(?![的事])|哪个|哪個|哪里|哪裡|哪儿|哪兒|几点|幾點|是不是|"
+    r"could|will|would)\b|多少|(?<![没沒])什么(?![的事都])|(?<![没沒])什麼(?![的事都])|哪个|哪個|哪里|哪裡|哪儿|哪兒|几点|幾點|是不是|"
     r"有没有|有沒有|吗[？?。，,]|嗎[？?。，,]", re.I)
 #: A clause about someone else's fact ("我妈妈住在…", "my sister lives at…", "the courier called
 #: me at 6pm") states none of the user's slots.
@@ -46,7 +46,8 @@ def statement_slot(idx: PrototypeIndex, embedder: Embedder, content: str, vector
     row = spec(typed.slot)
     if row is None or (row.value_hint is not None and not row.value_hint.search(content)):
         return None
-    if row.statement_cue is not None and not row.statement_cue.search(content):
+    if row.statement_cue is not None and not row.statement_cue.search(content) \
+            and not (row.negation is not None and row.negation.search(content)):
         return None  # a time without a delivery word ("我下午三点有个会") is no delivery time
     return typed if owns(row.name, content) else None
 

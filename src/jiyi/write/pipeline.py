@@ -243,6 +243,29 @@ def _pieces_for_sentence(
     return pieces
 
 
+#: A sentence that asks something ("收货时段可以选吗？", "Can I pick a delivery slot?").
+_ASKS = re.compile(r"[？?]\s*$|[吗嗎][。.]?\s*$")
+
+
+def _merge_asked_cue(sentences: list[tuple[str, int, int]], text: str
+                     ) -> list[tuple[str, int, int]]:
+    """A value answering the user's own question about its slot ("收货时段可以选吗？选周六上午，
+    谢谢", "Can I pick a delivery slot? Saturday mornings, thanks") is read with the question:
+    the two sentences are one, so the slot's cue word is beside its value."""
+    out: list[tuple[str, int, int]] = []
+    for sent in sentences:
+        if out and _ASKS.search(out[-1][0]) and not _states_a_clause_slot(sent[0]) \
+                and not _states_a_clause_slot(out[-1][0]) and any(
+                    row.value == "clause" and row.value_words is not None
+                    and row.value_words.search(sent[0]) for row in schema()) \
+                and _states_a_clause_slot(out[-1][0] + " " + sent[0]):
+            prev = out.pop()
+            out.append((text[prev[1]:sent[2]], prev[1], sent[2]))
+        else:
+            out.append(sent)
+    return out
+
+
 def _states_a_clause_slot(sentence: str) -> bool:
     """The sentence states a clause-valued key fact by rule (a value word and a cue word of
     one schema row: a delivery time, a contact channel)."""
@@ -701,6 +724,8 @@ def rule_extract(turn: TurnInput) -> Extraction:
     entities, times = extract_entities_and_times(work, turn.at)
     sentences = [(s.text, s.start, s.end) for s in split_sentences(work)]
     sentences = _merge_split_entities(sentences, entities, work)
+    if turn.role == "user":
+        sentences = _merge_asked_cue(sentences, work)
     pieces: list[_Piece] = []
     starts = [e.start for e in entities]
     tstarts = [t.start for t in times]

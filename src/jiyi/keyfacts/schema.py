@@ -72,6 +72,9 @@ class SlotSpec:
     #: the value is a standing, repeating time (a delivery window): a time on one day of the
     #: calendar is an event, not a value
     recurring: bool = False
+    #: words that say the clause is about the slot ("就是爱", "I adore"): such a clause is
+    #: typed to the slot when its nearest prototype is the slot's, whatever the lead
+    strong_cue: re.Pattern[str] | None = None
 
     def states(self, clause: str) -> bool:
         """The rule for a clause-valued slot: a value word and a cue word in one clause
@@ -125,7 +128,8 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         lifespan_days=float(life) if isinstance(life, int | float) else None,
         negation=_rx(raw.get("negation")), item_cues=_rx(raw.get("item_cues")),
         value_words=_rx(raw.get("value_words")), statement_cue=_rx(raw.get("statement_cue")),
-        not_value=_rx(raw.get("not_value")), recurring=bool(raw.get("recurring", False)))
+        not_value=_rx(raw.get("not_value")), recurring=bool(raw.get("recurring", False)),
+        strong_cue=_rx(raw.get("strong_cue")))
 
 
 def load_schema(text: str) -> tuple[SlotSpec, ...]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from ..embed.base import Embedder, Matrix
-from .prototypes import PrototypeIndex, Typed
-from .schema import spec, third_party
+from .prototypes import PrototypeIndex, Typed, best_labels
+from .schema import schema, spec, third_party
 
 #: A question states no value ("我现在的地址是哪里？", "where do you ship my stuff?").
 QUESTION = re.compile(
@@ -50,6 +50,27 @@ def statement_slot(idx: PrototypeIndex, embedder: Embedder, content: str, vector
             and not (row.negation is not None and row.negation.search(content)):
         return None  # a time without a delivery word ("我下午三点有个会") is no delivery time
     return typed if owns(row.name, content) else None
+
+
+def cued_slot(idx: PrototypeIndex, embedder: Embedder, content: str, vector: Matrix
+              ) -> Typed | None:
+    """The slot a user's clause states by a strong cue of its row ("就是爱…", "I adore …")
+    confirmed by meaning: the clause's nearest prototype is the slot's, whatever the lead (the
+    cue alone is no evidence the thing is food, the nearest prototype alone not enough)."""
+    if len(content) > MAX_TYPED_CHARS or QUESTION.search(content):
+        return None
+    rows = [r for r in schema() if r.strong_cue is not None and r.strong_cue.search(content)]
+    if not rows or not idx.prototypes.margins_for(embedder.name, "statements"):
+        return None
+    sets = idx.prototypes.statements
+    ranked = best_labels(idx.matrix(embedder, "statements"), sets.labels, vector)
+    if len(ranked) < 2:
+        return None
+    top = ranked[0][0]
+    row = next((r for r in rows if r.name == top), None)
+    if row is None or not owns(row.name, content):
+        return None
+    return Typed(row.name, ranked[0][1] - ranked[1][1], 0.0)
 
 
 def owns(slot: str, content: str) -> bool:

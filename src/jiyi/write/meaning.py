@@ -32,7 +32,7 @@ from ..keyfacts.schema import (
     spec,
     without_cues,
 )
-from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, owns, statement_slot
+from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, cued_slot, owns, statement_slot
 from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit
@@ -86,7 +86,8 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
         if draft.slot or draft.about_id or draft.type not in TYPABLE \
                 or space != embedder.name or profile_space != space:
             continue
-        typed = statement_slot(idx, embedder, draft.content, vector)
+        typed = statement_slot(idx, embedder, draft.content, vector) \
+            or cued_slot(idx, embedder, draft.content, vector)
         row = spec(typed.slot) if typed is not None else None
         if row is None or (row.single and row.name in taken) or _event_only(row, draft.content):
             continue

@@ -137,9 +137,17 @@ _EARLIER = re.compile(
     r"\b(?:before|first|originally|original|old|previous|previously|used to|earlier|former)\b")
 
 
+#: "之前" / "before" said of the telling, not of the value ("我之前跟你们说的收货时间", "what
+#: delivery time did I tell you before?"): the value told, the current one.
+_TOLD_BEFORE = re.compile(
+    r"(?:之前|以前|早前)(?:跟|和|对|给)?(?:你|您)(?:们)?(?:说|讲|提|告诉|交代)|"
+    r"\b(?:told|tell|gave|give|said to|mentioned to|asked) you (?:before|earlier|previously)\b|"
+    r"\b(?:told|gave|mentioned) (?:it )?(?:to you )?before\b")
+
+
 def asks_earlier(query: str) -> bool:
     """The key-fact question asks for a value that has since been replaced."""
-    return _EARLIER.search(fold(query)) is not None
+    return _EARLIER.search(_TOLD_BEFORE.sub(" ", fold(query))) is not None
 
 
 def prototype_intent(embedder: Embedder, query: str, vector: Vector | None) -> SlotIntent | None:

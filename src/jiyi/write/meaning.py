@@ -47,6 +47,7 @@ DATED_KINDS = frozenset({"code"})
 #: state the slot's new value.
 RETIRES = re.compile(
     r"别再|別再|不再|不要再|不用|不常看|不怎么看|不怎麼看|卸载|卸載|删了|刪了|删掉|刪掉|停用|别用|別用|"
+    r"不能用|用不了|不能再用|不再用|"
     r"别发|別發|不要发|不要發|(?<![\d点點时時午晚早])(?:之前|以前)|原来|原來|老地方|舊的|旧的|别|別|不要|"
     r"不行|不方便|\b(?:don't|do not|stop|no longer|anymore|old|previous|used to|deleted|not|"
     r"doesn't|isn't|won't)\b", re.I)
@@ -89,7 +90,8 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
         typed = statement_slot(idx, embedder, draft.content, vector) \
             or cued_slot(idx, embedder, draft.content, vector)
         row = spec(typed.slot) if typed is not None else None
-        if row is None or (row.single and row.name in taken) or _event_only(row, draft.content):
+        if row is None or (row.single and row.name in taken) or _event_only(row, draft.content) \
+                or _gives_entity(row, draft):
             continue
         if row.single:
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
@@ -112,6 +114,7 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
         found = [d for d in drafts if d.slot is None and d.about_id is None
                  and d.type in types and len(d.content) <= MAX_TYPED_CHARS
                  and not _asked(row, d.content) and row.states(d.content)
+                 and not _gives_entity(row, d)
                  and owns(row.name, _said(row, d.content))
                  and _fresh_value(row.value_words, d.content, row.recurring)]
         if found:
@@ -140,6 +143,13 @@ def _asked(row: SlotSpec, draft: str) -> bool:
     if not valued:
         return QUESTION.search(draft) is not None
     return all(QUESTION.search(p) and not REQUEST.search(p) for p in valued)
+
+
+def _gives_entity(row: SlotSpec, draft: UnitDraft) -> bool:
+    """A clause-valued slot's clause that holds an entity its row names as another answer (a
+    phone number, an e-mail: "有通知寄X@Y就好", "call (401) 334-8381 during office hours") states
+    that value, not a new preference: the phone and e-mail slots change by their own."""
+    return row.value == "clause" and any(e.kind in row.kinds for e in draft.entities)
 
 
 def _said(row: SlotSpec, draft: str) -> str:
@@ -213,8 +223,9 @@ def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: Unit
     if row is None or row.single or draft.slot is None or not negates(row, draft.content):
         return []
     prefix = row.name + ":"
-    negated = _item_words(row, draft.content)
-    said = fold(draft.content if negated else turn.text)
+    text = negating_part(row, draft.content)
+    negated = _item_words(row, text)
+    said = fold(text if negated else turn.text)
     out: list[MemoryUnit] = []
     for unit in store.find_units(scope, as_of=turn.at, types=[MemoryType.USER_PROFILE],
                                  limit=LIST_ITEMS_READ):
@@ -227,18 +238,32 @@ def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: Unit
     return out
 
 
+def negating_part(row: SlotSpec, content: str) -> str:
+    """The sub-clauses of a draft that take an item of the list back (a negation word in them);
+    the whole draft when none does."""
+    parts = [p for p in _CLAUSES.split(content) if p.strip()]
+    keep = [i for i, p in enumerate(parts) if negates(row, p)]
+    if not keep:
+        return content
+    return "，".join(p for i, p in enumerate(parts) if i in keep)
+
+
 def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
     """A user's untyped clause that negates an item the user's list holds ("I've given up
     chocolate" after "I love chocolate") is that list's negation (in place): typing by meaning
     may miss a negation, the item it contradicts is evidence enough."""
-    if draft.slot or draft.about_id or turn.role != "user" or draft.type not in TYPABLE \
-            or len(draft.content) > MAX_TYPED_CHARS or QUESTION.search(draft.content):
+    if draft.slot or draft.about_id or turn.role != "user" or draft.type not in TYPABLE:
         return
     for row in schema():
-        if row.single or row.negation is None or not negates(row, draft.content) \
-                or not owns(row.name, draft.content) or not _item_words(row, draft.content):
+        if row.single or row.negation is None:
             continue
-        draft.slot = item_slot(row.name, list_item(row, draft.content))
+        # the sub-clauses that take the item back, not the chit-chat packed with them in a
+        # compound turn ("我朋友推荐你们家的，我先去吃饭，我最近戒掉羊肉了")
+        text = negating_part(row, draft.content)
+        if not negates(row, text) or len(text) > MAX_TYPED_CHARS or QUESTION.search(text) \
+                or not owns(row.name, text) or not _item_words(row, text):
+            continue
+        draft.slot = item_slot(row.name, list_item(row, text))
         if contradicted_items(store, Scope(turn.user_id, None), turn, draft):
             draft.type = MemoryType.USER_PROFILE
             return
@@ -272,7 +297,8 @@ def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -
                  and d.type in TYPABLE and len(d.content) <= MAX_TYPED_CHARS
                  and CHANGE_TO.search(d.content) and not _asked(row, d.content)
                  and _fresh_value(row.value_words, d.content, row.recurring)
-                 and not _event_only(row, d.content) and owns(row.name, d.content)]
+                 and not _event_only(row, d.content) and owns(row.name, d.content)
+                 and not _gives_entity(row, d)]
         if found and store.find_units(wide, as_of=turn.at, slot=row.name, limit=1):
             draft = found[-1]
             draft.slot = row.name

@@ -68,7 +68,8 @@ def cued_slot(idx: PrototypeIndex, embedder: Embedder, content: str, vector: Mat
         return None
     top = ranked[0][0]
     row = next((r for r in rows if r.name == top), None)
-    if row is None or not owns(row.name, content):
+    if row is None or not owns(row.name, content) or (
+            row.value_hint is not None and not row.value_hint.search(content)):
         return None
     return Typed(row.name, ranked[0][1] - ranked[1][1], 0.0)
 

@@ -81,7 +81,7 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
     embedder = routing.default
     profile_space = routing.for_type(MemoryType.USER_PROFILE).name
     idx = index()
-    taken = {base_name(d.slot) for d in drafts if d.slot}
+    taken = _with_entity_slots({base_name(d.slot) for d in drafts if d.slot})
     _type_by_rule(drafts, taken, speaker)
     for draft, (space, vector) in zip(drafts, vectors, strict=True):
         if draft.slot or draft.about_id or draft.type not in TYPABLE \
@@ -99,6 +99,14 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
         else:
             draft.slot = item_slot(row.name, list_item(row, draft.content))
         draft.type = MemoryType.USER_PROFILE
+
+
+def _with_entity_slots(taken: set[str]) -> set[str]:
+    """The slots a turn's typed drafts hold, plus each clause-valued slot answered by one of
+    them: a turn giving a new e-mail or phone ("改一下信箱，新的是…") states no contact channel
+    in its other clauses ("改一下信箱" names the e-mail being changed)."""
+    return taken | {row.name for row in schema()
+                    if row.value == "clause" and set(row.also) & taken}
 
 
 def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | None) -> None:
@@ -287,7 +295,7 @@ def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -
     place): the change names no slot word, the slot the user has is evidence enough."""
     if turn.role != "user" or turn.speaker is not None:
         return
-    taken = {base_name(d.slot) for d in drafts if d.slot}
+    taken = _with_entity_slots({base_name(d.slot) for d in drafts if d.slot})
     wide = Scope(turn.user_id, None)
     for row in schema():
         if not row.single or row.value != "clause" or row.value_words is None \

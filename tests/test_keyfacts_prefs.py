@@ -257,3 +257,21 @@ def test_a_like_said_with_nothing_else_is_an_item_its_negation_retires(
     still = [u for u in e5_mem.store.find_units(Scope("u", None), as_of=LATER)
              if item in u.content and not negates(food, u.content)]
     assert not still, [(u.content, u.slot) for u in still]
+
+
+#: (a contact channel, a turn giving an e-mail in words naming a channel, the channel that stays)
+EMAIL_GIVEN = {
+    "zh-Hans": ("有事用微信联系我。", "改一下邮箱，新的是chen.lu88@163.com。", "微信"),
+    "zh-Hant": ("有事用LINE聯絡我。", "有通知寄到lin.mei77@gmail.com就好。", "LINE"),
+    "en": ("Please reach me on Signal.", "Update my email please, it's sam.k42@outlook.com now.",
+           "Signal"),
+}
+
+
+@pytest.mark.parametrize("lang", list(EMAIL_GIVEN))
+def test_an_email_given_is_no_new_contact_channel(e5_mem: Memory, lang: str) -> None:
+    first, email, kept = EMAIL_GIVEN[lang]
+    _say(e5_mem, [first, email])
+    channels = _slot_units(e5_mem, "contact_channel")
+    assert len(channels) == 1 and kept in channels[0].content, [u.content for u in channels]
+    assert _slot_units(e5_mem, "email")

@@ -113,6 +113,8 @@ def test_held_out_banks_are_reported_apart(banks: list[Bank], tmp_path: Path) ->
                   "| Held-out bank D | all |"):
         assert title in md, title
     assert "absent" not in md
+    alone = {**report, "corpus": {**report["corpus"], "round_robin_users": 0}}
+    assert "1 (1 for bank D in its own block) users" in markdown(alone)
 
     base = run_keyfacts(generate(banks[:3], users=3, seed=5), banks[:3], embedder="fake",
                         baselines=False)

@@ -269,8 +269,9 @@ def markdown(report: dict[str, Any]) -> str:
     users = str(report["corpus"]["users"])
     if blocks:
         robin = report["corpus"]["round_robin_users"]
-        users = f"{robin + sum(blocks.values())} ({robin} round-robin, " + ", ".join(
-            f"{n} for bank {b.upper()} in its own block" for b, n in blocks.items()) + ")"
+        users = f"{robin + sum(blocks.values())} (" + ", ".join(
+            ([f"{robin} round-robin"] if robin else [])
+            + [f"{n} for bank {b.upper()} in its own block" for b, n in blocks.items()]) + ")"
     lines = ["# Key facts in any phrasing (default config)", "",
              f"Measured {report['date']} with `{report['command']}`.", "",
              machine_line(report["machine"]), "",

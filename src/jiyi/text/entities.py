@@ -222,14 +222,48 @@ _ADDR_LEAD_WORDS = re.compile(
 _ADDR_ZH_WORD = re.compile(r"[路街道巷弄]|胡同")
 _PLACEHOLDER = re.compile(r"\[[A-Z_]+(?:_\d+)?\]")
 _REGION = re.compile("|".join(sorted((*CITIES_ZH, *PROVINCES_ZH), key=len, reverse=True)))
+#: English street addresses. A house number ("42", "221B", "3/12", "12-14"), perhaps after a
+#: unit ("Flat 2, 17 …"), then the street: up to four words (lower case too: "14 birch road")
+#: before a street word that is no common English word ("Street", "Rd", "Avenue", "Hwy" …),
+#: or capitalised words before one that is ("Harbour Way", "Elm Close", "Pinecrest Trail"),
+#: or a numbered road ("Route 9", "Highway 101"), or "Broadway"; a word of the street is never
+#: a function word ("3 days on the road" is no address). Then a unit ("Apt 3B", "#5"), the town,
+#: the state and the postcode when they follow ("Portland, OR 97205", "leeds LS6 2AB").
+_ADDR_STOP = (r"(?!(?:the|a|an|to|on|in|at|of|for|and|or|from|with|by|my|your|our|their|is|are|"
+              r"was|were|be|it|its|this|that|me|i|we|you|he|she|they|down|up|off|out|over|into|"
+              r"per|more|than|about|around|across|along|near|via|than|days?|weeks?|months?|"
+              r"years?|hours?|minutes?|times?|items?|things?|orders?|boxes|pieces?|pcs|miles?|"
+              r"blocks?|km|doors?)\b)")
+_ADDR_WORD = _ADDR_STOP + r"(?:[A-Za-z][A-Za-z'’\-]*\.?|\d{1,3}(?:st|nd|rd|th))"
+_ADDR_CAP_WORD = _ADDR_STOP + r"(?-i:[A-Z][A-Za-z'’\-]*\.?|\d{1,3}(?:st|nd|rd|th))"
+_ADDR_DIR = r"(?:(?-i:N|S|E|W|NE|NW|SE|SW)\.?\s+)?"
+_STREET_WORD = (r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Terrace|Tce\.?|"
+                r"Crescent|Cres\.?|Parkway|Pkwy\.?|Highway|Hwy\.?|Cir\.?|Trl\.?|Pl\.?|Ct\.?|Sq\.?|"
+                r"Dr\.?|Strasse|Straße)(?![A-Za-z])")
+_STREET_CAP = (r"(?-i:Way|Place|Court|Close|Row|Walk|Hill|Green|Park|View|Rise|Gate|Grove|Square|"
+               r"Drive|Mews|Gardens|Parade|Point|Loop|Circle|Crossing|Heights|Commons|Ridge|Bend|"
+               r"Trail|Plaza|Quay|Wharf|Yard|Chase|Vale|Esplanade|Promenade|Alley|Pike|Run|Path|"
+               r"Broadway|Causeway|Hollow|Landing|Meadows?|Glen|Dale)(?![A-Za-z])")
+_ADDR_UNIT_EN = r"(?:Flat|Apt\.?|Apartment|Unit|Suite|Ste\.?|Room|Rm\.?|Level|Floor|Fl\.?|Bldg\.?|Building)"
+_POSTCODE = (r"(?:\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|"
+             r"[A-Z]\d{2}\s?[A-Z\d]{4}|\d{4})(?![A-Za-z0-9])")
+_STATE = r"(?-i:[A-Z]{2,3})(?![A-Za-z0-9])"
 _ADDR_EN = re.compile(
-    _at("0-9") + r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|"
-    r"Drive|Dr\.?|Way|Place|Pl\.?|Court|Ct\.?|Terrace|Close|Crescent|Parkway|Square|Sq\.?|Row|Gardens|"
-    r"Parade|Mews|Walk|Hill)(?![A-Za-z])(?:\s(?:West|East|North|South|NE|NW|SE|SW)(?![A-Za-z]))?"
-    r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Room)\.?\s*#?\d+[A-Za-z]?)?"
-    # the town, the state or county and the postcode when they follow ("Portland, OR 97205")
-    r"(?:,\s*(?:[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?:,?\s*[A-Z]{2,3}(?![A-Za-z0-9]))?"
-    r"(?:,?\s*(?:\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|\d{4}))?)?")
+    _at("0-9FfAaUuSsRrLlBbPp") + r"(?<![A-Za-z0-9$£€¥#./])"
+    r"(?:" + _ADDR_UNIT_EN + r"\s*#?\s*[A-Za-z]?\d{1,5}[A-Za-z]?,?\s+)?"
+    r"(?:P\.?\s?O\.?\s?Box\s+\d{1,6}"
+    r"|\d{1,6}[A-Za-z]?(?:\s?[-/]\s?\d{1,5}[A-Za-z]?)?\s+(?:"
+    r"(?:Route|Rte\.?|Highway|Hwy\.?|State Route|County Road|Interstate)\s+\d{1,4}"
+    r"|" + _ADDR_DIR + r"(?-i:Broadway)"
+    r"|" + _ADDR_DIR + r"(?:" + _ADDR_WORD + r"\s+){1,4}" + _STREET_WORD +
+    r"|" + _ADDR_DIR + r"(?:" + _ADDR_CAP_WORD + r"\s+){1,4}" + _STREET_CAP +
+    r")(?:\s(?-i:West|East|North|South|NE|NW|SE|SW)(?![A-Za-z]))?)"
+    r"(?:,?\s*(?:" + _ADDR_UNIT_EN + r"\s*#?\s*|#\s*)[A-Za-z]?\d{1,5}[A-Za-z]?(?![A-Za-z0-9]))?"
+    # the town, the state or county and the postcode when they follow ("Portland, OR 97205"); a
+    # town in lower case only before a postcode ("leeds LS6 2AB")
+    r"(?:,\s*(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?:,?\s*" + _STATE + r")?(?:,?\s*" + _POSTCODE
+    + r")?|,\s*[a-z]+(?:\s[a-z]+){0,2},?\s*(?:" + _STATE + r",?\s*)?" + _POSTCODE
+    + r"|,?\s*" + _POSTCODE + r")?", re.I)
 _PRODUCT = re.compile(
     r"(?:" + "|".join(re.escape(b) for b in sorted(PRODUCT_BRANDS, key=len, reverse=True)) + r")"
     r"(?:\s?(?:Mate|Pura|nova|Note|Pad|Galaxy|Redmi|K))?"

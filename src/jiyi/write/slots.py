@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..keyfacts.schema import spec, third_party
+from ..keyfacts.schema import dated_thing, spec, third_party
 from ..text.segment import to_simplified
 from ..units import Entity
 from .filler import content_left
@@ -50,7 +50,9 @@ _SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|swit
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
     r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|\b(?:address\w*|ship\w*|deliver\w*|"
-    r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing))\b", re.I)
+    r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|place|home|house|flat|apartment|condo|"
+    r"office|work|staying|stay|located|based|drop\w*|bring|parcels?|packages?|courier|post|mail|"
+    r"(?:I'm|I am|we're|we are|I'll be|we'll be|I've been|find me|reach me) at)\b", re.I)
 _CITY_WORDS = re.compile(
     r"(?:住在|住|搬到|搬去|搬家到|定居|移居|现居|現居|常驻|常駐|家在)|"
     r"\b(?:live in|living in|lives in|moved to|move to|moving to|relocated to|based in|reside in)\b", re.I)
@@ -316,12 +318,11 @@ def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> dateti
     return _thing_end(clause, times, offset)
 
 
-#: A thing that is used up or runs out (a coupon, a voucher, a gift card): the one date said
-#: with it is when it ends, however the ending is worded ("SAVE20AB, good thru June 30",
-#: "兑换码X，6月30日作废"), unless the date is said to be its start.
-_DATED_THING = re.compile(
-    r"券|优惠|優惠|折扣|折價|折价|红包|紅包|兑换码|兌換碼|序號|礼品卡|禮品卡|"
-    r"\b(?:coupons?|vouchers?|promo|discount|gift ?cards?|\d+\s?% off)", re.I)
+#: A thing that is used up or runs out (a coupon, a voucher, a gift card: the schema's dated
+#: rows' ``thing`` words): the one date said with it is when it ends, however the ending is
+#: worded ("SAVE20AB, good thru June 30", "兑换码X，6月30日作废"), unless the date is said to be
+#: its start.
+_DATED_THING = dated_thing()
 #: Said before a date in its sub-clause, these make it when the thing was got or starts.
 _START_BEFORE = re.compile(
     r"(?:从|從|自|由|收到|领|領|拿到|送|发|發|给|給|买|買|注册|註冊|\b(?:from|since|starting|starts?|"

@@ -184,7 +184,9 @@ _ZH_NAME_FOR = re.compile(r"(?:名字|姓名|收件人|联系人|聯絡人|登�
                           r"(?:是|写|寫|填|叫|为|為|[:：])\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 _ZH_THIS_SIDE = re.compile(r"(?:^|(?<=[，,。！!？?\s]))(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)(?:这边|這邊)")
 _ZH_HONORIFIC = re.compile(_at(_SURNAME_FIRSTS) + "(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
-_EN_NAME = r"([A-Z][a-z]+(?:[ \-][A-Z][a-z]+)?)"
+#: A first name and perhaps a surname; a word may be "O'Connor", "D'Souza", "McDonald".
+_EN_WORD = r"(?:[A-Z]['’])?[A-Z][a-z]+(?:[A-Z][a-z]+)?"
+_EN_NAME = r"(" + _EN_WORD + r"(?:[ \-]" + _EN_WORD + r")?)"
 _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUu") + r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:|"
                        r"[Rr]eal name is|[Rr]eal name's|[Nn]ame on (?:the|my) (?:account|order|parcel|package) is|"
                        r"[Aa]ccount is under|[Uu]nder the name|[Aa]ddressed to|[Rr]ecipient is)\s+"
@@ -192,6 +194,20 @@ _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUu") + r"(?:[Mm]y name is|[Mm]y name's|
 #: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting.
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
                           + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—]))")
+#: "it's Megan Fletcher again", "Um, it's Isabel Ortega?": a first name and a surname after
+#: "it's" that end the clause or come before again/here/speaking/calling.
+_EN_ITS = re.compile(_at("Ii") + r"\b[Ii]t(?:'s|’s| is)\s+(" + _EN_WORD + r"[ \-]" + _EN_WORD
+                     + r")(?=\s+(?:again|here|speaking|calling)\b|\s*(?:[,.!?;]|$))")
+#: "You can put Ryan O'Connor as the recipient", "Emily Carter on the label please".
+_EN_AS_NAME = re.compile(_at("A-Z") + _EN_NAME + r"\s+(?:as (?:the |my )?(?:recipient|name|"
+                         r"account holder|contact name)|on the (?:account|order|parcel|package|"
+                         r"label|receipt|invoice))\b")
+#: Last words that make two capitalised words a day, a place or a level, not a person ("Black
+#: Friday", "Two Star", "Gold Member").
+_NOT_SURNAME = frozenset({"Day", "Eve", "Friday", "Monday", "Sale", "Week", "Weekend", "Time",
+                          "Season", "Street", "Road", "Avenue", "Member", "Members", "Star",
+                          "Stars", "Card", "Club", "Plus", "Prime", "Pro", "Max", "Tier", "Level",
+                          "Status", "Class", "Elite", "Premium", "Crown"})
 #: Nouns of a level, a role or a title: "我是金卡会员", "我是高级会员" state no name.
 _ROLE_NOUN = re.compile(
     r"会员|會員|用户|用戶|客户|客戶|顾客|顧客|买家|買家|卖家|賣家|卡|级|級|学生|學生|老师|老師|经理|經理|"
@@ -446,14 +462,20 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         return out
     for m in _EN_INTRO.finditer(text):
         first = m.group(1).split()[0].split("-")[0]
-        if first in NOT_NAMES_EN or first in CITIES_EN:
-            continue
+        if first in NOT_NAMES_EN or first in CITIES_EN or m.group(1).split()[-1] in _NOT_SURNAME:
+            continue  # "I'm Two Star": a level, not a name
         out.append(_ent("person", m, m.group(1), 1))
     for m in _EN_SPEAKING.finditer(text) if ("speaking" in text or "here" in text) else ():
         if m.group(1).split()[0] not in NOT_NAMES_EN:
             out.append(_ent("person", m, m.group(1), 1))
     for m in _EN_TITLE.finditer(text):
         out.append(_ent("person", m, m.group(1), 1))
+    for rx in (_EN_ITS, _EN_AS_NAME):
+        for m in rx.finditer(text):
+            words = m.group(1).replace("-", " ").split()
+            if words[0] not in NOT_NAMES_EN and words[0] not in CITIES_EN \
+                    and m.group(1) not in CITIES_EN and words[-1] not in _NOT_SURNAME:
+                out.append(_ent("person", m, m.group(1), 1))
     return out
 
 

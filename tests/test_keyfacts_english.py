@@ -16,6 +16,7 @@ import pytest
 
 from jiyi import Memory
 from jiyi.keyfacts.schema import dated_thing, load_schema, schema
+from jiyi.recall.rules import slot_intent
 from jiyi.text.entities import WRITE, extract_entities
 from jiyi.units import Hit
 from jiyi.write.pipeline import TurnInput, extract_turn
@@ -94,6 +95,7 @@ def test_someone_elses_address_or_a_shop_address_is_not_the_users() -> None:
     ("hey there, it's Megan McDonald again, any news on my refund?", "Megan McDonald"),
     ("You can put Ryan D'Souza as the recipient.", "Ryan D'Souza"),
     ("my name's Chloe Martin btw", "Chloe Martin"),
+    ("my name is emily carter, pls fix the invoice", "emily carter"),
     ("你好，我叫张伟，想问一下订单。", "张伟"),
     ("您好，我叫陳志明。", "陳志明"),
 ])
@@ -105,8 +107,10 @@ def test_a_name_is_stated_in_three_scripts(text: str, name: str) -> None:
     "It's Black Friday, any deals?",
     "hey it's New York here, so cold",
     "It's Gold VIP now, right?",
+    "my name is spelled wrong on the invoice",
+    "I'm Two Star.",
 ])
-def test_its_a_day_or_a_place_or_a_level_is_no_name(text: str) -> None:
+def test_a_day_a_place_a_level_or_a_remark_is_no_name(text: str) -> None:
     assert "name" not in _slots(text)
 
 
@@ -166,6 +170,37 @@ def test_dated_thing_words_are_one_list_in_the_schema() -> None:
     bare = load_schema('{"slots": [{"name": "c", "cardinality": "multi", "dated": true, '
                        '"templates": {"zh": "{value}", "hant": "{value}", "en": "{value}"}}]}')
     assert bare[0].thing is None
+
+
+# -- questions in a customer's words find their slot, pure -----------------------------------------
+
+@pytest.mark.parametrize(("query", "slot"), [
+    ("where are you sending my stuff?", "address"),
+    ("where's my parcel headed?", "address"),
+    ("where should the driver drop it off?", "address"),
+    ("what's my delivery location?", "address"),
+    ("现在东西寄到哪里？", "address"),
+    ("包裹會寄到哪裡？", "address"),
+    ("which level am i now?", "membership"),
+    ("am i vip?", "membership"),
+    ("what status do i have with you?", "membership"),
+    ("我现在是什么等级？", "membership"),
+    ("我現在是什麼等級？", "membership"),
+    ("who do you have me down as?", "name"),
+    ("do i have any discounts left?", "coupon"),
+    ("what codes do I have that haven't expired?", "coupon"),
+    ("还有哪些券能用？", "coupon"),
+    ("還有哪些優惠券可以用？", "coupon"),
+])
+def test_a_question_in_a_customers_words_finds_its_slot(query: str, slot: str) -> None:
+    intent = slot_intent(query)
+    assert intent is not None and intent.slots[0] == slot, intent
+
+
+@pytest.mark.parametrize("query", ["what's the noise level?", "where is my order?",
+                                   "what is the tracking code?"])
+def test_a_look_alike_question_asks_for_no_slot(query: str) -> None:
+    assert slot_intent(query) is None
 
 
 # -- statement, change, question on both backends -----------------------------------------------

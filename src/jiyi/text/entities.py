@@ -202,6 +202,19 @@ _EN_ITS = re.compile(_at("Ii") + r"\b[Ii]t(?:'s|’s| is)\s+(" + _EN_WORD + r"[ 
 _EN_AS_NAME = re.compile(_at("A-Z") + _EN_NAME + r"\s+(?:as (?:the |my )?(?:recipient|name|"
                          r"account holder|contact name)|on the (?:account|order|parcel|package|"
                          r"label|receipt|invoice))\b")
+#: A name typed in lower case after a plain introduction ("my name is emily carter", "name's
+#: noah patel btw"): one or two words that end the clause, none a common word.
+_EN_INTRO_LOWER = re.compile(
+    _at("mMnNtT") + r"\b(?:[Mm]y name is|[Mm]y name's|[Nn]ame's|[Tt]he name is|[Nn]ame on (?:the|my) "
+    r"account is)\s+([a-z]{2,}(?: [a-z]{2,})?)(?=\s*(?:[,.!?;]|$)|\s+(?:and|btw|by the way|thanks|"
+    r"thx|pls|please)\b)")
+_LOWER_NOT_NAME = frozenset({
+    "not", "wrong", "spelled", "spelt", "misspelled", "correct", "incorrect", "missing", "on",
+    "in", "the", "a", "an", "fine", "ok", "okay", "still", "also", "already", "here", "there",
+    "different", "same", "changed", "new", "old", "right", "listed", "shown", "blank", "empty",
+    "gone", "it", "this", "that", "what", "which", "unknown", "private", "hidden",
+    "long", "short", "weird", "common", "unusual", "below", "above", "attached", "too", "so",
+    "very", "really", "just", "now", "updated", "mine", "yours", "is", "was", "and", "or"})
 #: Last words that make two capitalised words a day, a place or a level, not a person ("Black
 #: Friday", "Two Star", "Gold Member").
 _NOT_SURNAME = frozenset({"Day", "Eve", "Friday", "Monday", "Sale", "Week", "Weekend", "Time",
@@ -470,6 +483,9 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
             out.append(_ent("person", m, m.group(1), 1))
     for m in _EN_TITLE.finditer(text):
         out.append(_ent("person", m, m.group(1), 1))
+    for m in _EN_INTRO_LOWER.finditer(text):
+        if not set(m.group(1).split()) & _LOWER_NOT_NAME:
+            out.append(_ent("person", m, m.group(1).title(), 1))
     for rx in (_EN_ITS, _EN_AS_NAME):
         for m in rx.finditer(text):
             words = m.group(1).replace("-", " ").split()

@@ -131,6 +131,22 @@ def test_a_level_is_stated_after_a_label_or_an_upgrade_word(text: str, level: st
     assert level in _slots(text).get("membership", ""), _slots(text)
 
 
+@pytest.mark.parametrize(("text", "slot"), [
+    ("Got bumped up last week, Diamond VIP, so shipping should be free this time, right?",
+     "membership"),
+    ("刚升到金卡会员了，这次运费应该免了吧？", "membership"),
+    ("剛升到金卡會員了，這次運費應該免了吧？", "membership"),
+])
+def test_a_change_said_before_a_tag_question_is_stated(text: str, slot: str) -> None:
+    assert slot in _slots(text), _slots(text)
+
+
+@pytest.mark.parametrize("text", ["I'm a Silver member, right?", "我是金卡会员，对吧？",
+                                  "我是金卡會員，對吧？"])
+def test_a_tag_question_on_the_value_itself_states_nothing(text: str) -> None:
+    assert "membership" not in _slots(text)
+
+
 def test_a_general_question_about_a_level_states_none() -> None:
     assert "membership" not in _slots("Do Gold members get free returns?")
     assert level_mention("I upgraded my phone plan") is None

@@ -33,7 +33,7 @@ CHANGE_WORDS = re.compile(
     r"新手机|新手機|新电话|新電話|新地址|新邮箱|新郵箱|旧的|舊的|停机|停機|不用了|之前的|之前那个|之前那個|"
     r"原来的|原來的|以前的|作废|作廢|注销|註銷|升级|升級|升到|升为|升為|"
     r"升成|剛升|刚升|降级|降級|降到|降为|降為|成为|成為|搬到|搬去|搬家|搬来|搬來|以后|以後|往后|往後|今后|今後|"
-    r"\b(?:changed|change|new|now|updated?|switched|moved|moving|relocated|upgraded|downgraded|"
+    r"\b(?:changed|change|new|now|updated?|switched|moved|moving|relocated|upgraded|downgraded|bumped|"
     r"promoted|became|no longer|anymore|old one|old number|from now on|going forward|dead|"
     r"disconnected|out of service|inactive|stopped working|deactivated|cancell?ed)\b", re.I)
 _PHONE_WORDS = re.compile(

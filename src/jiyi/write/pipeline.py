@@ -37,7 +37,7 @@ from .compress import (
 )
 from .filler import content_left, filler_kind
 from .idfacts import find_ids, script_of
-from .slots import CHANGE_WORDS, find_slots, validity_end
+from .slots import CHANGE_WORDS, CUE_WINDOW_CHARS, find_slots, validity_end
 from .speaker import attribute_once
 from .timeparse import TimeMatch
 from .toolsum import ToolFact, summarise_tool
@@ -165,7 +165,11 @@ def _pieces_for_sentence(
             plans.append(MemoryType.SESSION_STATE)
             any_split = True
             continue
-        facts = [] if asked else [
+        # a tag question asks about its own clause; an earlier clause saying a change states it
+        # ("Got bumped up last week, Diamond VIP, so shipping is free, right?")
+        told = asked and (a, b) != spans[-1] \
+            and CHANGE_WORDS.search(sent_text[max(0, a - CUE_WINDOW_CHARS):b]) is not None
+        facts = [] if asked and not told else [
             f for f in find_slots(clause, c_local, turn.role, lang, turn.speaker,
                                   before=sent_text[:a]) if f.slot not in slot_seen]
         for fact in facts:

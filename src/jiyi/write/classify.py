@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..units import Entity, MemoryType
 
@@ -80,7 +81,13 @@ def batch_progress(text: str) -> tuple[int, int] | None:
 
 def classify(sentence: str, role: str, entities: list[Entity], slot: str | None) -> MemoryType:
     """The memory type of one (kept) sentence (judged on its first 1,000 characters)."""
-    sentence = sentence[:CLASSIFY_WINDOW_CHARS]
+    return _classify(sentence[:CLASSIFY_WINDOW_CHARS], role, bool(slot))
+
+
+@lru_cache(maxsize=4096)
+def _classify(sentence: str, role: str, slot: bool) -> MemoryType:
+    """:func:`classify` on what decides it (a clause is typed several times per turn, and common
+    clauses recur across turns: the answer is kept)."""
     if role == "tool":
         return MemoryType.TOOL_RESULT
     if batch_progress(sentence):

@@ -14,6 +14,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..text.segment import has_cjk
 from ..units import MAX_CONTENT_CHARS
@@ -186,6 +187,7 @@ def split_sentences(text: str) -> list[Sentence]:
     return out
 
 
+@lru_cache(maxsize=4096)
 def is_filler(sentence: str) -> bool:
     """A sentence that carries no fact: a greeting, thanks, a pure reaction, an empty shell."""
     s = sentence.strip()
@@ -219,6 +221,12 @@ def said_key(content: str) -> str:
 def compress_sentence(sentence: str, keep: Iterable[str] = ()) -> str:
     """Drop filler words and put cause after effect; every string in ``keep`` survives
     (otherwise the sentence is returned only stripped)."""
+    return _compress(sentence, tuple(keep))
+
+
+@lru_cache(maxsize=4096)
+def _compress(sentence: str, keep: tuple[str, ...]) -> str:
+    """:func:`compress_sentence` (a pure function of the sentence and ``keep``: kept)."""
     s = sentence.strip()
     if has_cjk(s):
         s = _ZH_LEAD.sub("", s)

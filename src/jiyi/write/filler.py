@@ -12,6 +12,7 @@ the moment (session_state), never as a fact.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Literal
 
 from .compress import SYMBOLS, is_filler
@@ -140,6 +141,12 @@ _NOT_WORD = re.compile(r"[\W_]+")
 _CONTENT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[A-Za-z]{2,}|\d")
 
 
+#: Clause results kept for reuse: the same clause is judged several times per turn (typing,
+#: fragments, id chains) and common clauses recur across turns. Pure functions of the text.
+CLAUSE_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
 def content_left(clause: str) -> str:
     """What remains of ``clause`` once stop-list and glue words are gone (for size checks)."""
     rest = clause
@@ -152,6 +159,7 @@ def content_left(clause: str) -> str:
     return _NOT_WORD.sub("", _ASCII.sub("", lowered)) + "".join(kept)
 
 
+@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
 def filler_kind(clause: str, *, known_not_filler: bool = False) -> FillerKind | None:
     """``"filler"`` (keep nothing), ``"aside"`` (an emotion only: session state at most) or None
     (the clause carries content). ``known_not_filler``: :func:`is_filler` already said no."""

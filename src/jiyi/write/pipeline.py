@@ -37,7 +37,7 @@ from .compress import (
 )
 from .filler import content_left, filler_kind
 from .idfacts import find_ids, script_of
-from .slots import CHANGE_WORDS, find_slots, validity_end
+from .slots import CHANGE_WORDS, SlotFact, find_slots, validity_end
 from .speaker import attribute_once
 from .timeparse import TimeMatch
 from .toolsum import ToolFact, summarise_tool
@@ -113,6 +113,8 @@ def _rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str
     """Replace relative time expressions by absolute ones; return the text and the renderings."""
     shown: list[str] = []
     out = sentence
+    if not any(tm.relative for tm in times):
+        return out, shown  # nothing to rewrite (most sentences): the habit test is not needed
     habit = _HABIT.search(sentence) is not None
     for tm in sorted(times, key=lambda t: t.start, reverse=True):
         if not tm.relative or (habit and _WEEKDAY.fullmatch(tm.text.strip())):
@@ -166,8 +168,8 @@ def _pieces_for_sentence(
             any_split = True
             continue
         facts = [] if asked else [
-            f for f in find_slots(clause, c_local, turn.role, lang, turn.speaker,
-                                  before=sent_text[:a]) if f.slot not in slot_seen]
+            f for f in _slot_facts(clause, tuple(c_local), turn.role, lang, turn.speaker,
+                                   sent_text[:a]) if f.slot not in slot_seen]
         for fact in facts:
             slot_seen.add(fact.slot)
             ent = next((entities[i] for i, e in enumerate(local)
@@ -222,6 +224,14 @@ def _pieces_for_sentence(
     for run_spans, t in runs:
         pieces.append(_run_piece(sent_text, start, run_spans, t, entities, times, turn))
     return pieces
+
+
+@lru_cache(maxsize=4096)
+def _slot_facts(clause: str, entities: tuple[Entity, ...], role: str, lang: str,
+                speaker: str | None, before: str) -> tuple[SlotFact, ...]:
+    """:func:`find_slots` of one clause (a pure function of its arguments; common clauses recur
+    across turns, so the answer is kept)."""
+    return tuple(find_slots(clause, list(entities), role, lang, speaker, before=before))
 
 
 def _whole_sentence(sent_text: str, start: int, entities: list[Entity],

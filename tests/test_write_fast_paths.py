@@ -1,8 +1,9 @@
 """The write path's fast paths give what the slow paths give (zh-Hans, zh-Hant, en).
 
-Kept answers (clause typing, filler, compression, slot facts), the early return of the time
-rewrite and the windowed look-back of the date grammar are each checked against the code they
-stand for: the undecorated function, or the plain computation, on the same inputs."""
+Kept answers (clause typing, filler, compression, slot facts, clause cuts, "says more"), the
+early return of the time rewrite and the windowed look-back of the date grammar are each
+checked against the code they stand for: the undecorated function, or the plain computation,
+on the same inputs."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ CLAUSES = [
 
 def _clear() -> None:
     for f in (filler.content_left, filler.filler_kind, compress.is_filler, compress._compress,
-              classify._classify, pipeline._slot_facts):
+              classify._classify, pipeline._slot_facts, pipeline._says_more_of,
+              pipeline._clause_spans_of):
         f.cache_clear()
 
 
@@ -55,6 +57,12 @@ def test_kept_clause_answers_equal_fresh_ones(text: str) -> None:
         keep = [e.text for e in ents]
         assert compress.compress_sentence(text, keep) == \
             compress._compress.__wrapped__(text, tuple(keep))
+        spans = tuple((e.start, e.end) for e in ents)
+        assert pipeline._clause_spans(text, ents) == \
+            list(pipeline._clause_spans_of.__wrapped__(text, spans))
+        for consumed in ([], keep):
+            assert pipeline._says_more(text, consumed) == \
+                pipeline._says_more_of.__wrapped__(text, tuple(consumed))
         lang = "en" if text.isascii() else "zh"
         for speaker in (None, "Alice"):
             assert list(pipeline._slot_facts(text, tuple(ents), "user", lang, speaker, "")) == \

@@ -266,6 +266,12 @@ def _whole_sentence(sent_text: str, start: int, entities: list[Entity],
 
 def _says_more(clause: str, consumed: list[str]) -> bool:
     """Does the clause hold content beyond its values, their cue words and change words?"""
+    return _says_more_of(clause, tuple(consumed))
+
+
+@lru_cache(maxsize=4096)
+def _says_more_of(clause: str, consumed: tuple[str, ...]) -> bool:
+    """:func:`_says_more` (a pure function of the clause and the values: kept)."""
     rest = clause
     for v in consumed:
         rest = rest.replace(v, " ")
@@ -278,9 +284,17 @@ def _says_more(clause: str, consumed: list[str]) -> bool:
 def _clause_spans(text: str, entities: list[Entity]) -> list[tuple[int, int]]:
     """Clauses: cut at commas, semicolons, colons and the conjunctions that open a new
     statement ("… and I love sushi", "…还有我…"), never inside an entity."""
+    return list(_clause_spans_of(text, tuple((e.start, e.end) for e in entities)))
+
+
+@lru_cache(maxsize=4096)
+def _clause_spans_of(text: str, entity_spans: tuple[tuple[int, int], ...]
+                     ) -> tuple[tuple[int, int], ...]:
+    """:func:`_clause_spans` on the entities' spans (a sentence is cut several times per turn,
+    for its pieces, its id facts and its whole-sentence unit: the answer is kept)."""
     inside = bytearray(len(text) + 1)
-    for e in entities:
-        inside[e.start:e.end] = b"\x01" * max(0, e.end - e.start)
+    for start, end in entity_spans:
+        inside[start:end] = b"\x01" * max(0, end - start)
     spans: list[tuple[int, int]] = []
     pos = 0
     for m in _CLAUSE.finditer(text):
@@ -289,7 +303,7 @@ def _clause_spans(text: str, entities: list[Entity]) -> list[tuple[int, int]]:
         spans.append((pos, m.start()))
         pos = m.end()
     spans.append((pos, len(text)))
-    return [(a, b) for a, b in spans if text[a:b].strip()] or [(0, len(text))]
+    return tuple((a, b) for a, b in spans if text[a:b].strip()) or ((0, len(text)),)
 
 
 def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type: MemoryType,

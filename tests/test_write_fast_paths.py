@@ -1,9 +1,9 @@
 """The write path's fast paths give what the slow paths give (zh-Hans, zh-Hant, en).
 
 Kept answers (clause typing, filler, compression, slot facts, clause cuts, "says more"), the
-early return of the time rewrite and the windowed look-back of the date grammar are each
-checked against the code they stand for: the undecorated function, or the plain computation,
-on the same inputs."""
+early return of the time rewrite, the windowed look-back of the date grammar, the typing
+rules' character gates and the one-pattern first-person rewrite are each checked against the
+code they stand for: the undecorated function, or the plain computation, on the same inputs."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 
 from jiyi.text import timegrammar
 from jiyi.text.entities import extract_entities_and_times
-from jiyi.write import TurnInput, classify, compress, extract_turn, filler, pipeline
+from jiyi.units import MemoryType
+from jiyi.write import TurnInput, classify, compress, extract_turn, filler, pipeline, speaker
 from jiyi.write.slots import find_slots
 
 AT = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)
@@ -64,9 +65,9 @@ def test_kept_clause_answers_equal_fresh_ones(text: str) -> None:
             assert pipeline._says_more(text, consumed) == \
                 pipeline._says_more_of.__wrapped__(text, tuple(consumed))
         lang = "en" if text.isascii() else "zh"
-        for speaker in (None, "Alice"):
-            assert list(pipeline._slot_facts(text, tuple(ents), "user", lang, speaker, "")) == \
-                find_slots(text, ents, "user", lang, speaker, before="")
+        for who in (None, "Alice"):
+            assert list(pipeline._slot_facts(text, tuple(ents), "user", lang, who, "")) == \
+                find_slots(text, ents, "user", lang, who, before="")
 
 
 @pytest.mark.parametrize("text", CLAUSES)
@@ -113,3 +114,55 @@ def test_date_grammar_on_a_long_paste() -> None:
     assert len(found) == 2000
     assert {t.value for t in found} == {"2026-05-03"}
     assert all(text[t.start:t.end] == "May 3" for t in found)
+
+
+def _attribute_once_per_rule(content: str, name: str) -> str:
+    """The English first-reference rewrite as one search per rule (the slow path)."""
+    first: tuple[int, int, str] | None = None
+    for rx, repl in speaker._EN_RULES:
+        m = rx.search(content)
+        if m and (first is None or m.start() < first[0]):
+            first = (m.start(), m.end(), repl.format(n=name))
+    out = content if first is None else content[:first[0]] + first[2] + content[first[1]:]
+    return out if name in out else f"{name}: {out}"
+
+
+@pytest.mark.parametrize("text", [
+    *CLAUSES, "I'm sure I am", "My dog and I", "I've got it, I'll go", "Tell me about myself",
+    "I was there, I have it", "I'd say my mom", "nothing here", "me first", "Give it to me",
+    "Imagine my surprise", "I", "我叫张伟，我们走吧", "我們", "I 我",
+])
+def test_first_person_rewrite_equals_one_search_per_rule(text: str) -> None:
+    if text.isascii():
+        assert speaker.attribute_once(text, "Caroline", "en") == \
+            _attribute_once_per_rule(text, "Caroline")
+    else:
+        assert speaker.attribute_once(text, "小美", "zh") == \
+            (out if "小美" in (out := speaker._ZH_ME.sub("小美", text, count=1))
+             else f"小美：{out}")
+
+
+def _classify_ungated(sentence: str, role: str) -> MemoryType:
+    if role == "tool":
+        return MemoryType.TOOL_RESULT
+    if classify._BATCH.search(sentence) and classify.batch_progress(sentence):
+        return MemoryType.BATCH_OPERATION
+    if classify._QUESTION.search(sentence):
+        return MemoryType.SESSION_STATE
+    if role == "user" and (classify._PROFILE_ZH.search(sentence)
+                           or classify._PROFILE_EN.search(sentence)):
+        return MemoryType.USER_PROFILE
+    if role != "user" or classify._SESSION_ZH.search(sentence) \
+            or classify._SESSION_EN.search(sentence):
+        return MemoryType.SESSION_STATE
+    return MemoryType.FACT_REFERENCE
+
+
+@pytest.mark.parametrize("text", [
+    *CLAUSES, "已完成30/100", "批量任务T43进度：43/100", "processed 30 of 100", "task ٣/٤",
+    "pleaſe help me", "I liKe it", "ı live here", "在吗？", "帮我", "ok?", "😀", "",
+    "İ live in Paris", "my ſon is 3",
+])
+def test_classify_gates_change_nothing(text: str) -> None:
+    for role in ("user", "assistant", "tool"):
+        assert classify._classify.__wrapped__(text, role, False) == _classify_ungated(text, role)

@@ -35,7 +35,7 @@ CLAUSES = [
 
 
 def _clear() -> None:
-    for f in (filler.content_left, filler.filler_kind, compress.is_filler, compress._compress,
+    for f in (filler._content_left, filler._filler_kind, compress._is_filler, compress._compress,
               classify._classify, pipeline._slot_facts, pipeline._says_more_of,
               pipeline._clause_spans_of):
         f.cache_clear()
@@ -45,11 +45,11 @@ def _clear() -> None:
 def test_kept_clause_answers_equal_fresh_ones(text: str) -> None:
     _clear()
     for _ in range(2):  # the first call computes, the second is answered from the cache
-        assert filler.content_left(text) == filler.content_left.__wrapped__(text)
+        assert filler.content_left(text) == filler._content_left.__wrapped__(text)
         for known in (False, True):
             assert filler.filler_kind(text, known_not_filler=known) == \
-                filler.filler_kind.__wrapped__(text, known_not_filler=known)
-        assert compress.is_filler(text) == compress.is_filler.__wrapped__(text)
+                filler._filler_kind.__wrapped__(text, known)
+        assert compress.is_filler(text) == compress._is_filler.__wrapped__(text)
         for role in ("user", "assistant", "tool"):
             for slot in (None, "phone"):
                 assert classify.classify(text, role, [], slot) == \
@@ -68,6 +68,29 @@ def test_kept_clause_answers_equal_fresh_ones(text: str) -> None:
         for who in (None, "Alice"):
             assert list(pipeline._slot_facts(text, tuple(ents), "user", lang, who, "")) == \
                 find_slots(text, ents, "user", lang, who, before="")
+
+
+def test_a_long_text_is_answered_but_not_kept() -> None:
+    """Texts over ``CACHED_TEXT_CHARS`` are computed each time: a pasted document does not fill
+    the caches (zh-Hans, zh-Hant, en)."""
+    _clear()
+    for chunk in ("我叫张伟，我对花生过敏。", "我叫張偉，我對花生過敏。", "I'm Alice, I love sushi. "):
+        text = chunk * (compress.CACHED_TEXT_CHARS // len(chunk) + 1)
+        assert len(text) > compress.CACHED_TEXT_CHARS
+        assert filler.content_left(text) == filler._content_left.__wrapped__(text)
+        assert filler.filler_kind(text) == filler._filler_kind.__wrapped__(text, False)
+        assert compress.is_filler(text) == compress._is_filler.__wrapped__(text)
+        assert compress.compress_sentence(text, ["张伟"]) == \
+            compress._compress.__wrapped__(text, ("张伟",))
+        assert pipeline._says_more(text, []) == pipeline._says_more_of.__wrapped__(text, ())
+        assert pipeline._clause_spans(text, []) == list(
+            pipeline._clause_spans_of.__wrapped__(text, ()))
+    for f in (filler._content_left, filler._filler_kind, compress._is_filler, compress._compress,
+              pipeline._says_more_of, pipeline._clause_spans_of):
+        assert f.cache_info().currsize == 0, f
+    short = "我叫张伟"
+    assert filler.content_left(short) == filler.content_left(short)
+    assert filler._content_left.cache_info().currsize == 1  # a short one is kept
 
 
 @pytest.mark.parametrize("text", CLAUSES)

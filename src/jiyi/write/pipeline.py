@@ -26,6 +26,7 @@ from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
 from . import idfacts
 from .classify import classify, is_confirmation
 from .compress import (
+    CACHED_TEXT_CHARS,
     compress_sentence,
     is_filler,
     is_open_question,
@@ -168,8 +169,9 @@ def _pieces_for_sentence(
             any_split = True
             continue
         facts = [] if asked else [
-            f for f in _slot_facts(clause, tuple(c_local), turn.role, lang, turn.speaker,
-                                   sent_text[:a]) if f.slot not in slot_seen]
+            f for f in (_slot_facts if b <= CACHED_TEXT_CHARS else _slot_facts.__wrapped__)(
+                clause, tuple(c_local), turn.role, lang, turn.speaker, sent_text[:a])
+            if f.slot not in slot_seen]
         for fact in facts:
             slot_seen.add(fact.slot)
             ent = next((entities[i] for i, e in enumerate(local)
@@ -266,7 +268,8 @@ def _whole_sentence(sent_text: str, start: int, entities: list[Entity],
 
 def _says_more(clause: str, consumed: list[str]) -> bool:
     """Does the clause hold content beyond its values, their cue words and change words?"""
-    return _says_more_of(clause, tuple(consumed))
+    kept = _says_more_of if len(clause) <= CACHED_TEXT_CHARS else _says_more_of.__wrapped__
+    return kept(clause, tuple(consumed))
 
 
 @lru_cache(maxsize=4096)
@@ -284,7 +287,8 @@ def _says_more_of(clause: str, consumed: tuple[str, ...]) -> bool:
 def _clause_spans(text: str, entities: list[Entity]) -> list[tuple[int, int]]:
     """Clauses: cut at commas, semicolons, colons and the conjunctions that open a new
     statement ("… and I love sushi", "…还有我…"), never inside an entity."""
-    return list(_clause_spans_of(text, tuple((e.start, e.end) for e in entities)))
+    kept = _clause_spans_of if len(text) <= CACHED_TEXT_CHARS else _clause_spans_of.__wrapped__
+    return list(kept(text, tuple((e.start, e.end) for e in entities)))
 
 
 @lru_cache(maxsize=4096)

@@ -101,6 +101,28 @@ def test_both_backends_warm_recent_units_and_answer_the_same(store_url: str) -> 
     assert warm == cold and all(cold)
 
 
+def test_one_shot_cli_commands_skip_the_warm_up_and_servers_keep_it(tmp_path: Path) -> None:
+    """``Memory.open(warm=False)`` reads nothing ahead; the CLI's one-shot commands open that
+    way (a recall from the shell must not pay for a server's warm-up), the long-running ones
+    (serve, proxy, mcp, chat) warm; the answers are the same."""
+    from jiyi.cli.common import CliState
+
+    db = str(tmp_path / "m.db")
+    with Memory.open(db, embedder="fake") as mem:
+        for text in ("我喜欢喝乌龙茶", "我住在臺北市大安區", "I always book an aisle seat"):
+            mem.ingest(text, session_id="s", user_id="u")
+    asked = utc_now() + timedelta(minutes=1)
+    answers = []
+    for warm in (False, True):
+        with CliState(db=db, embedder="fake").open(warm=warm) as mem:
+            assert (mem.warmed_units > 0) is warm
+            answers.append([h.unit.id for h in mem.recall(
+                "乌龙茶", session_id="s", user_id="u", log=False, as_of=asked)])
+    with Memory.open(db, embedder="fake", warm=False) as mem:
+        assert mem.warmed_units == 0
+    assert answers[0] == answers[1] and answers[0]
+
+
 def test_one_health_state_on_both_backends(any_store: Store) -> None:
     assert isinstance(any_store, HealthStateStore)
     state = any_store.health_state()

@@ -20,8 +20,8 @@ Protocol (``docs/benchmarks/keyfacts.md`` repeats it):
 - compression: over every ingested turn longer than 150 characters, the characters of the
   units :meth:`~jiyi.Memory.ingest_many` returned for it over the turn's characters.
 
-Banks a and b are development banks (rules and prototypes may be tuned on them); bank c is
-held out and only reported. Its templates are never printed.
+Banks a and b are development banks (rules and prototypes may be tuned on them); banks c and d
+are held out and only reported, each apart. Their templates are never printed.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def ask_jiyi(mem: Memory, questions: Sequence[Question], k: int,
              dump: Path | None = None) -> tuple[list[Row], list[float]]:
     """Each question through ``Memory.recall``. ``dump``: a JSON-lines file getting, per
     question, its text, wanted and replaced values, scores and top-k hits (a look at the
-    misses; never for the held-out bank while tuning)."""
+    misses; never for a held-out bank while tuning)."""
     rows, ms = [], []
     out = dump.open("w", encoding="utf-8") if dump is not None else None
     try:

@@ -3,9 +3,11 @@
 A bank holds, per language (zh-Hans, zh-Hant, en) and per slot, the templates a customer uses
 to state a fact, change it, and ask for it, plus value pools, noise turns and assistant replies
 (the format is fixed in the banks' own ``note`` and checked here). Banks ``a`` and ``b`` are for
-development; bank ``c`` is written separately and only ever reported: :data:`HELD_OUT`. The
-harness runs with whichever banks are present (bank ``c`` may be absent) and never prints a
-held-out template.
+development; banks ``c`` and ``d`` are each written separately and only ever reported, each on
+its own: :data:`HELD_OUT`. Bank ``d`` came after reports over a, b and c were published, so its
+users come in a block of their own (:data:`APPENDED`) and adding it changes nothing the other
+banks' users say or are asked. The harness runs with whichever banks are present (a held-out
+bank may be absent) and never prints a held-out template.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from jiyi.errors import ValidationError
 BANK_DIR = Path(__file__).resolve().parent / "keyfacts_banks"
 LANGS = ("zh-Hans", "zh-Hant", "en")
 DEV = ("a", "b")
-HELD_OUT = ("c",)
+HELD_OUT = ("c", "d")
+#: Banks whose users are generated in an appended block of their own, after the round-robin
+#: users of the other banks (see :func:`jiyi_bench.keyfacts_corpus.generate`).
+APPENDED = ("d",)
 #: Every slot and the template lists it must carry (``values`` where the bank provides the pool).
 SLOT_KEYS: dict[str, tuple[str, ...]] = {
     "name": ("values", "state", "ask"),
@@ -51,7 +56,7 @@ class LanguageBank:
 
 @dataclass(frozen=True)
 class Bank:
-    name: str  # "a", "b", "c"
+    name: str  # "a", "b", "c", "d"
     split: str  # "dev" / "held-out"
     languages: dict[str, LanguageBank]
     digest: str  # sha256 of the file, part of the corpus fingerprint

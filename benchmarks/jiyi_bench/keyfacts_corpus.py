@@ -10,6 +10,14 @@ lookup) about it. Noise lies between the facts: the bank's noise turns (chit-cha
 topics), assistant replies and tool calls; some facts are buried in a compound turn with noise
 around them. The questions (the bank's ``ask`` / ``ask_past``) come in a new session after the
 last, at the question time. Everything is a function of (seed, users, the banks' contents).
+
+The round-robin covers the banks present except the appended ones
+(:data:`~jiyi_bench.keyfacts_bank.APPENDED`, bank d): each of those gets a block of its own
+after the round-robin users, as many users as the most any round-robin bank gets (all
+``users`` when it runs alone), languages in turn, each user drawn from the bank's own random
+stream and named by the bank's own fingerprint. So adding bank d leaves every user, turn and
+question of banks a, b and c as it was (same ids, same corpus fingerprint for that part), and
+bank d's user ``j`` is the same whichever other banks run.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from .keyfacts_bank import LANGS, Bank, LanguageBank
+from .keyfacts_bank import APPENDED, LANGS, Bank, LanguageBank
 from .keyfacts_values import coupon_code, discount, email, match_key, order_id, phone, render_date
 from .ranking import RawTurn
 
@@ -77,6 +85,7 @@ class Corpus:
     turns: tuple[RawTurn, ...]
     questions: tuple[Question, ...]
     profiles: dict[str, tuple[str, str]]  # user id -> (bank, language)
+    blocks: tuple[tuple[str, int], ...] = ()  # appended banks' own blocks: (bank, users)
 
 
 @dataclass
@@ -91,6 +100,18 @@ class _Fact:
 def fingerprint(seed: int, users: int, banks: list[Bank]) -> str:
     blob = json.dumps([VERSION, seed, users, sorted((b.name, b.digest) for b in banks)])
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def block_fingerprint(seed: int, bank: Bank) -> str:
+    """The fingerprint naming an appended bank's own users: its seed and contents only."""
+    blob = json.dumps([VERSION, seed, "appended", bank.name, bank.digest])
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def block_users(users: int, round_robin: int) -> int:
+    """An appended bank's block: the most users a round-robin bank gets, or all ``users``
+    when no round-robin bank runs."""
+    return -(-users // round_robin) if round_robin else users
 
 
 def assignment(index: int, banks: list[Bank]) -> tuple[Bank, str]:
@@ -352,10 +373,11 @@ class _UserBuilder:
         return out
 
 
-def build_user(seed: int, index: int, uid: str, bank: Bank, lang: str
+def build_user(seed: int, index: int, uid: str, bank: Bank, lang: str, stream: str | None = None
                ) -> tuple[list[RawTurn], list[Question]]:
-    """One user's turns and questions (a function of seed, index and the bank)."""
-    rng = random.Random(f"{seed}:{index}")
+    """One user's turns and questions (a function of seed, index and the bank; ``stream``: the
+    random stream's own name instead of "seed:index", for an appended bank's block)."""
+    rng = random.Random(stream if stream is not None else f"{seed}:{index}")
     b = _UserBuilder(rng, uid, bank, lang)
     chosen = [s for s in SLOTS if rng.random() < SLOT_P]
     while len(chosen) < 4:
@@ -371,16 +393,34 @@ def generate(banks: list[Bank], users: int = 200, seed: int = 24) -> Corpus:
     """The corpus for ``users`` users over ``banks`` (see the module docstring)."""
     if users < 1:
         raise ValueError("users must be at least 1")
-    fp = fingerprint(seed, users, banks)
+    robin = [b for b in banks if b.name not in APPENDED]
+    late = [b for b in banks if b.name in APPENDED]
+    fp = fingerprint(seed, users, robin)
     turns: list[RawTurn] = []
     questions: list[Question] = []
     profiles: dict[str, tuple[str, str]] = {}
-    for i in range(users):
-        bank, lang = assignment(i, banks)
-        uid = f"kf{fp[:8]}-{i:04d}"
+
+    def add(uid: str, bank: Bank, lang: str, index: int, stream: str | None) -> None:
         profiles[uid] = (bank.name, lang)
-        t, q = build_user(seed, i, uid, bank, lang)
+        t, q = build_user(seed, index, uid, bank, lang, stream)
         turns.extend(t)
         questions.extend(q)
+
+    for i in range(users if robin else 0):
+        bank, lang = assignment(i, robin)
+        add(f"kf{fp[:8]}-{i:04d}", bank, lang, i, None)
+    blocks: list[tuple[str, int]] = []
+    for bank in late:
+        n = block_users(users, len(robin))
+        own = block_fingerprint(seed, bank)
+        for j in range(n):
+            add(f"kf{own[:8]}-{bank.name}{j:04d}", bank, LANGS[j % len(LANGS)], j,
+                f"{seed}:{bank.name}:{j}")
+        blocks.append((bank.name, n))
+    if blocks:  # the whole corpus: the round-robin part's fingerprint and each block's
+        fp = hashlib.sha256(json.dumps(
+            [fp if robin else "", *[(b.name, block_fingerprint(seed, b), n)
+                                    for b, (_, n) in zip(late, blocks, strict=True)]]
+        ).encode()).hexdigest()
     return Corpus(fp, seed, users, tuple(b.name for b in banks), tuple(turns), tuple(questions),
-                  profiles)
+                  profiles, tuple(blocks))

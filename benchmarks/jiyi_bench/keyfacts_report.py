@@ -2,8 +2,10 @@
 
 A cell averages each measure over the questions where it is defined (``None`` left out) and
 keeps that count. ``kind`` ``all`` is every question about a current value (past questions are
-their own kinds), ``lang`` / ``bank`` ``all`` pool the languages / the split's banks.
-Development banks (a, b) and the held-out bank (c) are never pooled together.
+their own kinds), ``lang`` / ``bank`` ``all`` pool the languages / the split's banks. A cell's
+``split`` is ``dev`` (the development banks a and b, pooled) or ``held-out <bank>``: each
+held-out bank (c, d) is a split of its own, never pooled with the development banks nor with
+another held-out bank.
 """
 
 from __future__ import annotations
@@ -23,20 +25,40 @@ from .locomo_cmd import machine, machine_line
 MEASURES = ("found", "replaced", "as_current", "valid_as_current", "expired_listed",
             "expired_as_current", "past_labelled")
 KINDS = (*SLOTS, "all", "phone_past", "address_past")
-SPLIT_TITLE = {"dev": "Development banks", "held-out": "Held-out bank"}
+DEV = "dev"
+
+
+def split_key(split: str, bank: str) -> str:
+    """The report's split of a question: ``dev`` for every development bank, ``held-out <bank>``
+    for a held-out one (each apart)."""
+    return DEV if split == DEV else f"held-out {bank}"
+
+
+def split_title(split: str) -> str:
+    if split == DEV:
+        return "Development banks"
+    return f"Held-out bank {split.removeprefix('held-out ').upper()}"
+
+
+def splits_of(keys: Any) -> list[str]:
+    """The splits among cell keys (or cells' split names): ``dev`` first, then the held-out
+    banks by name."""
+    names = {k[0] if isinstance(k, tuple) else k for k in keys}
+    return sorted(names, key=lambda s: (s != DEV, s))
 
 
 def cells(rows: Sequence[Row]) -> list[dict[str, Any]]:
     """Every (split, bank, lang, kind, system) cell, with ``all`` pooling banks / languages /
-    current-value kinds within a split."""
+    current-value kinds within a split (see :func:`split_key`)."""
     buckets: dict[tuple[str, str, str, str, str], list[Row]] = {}
     for r in rows:
         q = r.question
+        split = split_key(q.split, q.bank)
         kinds = (q.kind,) if q.past else (q.kind, "all")
         for bank in (q.bank, "all"):
             for lang in (q.lang, "all"):
                 for kind in kinds:
-                    buckets.setdefault((q.split, bank, lang, kind, r.system), []).append(r)
+                    buckets.setdefault((split, bank, lang, kind, r.system), []).append(r)
     out = []
     for (split, bank, lang, kind, system), rs in buckets.items():
         cell: dict[str, Any] = {"split": split, "bank": bank, "lang": lang, "kind": kind,
@@ -51,7 +73,7 @@ def cells(rows: Sequence[Row]) -> list[dict[str, Any]]:
         out.append(cell)
     order = {k: i for i, k in enumerate(KINDS)}
     langs = {k: i for i, k in enumerate((*LANGS, "all"))}
-    out.sort(key=lambda c: (c["split"] != "dev", c["bank"] == "all", c["bank"],
+    out.sort(key=lambda c: (c["split"] != DEV, c["split"], c["bank"] == "all", c["bank"],
                             order.get(c["kind"], 99), langs.get(c["lang"], 9),
                             SYSTEMS.index(c["system"])))
     return out
@@ -132,7 +154,7 @@ def _overview(idx: dict[tuple[str, str, str, str, str], dict[str, Any]]) -> list
             "replaced dense", "replaced BM25", "as current jiyi", "valid coupons listed jiyi",
             "expired coupons as current jiyi", "past value found jiyi"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for split in ("dev", "held-out"):
+    for split in splits_of(idx):
         for lang in (*LANGS, "all"):
             j = idx.get((split, "all", lang, "all", "jiyi"))
             if j is None:
@@ -146,7 +168,7 @@ def _overview(idx: dict[tuple[str, str, str, str, str], dict[str, Any]]) -> list
             pv = (sum((p or {}).get("found", 0.0) * (p or {}).get("counts", {}).get("found", 0)
                       for p in past) / pn) if pn else None
             lines.append("| " + " | ".join([
-                SPLIT_TITLE[split], lang, str(j["questions"]), _f(j, "found"), _f(d, "found"),
+                split_title(split), lang, str(j["questions"]), _f(j, "found"), _f(d, "found"),
                 _f(b, "found"), _f(j, "replaced"), _f(d, "replaced"), _f(b, "replaced"),
                 _f(j, "as_current"), _f(c, "found"), _f(c, "expired_as_current"),
                 "-" if pv is None else f"{pv:.2f}"]) + " |")
@@ -155,7 +177,10 @@ def _overview(idx: dict[tuple[str, str, str, str, str], dict[str, Any]]) -> list
 
 PROTOCOL = """\
 - **Corpus** (seeded, `--users`, `--seed`): each user gets one phrasing bank and one language
-  (round-robin: every bank x language cell has the same number of users, within one), 3-5
+  (round-robin: every bank x language cell has the same number of users, within one; bank d,
+  added later, gets a block of its own after them, as many users as the most a round-robin
+  bank gets, from its own random stream, so the users of a, b and c are those a run without
+  d has), 3-5
   sessions 2-9 days apart, and a random subset (at least four) of the ten slots. A statement
   comes in an early session; a change (phone, email, address, membership upgrade, delivery
   time, contact channel) in a later one; one of two or three liked foods may be negated later;
@@ -189,8 +214,9 @@ PROTOCOL = """\
   False.
 - **Compression**: over every ingested turn longer than 150 characters, the characters of the
   units `ingest_many` returned for it over the turn's characters.
-- Development banks (a, b) may be tuned on; the held-out bank (c) is written separately and
-  only ever reported, never pooled with a and b, its templates never printed.
+- Development banks (a, b) may be tuned on; the held-out banks (c, d) are each written
+  separately and only ever reported, each apart (never pooled with a and b nor with each
+  other), their templates never printed.
 """
 
 
@@ -206,7 +232,10 @@ def report_dict(run: KeyfactsRun, command: str | None = None) -> dict[str, Any]:
         "corpus": {"fingerprint": run.corpus.fingerprint, "generator_version": VERSION,
                    "seed": run.corpus.seed,
                    "users": run.corpus.users, "turns": len(run.corpus.turns),
-                   "questions": len(run.corpus.questions)},
+                   "questions": len(run.corpus.questions),
+                   "round_robin_users": len(run.corpus.profiles) - sum(
+                       n for _, n in run.corpus.blocks),
+                   "appended_blocks": dict(run.corpus.blocks)},
         "banks": {b.name: {"split": b.split, "sha256": b.digest} for b in run.banks},
         "held_out": held,
         "held_out_missing": [h for h in HELD_OUT if h not in held],
@@ -219,23 +248,39 @@ def report_dict(run: KeyfactsRun, command: str | None = None) -> dict[str, Any]:
     }
 
 
+def _held_out_line(held: list[str], missing: list[str]) -> str:
+    """The header's word on the held-out banks: which ran (each apart), which are absent."""
+    parts = []
+    if held:
+        parts.append(f"Held out: bank {', '.join(held)}, each reported apart and never tuned on.")
+    if missing:
+        parts.append(f"Held-out bank {', '.join(missing)} **absent** from this run"
+                     + ("." if held else ": only the development banks are reported."))
+    return " ".join(parts)
+
+
 def markdown(report: dict[str, Any]) -> str:
     idx = _index(report["cells"])
     held = report["held_out"]
     lat = report["recall_latency"]
     comp = report["compression"]
+    missing = report["held_out_missing"]
+    blocks = report["corpus"].get("appended_blocks", {})
+    users = str(report["corpus"]["users"])
+    if blocks:
+        robin = report["corpus"]["round_robin_users"]
+        users = f"{robin + sum(blocks.values())} (" + ", ".join(
+            ([f"{robin} round-robin"] if robin else [])
+            + [f"{n} for bank {b.upper()} in its own block" for b, n in blocks.items()]) + ")"
     lines = ["# Key facts in any phrasing (default config)", "",
              f"Measured {report['date']} with `{report['command']}`.", "",
              machine_line(report["machine"]), "",
-             f"Embedder `{report['embedder']}`; {report['corpus']['users']} users, "
+             f"Embedder `{report['embedder']}`; {users} users, "
              f"{report['corpus']['turns']} turns, {report['corpus']['questions']} questions "
              f"(seed {report['corpus']['seed']}, corpus fingerprint "
              f"`{report['corpus']['fingerprint'][:12]}`); top {report['k']}.", "",
              "Banks: " + ", ".join(f"{n} ({b['split']})" for n, b in report["banks"].items())
-             + ". "
-             + (f"Held out: bank {', '.join(held)}, reported apart and never tuned on."
-                if held else "Held-out bank c is **absent** from this run: only the "
-                             "development banks are reported."), "",
+             + ". " + _held_out_line(held, missing), "",
              f"Recall latency: p50 {lat['p50_ms']} ms, p95 {lat['p95_ms']} ms over "
              f"{lat['questions']} questions. Run time: "
              + ", ".join(f"{k} {v:.0f} s" for k, v in report["seconds"].items()) + ".", "",
@@ -244,10 +289,8 @@ def markdown(report: dict[str, Any]) -> str:
              f"(per language: " + ", ".join(f"{g} {b['ratio']}" for g, b in
                                             comp.get("by_language", {}).items()) + ").", "",
              "## Overview", "", *_overview(idx), ""]
-    for split in ("dev", "held-out"):
-        if not any(k[0] == split for k in idx):
-            continue
-        title = SPLIT_TITLE[split]
+    for split in splits_of(idx):
+        title = split_title(split)
         banks = sorted({k[1] for k in idx if k[0] == split and k[1] != "all"})
         lines += [f"## {title} ({'+'.join(b.upper() for b in banks)})", "",
                   "### Per kind and language", ""]
@@ -271,7 +314,7 @@ def chart(report: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     idx = _index(report["cells"])
-    splits = [s for s in ("dev", "held-out") if any(k[0] == s for k in idx)]
+    splits = splits_of(idx)
     kinds = [k for k in KINDS if not k.endswith("_past")]
     fig, axes = plt.subplots(len(splits), 2, figsize=(15, 4 * len(splits)), squeeze=False,
                              gridspec_kw={"width_ratios": [3, 1]})
@@ -285,7 +328,7 @@ def chart(report: dict[str, Any], path: Path) -> None:
                    label=LABELS[system])
         ax.set_xticks([x + width for x in range(len(kinds))], kinds, rotation=30, ha="right")
         ax.set_ylim(0, 1)
-        ax.set_title(f"{SPLIT_TITLE[split]}: key fact found in top {report['k']}")
+        ax.set_title(f"{split_title(split)}: key fact found in top {report['k']}")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=8)
         ax2 = row[1]
@@ -320,14 +363,14 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     """The overall rows for the terminal: per split and language, found / replaced."""
     idx = _index(report["cells"])
     out = []
-    for split in ("dev", "held-out"):
+    for split in splits_of(idx):
         for lang in (*LANGS, "all"):
             j = idx.get((split, "all", lang, "all", "jiyi"))
             if j is None:
                 continue
             d = idx.get((split, "all", lang, "all", "dense"))
             b = idx.get((split, "all", lang, "all", "bm25"))
-            out.append(f"{split:8} {lang:7} n={j['questions']:4} found jiyi {_f(j, 'found')} "
+            out.append(f"{split:10} {lang:7} n={j['questions']:4} found jiyi {_f(j, 'found')} "
                        f"dense {_f(d, 'found')} BM25 {_f(b, 'found')} | replaced jiyi "
                        f"{_f(j, 'replaced')} as current {_f(j, 'as_current')}")
     return out

@@ -141,14 +141,17 @@ class Memory:
         clock: Clock = utc_now,
         type_embedders: TypeEmbedders | None = None,
         create: bool = True,
+        warm: bool = True,
     ) -> Memory:
         """Open a store by URL: a file path (SQLite, the default) or ``postgresql://...``.
         ``create=False``: fail with a :class:`StoreError` naming the store when it does not
-        exist, instead of creating it."""
+        exist, instead of creating it. ``warm=False``: skip the store's warm-up at open (the
+        last ``warm_hours`` of units read, PostgreSQL's searches planned): right for a process
+        that asks once and exits; a server or an agent loop keeps the default."""
         store = open_store(url, create=create)
         try:
             return cls(store, embedder=embedder, config=config, clock=clock,
-                       type_embedders=type_embedders)
+                       type_embedders=type_embedders, warm=warm)
         except BaseException:
             store.close()  # a bad setting (embedder, extraction model) must not leak the store
             raise

@@ -152,7 +152,7 @@ def chat(
     sid = session or f"chat-{uuid.uuid4().hex[:8]}"
     console = Console(soft_wrap=True)
     client = make_client(llm)
-    with state(ctx).open(create=True) as mem, Agent(mem, client, num_ctx=num_ctx,
+    with state(ctx).open(create=True, warm=True) as mem, Agent(mem, client, num_ctx=num_ctx,
                                          max_tokens=max_tokens) as agent:
         console.print(Text(f"jiyi chat · {llm} · session {sid}"
                            + (f" · user {user}" if user else "")

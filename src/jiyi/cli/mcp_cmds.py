@@ -33,7 +33,7 @@ def mcp(
 
         auth = Auth.from_env()
         check_bind(host, auth)
-    with state(ctx).open(create=True) as mem:
+    with state(ctx).open(create=True, warm=True) as mem:
         server = create_mcp_server(mem)
         if auth is None:
             server.run("stdio")

@@ -43,7 +43,7 @@ def proxy(
     settings = ProxySettings.for_upstream(upstream, default_num_ctx=num_ctx,
                                           read_timeout=timeout, connect_timeout=connect_timeout,
                                           upstream_key=upstream_key or None)
-    with state(ctx).open(create=True) as mem:
+    with state(ctx).open(create=True, warm=True) as mem:
         app = create_proxy_app(mem, settings, auth)
         sock = bind_socket(host, port)
         typer.echo(f"jiyi proxy on http://{host}:{port} -> {settings.upstream} "

@@ -18,6 +18,8 @@ A row says:
   kinds that answer it, ``not_with``: words that make the cue mean another thing;
 * ``value_hint``: a clause typed to the slot by meaning holds a value only if it matches;
 * ``dated``: the thing carries an expiry of its own (``valid_until`` from the sentence);
+  ``thing``: the words that name such a thing ("券", "voucher", "gift card"): the one date said
+  with one is when it ends (:func:`dated_thing`);
 * ``value_words``, ``statement_cue`` (clause-valued slots): a clause with both states the slot
   by rule, before any prototype is asked;
 * ``not_value``: look-alikes: a clause holding one states no value of the slot (a payment
@@ -75,6 +77,8 @@ class SlotSpec:
     #: words that say the clause is about the slot ("就是爱", "I adore"): such a clause is
     #: typed to the slot when its nearest prototype is the slot's, whatever the lead
     strong_cue: re.Pattern[str] | None = None
+    #: a dated row: the words naming the thing (a coupon, a voucher, a gift card)
+    thing: re.Pattern[str] | None = None
 
     def states(self, clause: str) -> bool:
         """The rule for a clause-valued slot: a value word and a cue word in one clause
@@ -129,7 +133,7 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         negation=_rx(raw.get("negation")), item_cues=_rx(raw.get("item_cues")),
         value_words=_rx(raw.get("value_words")), statement_cue=_rx(raw.get("statement_cue")),
         not_value=_rx(raw.get("not_value")), recurring=bool(raw.get("recurring", False)),
-        strong_cue=_rx(raw.get("strong_cue")))
+        strong_cue=_rx(raw.get("strong_cue")), thing=_rx(raw.get("thing")))
 
 
 def load_schema(text: str) -> tuple[SlotSpec, ...]:
@@ -161,6 +165,16 @@ def third_party() -> re.Pattern[str]:
     if not isinstance(words, str) or not words:
         raise ValueError("slots.json needs a non-empty 'third_party' pattern")
     return re.compile(words, re.I)
+
+
+@lru_cache(maxsize=1)
+def dated_thing() -> re.Pattern[str]:
+    """Words naming a thing with an expiry of its own: the ``thing`` cues of the schema's dated
+    rows in one pattern ("优惠券", "兌換碼", "voucher", "20% off")."""
+    cues = [row.thing.pattern for row in schema() if row.dated and row.thing is not None]
+    if not cues:
+        raise ValueError("slots.json needs a dated row with a 'thing' pattern")
+    return re.compile("|".join(f"(?:{c})" for c in cues), re.I)
 
 
 @lru_cache(maxsize=1)

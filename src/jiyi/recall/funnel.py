@@ -194,7 +194,7 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
             top_z = ranked[0][1]
             extra = {uid: top_z - (1.0 - rr) for uid, rr in second_hop(
                 store, wide, as_of, q, [h for h, _ in ranked], [u for u, _ in found.keyword],
-                weights, pool, history=True).items()}
+                weights, pool, history=True, source_turns=ctx.sources).items()}
         if weights.neighbour_turns and ranked:
             extra = merge_max(extra, neighbours(store, ranked, weights, ctx.sources))
     if extra:

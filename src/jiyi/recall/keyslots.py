@@ -110,7 +110,8 @@ class SlotView:
     def is_stale(self, unit: MemoryUnit, turn_keys: list[str], rule: bool = False) -> bool:
         """A unit the question about the present must not get: a replaced value, a unit cut
         from a turn that stated one (and not also the current value), or (not a rule hit) a
-        unit naming another number, e-mail or address than the current one, or mentioning a
+        unit naming another number, e-mail, address or level than the current one (said before
+        it), or mentioning a
         list item the user took back."""
         if unit.id in self.stale_units:
             return True
@@ -121,10 +122,11 @@ class SlotView:
             return True
         if rule:
             return False
-        if any(row.value.startswith("entity:") and unit_date(unit) <= since
+        if any((row.value.startswith("entity:") or row.value == "level")
+               and unit_date(unit) <= since
                and names_other_value(slot_values(row, unit), value)
                for row, value, since in self.current_values):
-            return True  # another number, e-mail or address said before the current one
+            return True  # another number, e-mail, address or level said before the current one
         text = fold(unit.content)  # a passing mention of an item taken back, not the taking back
         return any(item in text and not negates(row, unit.content)
                    for row, item in self.negated_items)
@@ -186,12 +188,15 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
                                      types=[MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE],
                                      limit=LIST_UNITS_READ)
             kinds = set(row.kinds)
-            # a code with an expiry or said to be one ("券", "coupon"); a thing said to be one
-            # with an expiry of its own even when its code was not read as a code ("WELCOME")
+            thing = row.thing or rx
+            # a code with an expiry or said to be one ("券", "coupon"); a thing with an expiry of
+            # its own named by the row's thing words even when its code was not read as a code
+            # ("WELCOME", "a $10 off code, TENOFF, good until April 30")
             view.rule_ids.extend(u.id for u in units if (
                 any(e.kind in kinds for e in u.entities)
                 and (u.valid_until is not None or rx.search(fold(u.content))))
-                or (u.valid_until is not None and rx.search(fold(u.content))))
+                or (u.valid_until is not None and (rx.search(fold(u.content))
+                                                   or thing.search(fold(u.content)))))
     view.rule_ids = list(dict.fromkeys(view.rule_ids))
     return view
 

@@ -87,13 +87,21 @@ def second_hop(
     weights: RecallWeights,
     pool: int,
     history: bool = False,
+    source_turns: Mapping[str, Sequence[TurnRecord]] | None = None,
 ) -> dict[str, float]:
     """Search again with the query's terms plus the salient words of the best hits; returns
     discounted keyword ranks of the newly found units (empty when there is nothing to add).
-    The names of the people who said the seeds' turns are not salient: they lead everywhere."""
+    The names of the people who said the seeds' turns are not salient: they lead everywhere.
+    ``source_turns`` (unit id -> its source turns) saves reading again what the caller has
+    read; a seed not in it is read."""
     best = hits[0].score if hits else 0.0
     seeds = [h for h in hits[: weights.hop_seeds] if h.score >= weights.hop_seed_ratio * best]
-    turns = store.source_turns([h.unit.id for h in seeds])
+    known = source_turns or {}
+    turns: dict[str, Sequence[TurnRecord]] = {
+        h.unit.id: known[h.unit.id] for h in seeds if h.unit.id in known}
+    missing = [h.unit.id for h in seeds if h.unit.id not in known]
+    if missing:
+        turns.update(store.source_turns(missing))
     speakers = {t.speaker for ts in turns.values() for t in ts if t.speaker}
     extra = hop_terms(q.terms, seeds, speakers, weights.hop_terms)
     if not extra:

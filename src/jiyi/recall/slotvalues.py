@@ -33,7 +33,7 @@ MANY_NAMED = frozenset({"person", "name"})
 #: "one of your Four Star members", "I'm Royal Elite now"). Overlapping reads are all kept.
 _LEVEL_RE = re.compile(
     r"(?=([\u4e00-\u9fff]{2})\s*(?:会员|vip|卡(?!号)))|"
-    r"\b([a-z]+(?: [a-z]+)?)\s+(?:vip|members?|tier|card)\b|"
+    r"\b(?<!['’])([a-z]+(?: [a-z]+)?)\s+(?:vip|members?|tier|card)\b|"
     r"\b(?:level|tier|status|membership)\s*(?:is|:|：)\s*([a-z]+(?: [a-z]+)?)|"
     r"\bi'?m\s+(?:a |an |on )?([a-z]+(?: [a-z]+)?)\s+now\b")
 _LEVEL_STOP = frozenset({"is", "my", "i'm", "im", "the", "a", "an", "from", "to", "now", "of",

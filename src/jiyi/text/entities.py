@@ -184,7 +184,9 @@ _ZH_NAME_FOR = re.compile(r"(?:名字|姓名|收件人|联系人|聯絡人|登�
                           r"(?:是|写|寫|填|叫|为|為|[:：])\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 _ZH_THIS_SIDE = re.compile(r"(?:^|(?<=[，,。！!？?\s]))(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)(?:这边|這邊)")
 _ZH_HONORIFIC = re.compile(_at(_SURNAME_FIRSTS) + "(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
-_EN_NAME = r"([A-Z][a-z]+(?:[ \-][A-Z][a-z]+)?)"
+#: A first name and perhaps a surname; a word may be "O'Connor", "D'Souza", "McDonald".
+_EN_WORD = r"(?:[A-Z]['’])?[A-Z][a-z]+(?:[A-Z][a-z]+)?"
+_EN_NAME = r"(" + _EN_WORD + r"(?:[ \-]" + _EN_WORD + r")?)"
 _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUu") + r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:|"
                        r"[Rr]eal name is|[Rr]eal name's|[Nn]ame on (?:the|my) (?:account|order|parcel|package) is|"
                        r"[Aa]ccount is under|[Uu]nder the name|[Aa]ddressed to|[Rr]ecipient is)\s+"
@@ -192,6 +194,33 @@ _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUu") + r"(?:[Mm]y name is|[Mm]y name's|
 #: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting.
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
                           + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—]))")
+#: "it's Megan Fletcher again", "Um, it's Isabel Ortega?": a first name and a surname after
+#: "it's" that end the clause or come before again/here/speaking/calling.
+_EN_ITS = re.compile(_at("Ii") + r"\b[Ii]t(?:'s|’s| is)\s+(" + _EN_WORD + r"[ \-]" + _EN_WORD
+                     + r")(?=\s+(?:again|here|speaking|calling)\b|\s*(?:[,.!?;]|$))")
+#: "You can put Ryan O'Connor as the recipient", "Emily Carter on the label please".
+_EN_AS_NAME = re.compile(_at("A-Z") + _EN_NAME + r"\s+(?:as (?:the |my )?(?:recipient|name|"
+                         r"account holder|contact name)|on the (?:account|order|parcel|package|"
+                         r"label|receipt|invoice))\b")
+#: A name typed in lower case after a plain introduction ("my name is emily carter", "name's
+#: noah patel btw"): one or two words that end the clause, none a common word.
+_EN_INTRO_LOWER = re.compile(
+    _at("mMnNtT") + r"\b(?:[Mm]y name is|[Mm]y name's|[Nn]ame's|[Tt]he name is|[Nn]ame on (?:the|my) "
+    r"account is)\s+([a-z]{2,}(?: [a-z]{2,})?)(?=\s*(?:[,.!?;]|$)|\s+(?:and|btw|by the way|thanks|"
+    r"thx|pls|please)\b)")
+_LOWER_NOT_NAME = frozenset({
+    "not", "wrong", "spelled", "spelt", "misspelled", "correct", "incorrect", "missing", "on",
+    "in", "the", "a", "an", "fine", "ok", "okay", "still", "also", "already", "here", "there",
+    "different", "same", "changed", "new", "old", "right", "listed", "shown", "blank", "empty",
+    "gone", "it", "this", "that", "what", "which", "unknown", "private", "hidden",
+    "long", "short", "weird", "common", "unusual", "below", "above", "attached", "too", "so",
+    "very", "really", "just", "now", "updated", "mine", "yours", "is", "was", "and", "or"})
+#: Last words that make two capitalised words a day, a place or a level, not a person ("Black
+#: Friday", "Two Star", "Gold Member").
+_NOT_SURNAME = frozenset({"Day", "Eve", "Friday", "Monday", "Sale", "Week", "Weekend", "Time",
+                          "Season", "Street", "Road", "Avenue", "Member", "Members", "Star",
+                          "Stars", "Card", "Club", "Plus", "Prime", "Pro", "Max", "Tier", "Level",
+                          "Status", "Class", "Elite", "Premium", "Crown"})
 #: Nouns of a level, a role or a title: "我是金卡会员", "我是高级会员" state no name.
 _ROLE_NOUN = re.compile(
     r"会员|會員|用户|用戶|客户|客戶|顾客|顧客|买家|買家|卖家|賣家|卡|级|級|学生|學生|老师|老師|经理|經理|"
@@ -222,14 +251,48 @@ _ADDR_LEAD_WORDS = re.compile(
 _ADDR_ZH_WORD = re.compile(r"[路街道巷弄]|胡同")
 _PLACEHOLDER = re.compile(r"\[[A-Z_]+(?:_\d+)?\]")
 _REGION = re.compile("|".join(sorted((*CITIES_ZH, *PROVINCES_ZH), key=len, reverse=True)))
+#: English street addresses. A house number ("42", "221B", "3/12", "12-14"), perhaps after a
+#: unit ("Flat 2, 17 …"), then the street: up to four words (lower case too: "14 birch road")
+#: before a street word that is no common English word ("Street", "Rd", "Avenue", "Hwy" …),
+#: or capitalised words before one that is ("Harbour Way", "Elm Close", "Pinecrest Trail"),
+#: or a numbered road ("Route 9", "Highway 101"), or "Broadway"; a word of the street is never
+#: a function word ("3 days on the road" is no address). Then a unit ("Apt 3B", "#5"), the town,
+#: the state and the postcode when they follow ("Portland, OR 97205", "leeds LS6 2AB").
+_ADDR_STOP = (r"(?!(?:the|a|an|to|on|in|at|of|for|and|or|from|with|by|my|your|our|their|is|are|"
+              r"was|were|be|it|its|this|that|me|i|we|you|he|she|they|down|up|off|out|over|into|"
+              r"per|more|than|about|around|across|along|near|via|than|days?|weeks?|months?|"
+              r"years?|hours?|minutes?|times?|items?|things?|orders?|boxes|pieces?|pcs|miles?|"
+              r"blocks?|km|doors?)\b)")
+_ADDR_WORD = _ADDR_STOP + r"(?:[A-Za-z][A-Za-z'’\-]*\.?|\d{1,3}(?:st|nd|rd|th))"
+_ADDR_CAP_WORD = _ADDR_STOP + r"(?-i:[A-Z][A-Za-z'’\-]*\.?|\d{1,3}(?:st|nd|rd|th))"
+_ADDR_DIR = r"(?:(?-i:N|S|E|W|NE|NW|SE|SW)\.?\s+)?"
+_STREET_WORD = (r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Terrace|Tce\.?|"
+                r"Crescent|Cres\.?|Parkway|Pkwy\.?|Highway|Hwy\.?|Cir\.?|Trl\.?|Pl\.?|Ct\.?|Sq\.?|"
+                r"Dr\.?|Strasse|Straße)(?![A-Za-z])")
+_STREET_CAP = (r"(?-i:Way|Place|Court|Close|Row|Walk|Hill|Green|Park|View|Rise|Gate|Grove|Square|"
+               r"Drive|Mews|Gardens|Parade|Point|Loop|Circle|Crossing|Heights|Commons|Ridge|Bend|"
+               r"Trail|Plaza|Quay|Wharf|Yard|Chase|Vale|Esplanade|Promenade|Alley|Pike|Run|Path|"
+               r"Broadway|Causeway|Hollow|Landing|Meadows?|Glen|Dale)(?![A-Za-z])")
+_ADDR_UNIT_EN = r"(?:Flat|Apt\.?|Apartment|Unit|Suite|Ste\.?|Room|Rm\.?|Level|Floor|Fl\.?|Bldg\.?|Building)"
+_POSTCODE = (r"(?:\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|"
+             r"[A-Z]\d{2}\s?[A-Z\d]{4}|\d{4})(?![A-Za-z0-9])")
+_STATE = r"(?-i:[A-Z]{2,3})(?![A-Za-z0-9])"
 _ADDR_EN = re.compile(
-    _at("0-9") + r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s){1,3}(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|"
-    r"Drive|Dr\.?|Way|Place|Pl\.?|Court|Ct\.?|Terrace|Close|Crescent|Parkway|Square|Sq\.?|Row|Gardens|"
-    r"Parade|Mews|Walk|Hill)(?![A-Za-z])(?:\s(?:West|East|North|South|NE|NW|SE|SW)(?![A-Za-z]))?"
-    r"(?:,?\s*(?:Apt|Apartment|Suite|Unit|Flat|Level|Floor|Room)\.?\s*#?\d+[A-Za-z]?)?"
-    # the town, the state or county and the postcode when they follow ("Portland, OR 97205")
-    r"(?:,\s*(?:[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?:,?\s*[A-Z]{2,3}(?![A-Za-z0-9]))?"
-    r"(?:,?\s*(?:\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|\d{4}))?)?")
+    _at("0-9FfAaUuSsRrLlBbPp") + r"(?<![A-Za-z0-9$£€¥#./])"
+    r"(?:" + _ADDR_UNIT_EN + r"\s*#?\s*[A-Za-z]?\d{1,5}[A-Za-z]?,?\s+)?"
+    r"(?:P\.?\s?O\.?\s?Box\s+\d{1,6}"
+    r"|\d{1,6}[A-Za-z]?(?:\s?[-/]\s?\d{1,5}[A-Za-z]?)?\s+(?:"
+    r"(?:Route|Rte\.?|Highway|Hwy\.?|State Route|County Road|Interstate)\s+\d{1,4}"
+    r"|" + _ADDR_DIR + r"(?-i:Broadway)"
+    r"|" + _ADDR_DIR + r"(?:" + _ADDR_WORD + r"\s+){1,4}" + _STREET_WORD +
+    r"|" + _ADDR_DIR + r"(?:" + _ADDR_CAP_WORD + r"\s+){1,4}" + _STREET_CAP +
+    r")(?:\s(?-i:West|East|North|South|NE|NW|SE|SW)(?![A-Za-z]))?)"
+    r"(?:,?\s*(?:" + _ADDR_UNIT_EN + r"\s*#?\s*|#\s*)[A-Za-z]?\d{1,5}[A-Za-z]?(?![A-Za-z0-9]))?"
+    # the town, the state or county and the postcode when they follow ("Portland, OR 97205"); a
+    # town in lower case only before a postcode ("leeds LS6 2AB")
+    r"(?:,\s*(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?:,?\s*" + _STATE + r")?(?:,?\s*" + _POSTCODE
+    + r")?|,\s*[a-z]+(?:\s[a-z]+){0,2},?\s*(?:" + _STATE + r",?\s*)?" + _POSTCODE
+    + r"|,?\s*" + _POSTCODE + r")?", re.I)
 _PRODUCT = re.compile(
     r"(?:" + "|".join(re.escape(b) for b in sorted(PRODUCT_BRANDS, key=len, reverse=True)) + r")"
     r"(?:\s?(?:Mate|Pura|nova|Note|Pad|Galaxy|Redmi|K))?"
@@ -412,14 +475,23 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         return out
     for m in _EN_INTRO.finditer(text):
         first = m.group(1).split()[0].split("-")[0]
-        if first in NOT_NAMES_EN or first in CITIES_EN:
-            continue
+        if first in NOT_NAMES_EN or first in CITIES_EN or m.group(1).split()[-1] in _NOT_SURNAME:
+            continue  # "I'm Two Star": a level, not a name
         out.append(_ent("person", m, m.group(1), 1))
     for m in _EN_SPEAKING.finditer(text) if ("speaking" in text or "here" in text) else ():
         if m.group(1).split()[0] not in NOT_NAMES_EN:
             out.append(_ent("person", m, m.group(1), 1))
     for m in _EN_TITLE.finditer(text):
         out.append(_ent("person", m, m.group(1), 1))
+    for m in _EN_INTRO_LOWER.finditer(text):
+        if not set(m.group(1).split()) & _LOWER_NOT_NAME:
+            out.append(_ent("person", m, m.group(1).title(), 1))
+    for rx in (_EN_ITS, _EN_AS_NAME):
+        for m in rx.finditer(text):
+            words = m.group(1).replace("-", " ").split()
+            if words[0] not in NOT_NAMES_EN and words[0] not in CITIES_EN \
+                    and m.group(1) not in CITIES_EN and words[-1] not in _NOT_SURNAME:
+                out.append(_ent("person", m, m.group(1), 1))
     return out
 
 

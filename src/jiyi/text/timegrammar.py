@@ -253,7 +253,10 @@ def _verb_month(text: str, m: re.Match[str], group: int) -> bool:
     """"I may 5 ..." / "they march 3 miles": the verb after its subject, not the month."""
     if m.group(group).lower() not in ("may", "march"):
         return False
-    before = text[:m.start(group)].split()
+    start = m.start(group)
+    # the word before, from a window (the whole text only when the window is blank): splitting
+    # all the text before every match was quadratic on a long paste
+    before = text[max(0, start - 80):start].split() or text[:start].split()
     return bool(before) and before[-1].lower() in _MODAL_SUBJECTS
 
 

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..units import Entity, MemoryType
 
@@ -55,6 +56,13 @@ _SESSION_EN = re.compile(
 
 
 _QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$")
+#: Gates, each a character every match of the patterns it guards contains: a Chinese character
+#: or a question mark (_SESSION_ZH), a letter the English patterns can match (re.I also folds
+#: ı, ſ, K and İ) or "?" (_PROFILE_EN, _SESSION_EN), a digit (_BATCH). Text without one is not
+#: scanned by the long alternations at every position.
+_ZH_GATE = re.compile(r"[\u4e00-\u9fff？?]")
+_EN_GATE = re.compile(r"[A-Za-z\u0130\u0131\u017f\u212a?]")
+_DIGIT = re.compile(r"\d")
 
 #: A confirmation is short ("对，就是这个号"); a longer turn that starts with "对" says more.
 MAX_CONFIRMATION_CHARS = 40
@@ -70,7 +78,7 @@ def is_confirmation(text: str) -> bool:
 
 def batch_progress(text: str) -> tuple[int, int] | None:
     """(completed, total) when the text reports batch progress."""
-    m = _BATCH.search(text)
+    m = _BATCH.search(text) if _DIGIT.search(text) else None
     if not m:
         return None
     done = int(m.group(1) or m.group(3))
@@ -80,7 +88,13 @@ def batch_progress(text: str) -> tuple[int, int] | None:
 
 def classify(sentence: str, role: str, entities: list[Entity], slot: str | None) -> MemoryType:
     """The memory type of one (kept) sentence (judged on its first 1,000 characters)."""
-    sentence = sentence[:CLASSIFY_WINDOW_CHARS]
+    return _classify(sentence[:CLASSIFY_WINDOW_CHARS], role, bool(slot))
+
+
+@lru_cache(maxsize=4096)
+def _classify(sentence: str, role: str, slot: bool) -> MemoryType:
+    """:func:`classify` on what decides it (a clause is typed several times per turn, and common
+    clauses recur across turns: the answer is kept)."""
     if role == "tool":
         return MemoryType.TOOL_RESULT
     if batch_progress(sentence):
@@ -89,8 +103,12 @@ def classify(sentence: str, role: str, entities: list[Entity], slot: str | None)
         return MemoryType.USER_PROFILE
     if _QUESTION.search(sentence):
         return MemoryType.SESSION_STATE  # a question states no stable fact about the user
-    if role == "user" and (_PROFILE_ZH.search(sentence) or _PROFILE_EN.search(sentence)):
+    zh = _ZH_GATE.search(sentence) is not None
+    en = _EN_GATE.search(sentence) is not None
+    if role == "user" and ((zh and _PROFILE_ZH.search(sentence))
+                           or (en and _PROFILE_EN.search(sentence))):
         return MemoryType.USER_PROFILE
-    if role != "user" or _SESSION_ZH.search(sentence) or _SESSION_EN.search(sentence):
+    if role != "user" or (zh and _SESSION_ZH.search(sentence)) \
+            or (en and _SESSION_EN.search(sentence)):
         return MemoryType.SESSION_STATE  # what the assistant says is about the task at hand
     return MemoryType.FACT_REFERENCE

@@ -14,6 +14,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..text.segment import has_cjk
 from ..units import MAX_CONTENT_CHARS
@@ -186,8 +187,19 @@ def split_sentences(text: str) -> list[Sentence]:
     return out
 
 
+#: Answers are kept for texts up to this long only (the caches stay small whatever comes in).
+CACHED_TEXT_CHARS = 1000
+
+
 def is_filler(sentence: str) -> bool:
     """A sentence that carries no fact: a greeting, thanks, a pure reaction, an empty shell."""
+    if len(sentence) > CACHED_TEXT_CHARS:
+        return _is_filler.__wrapped__(sentence)
+    return _is_filler(sentence)
+
+
+@lru_cache(maxsize=4096)
+def _is_filler(sentence: str) -> bool:
     s = sentence.strip()
     if not _CONTENT_CHAR.search(s):
         return True
@@ -219,6 +231,14 @@ def said_key(content: str) -> str:
 def compress_sentence(sentence: str, keep: Iterable[str] = ()) -> str:
     """Drop filler words and put cause after effect; every string in ``keep`` survives
     (otherwise the sentence is returned only stripped)."""
+    if len(sentence) > CACHED_TEXT_CHARS:
+        return _compress.__wrapped__(sentence, tuple(keep))
+    return _compress(sentence, tuple(keep))
+
+
+@lru_cache(maxsize=4096)
+def _compress(sentence: str, keep: tuple[str, ...]) -> str:
+    """:func:`compress_sentence` (a pure function of the sentence and ``keep``: kept)."""
     s = sentence.strip()
     if has_cjk(s):
         s = _ZH_LEAD.sub("", s)

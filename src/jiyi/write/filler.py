@@ -12,6 +12,7 @@ the moment (session_state), never as a fact.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Literal
 
 from .compress import SYMBOLS, is_filler
@@ -140,8 +141,23 @@ _NOT_WORD = re.compile(r"[\W_]+")
 _CONTENT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[A-Za-z]{2,}|\d")
 
 
+#: Clause results kept for reuse: the same clause is judged several times per turn (typing,
+#: fragments, id chains) and common clauses recur across turns. Pure functions of the text.
+CLAUSE_CACHE_SIZE = 4096
+#: Only answers for texts up to this long are kept (a pasted document's sentences are not: the
+#: caches stay small whatever comes in).
+CACHED_TEXT_CHARS = 1000
+
+
 def content_left(clause: str) -> str:
     """What remains of ``clause`` once stop-list and glue words are gone (for size checks)."""
+    if len(clause) > CACHED_TEXT_CHARS:
+        return _content_left.__wrapped__(clause)
+    return _content_left(clause)
+
+
+@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
+def _content_left(clause: str) -> str:
     rest = clause
     if _CJK.search(rest):
         rest = _ZH_GLUE_RX.sub("", _ZH_STRIP.sub(" ", rest))
@@ -155,6 +171,13 @@ def content_left(clause: str) -> str:
 def filler_kind(clause: str, *, known_not_filler: bool = False) -> FillerKind | None:
     """``"filler"`` (keep nothing), ``"aside"`` (an emotion only: session state at most) or None
     (the clause carries content). ``known_not_filler``: :func:`is_filler` already said no."""
+    if len(clause) > CACHED_TEXT_CHARS:
+        return _filler_kind.__wrapped__(clause, known_not_filler)
+    return _filler_kind(clause, known_not_filler)
+
+
+@lru_cache(maxsize=CLAUSE_CACHE_SIZE)
+def _filler_kind(clause: str, known_not_filler: bool) -> FillerKind | None:
     s = clause.strip()
     if not known_not_filler and is_filler(s):
         return "filler"

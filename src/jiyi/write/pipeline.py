@@ -27,6 +27,7 @@ from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
 from . import idfacts
 from .classify import classify, is_confirmation
 from .compress import (
+    CACHED_TEXT_CHARS,
     compress_sentence,
     is_filler,
     is_open_question,
@@ -38,7 +39,7 @@ from .compress import (
 )
 from .filler import content_left, filler_kind
 from .idfacts import find_ids, script_of
-from .slots import CHANGE_WORDS, find_slots, validity_end
+from .slots import CHANGE_WORDS, CUE_WINDOW_CHARS, SlotFact, find_slots, validity_end
 from .speaker import attribute_once
 from .timeparse import TimeMatch
 from .toolsum import ToolFact, summarise_tool
@@ -117,6 +118,8 @@ def _rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str
     送货时间帮我调一下": the habit word is in another clause)."""
     shown: list[str] = []
     out = sentence
+    if not any(tm.relative for tm in times):
+        return out, shown  # nothing to rewrite (most sentences): the habit test is not needed
     habit = _HABIT.search(sentence if context is None else context) is not None
     for tm in sorted(times, key=lambda t: t.start, reverse=True):
         if not tm.relative or (habit and _WEEKDAY.fullmatch(tm.text.strip())):
@@ -169,9 +172,14 @@ def _pieces_for_sentence(
             plans.append(MemoryType.SESSION_STATE)
             any_split = True
             continue
-        facts = [] if asked else [
-            f for f in find_slots(clause, c_local, turn.role, lang, turn.speaker,
-                                  before=sent_text[:a]) if f.slot not in slot_seen]
+        # a tag question asks about its own clause; an earlier clause saying a change states it
+        # ("Got bumped up last week, Diamond VIP, so shipping is free, right?")
+        told = asked and (a, b) != spans[-1] \
+            and CHANGE_WORDS.search(sent_text[max(0, a - CUE_WINDOW_CHARS):b]) is not None
+        facts = [] if asked and not told else [
+            f for f in (_slot_facts if b <= CACHED_TEXT_CHARS else _slot_facts.__wrapped__)(
+                clause, tuple(c_local), turn.role, lang, turn.speaker, sent_text[:a])
+            if f.slot not in slot_seen]
         for fact in facts:
             slot_seen.add(fact.slot)
             ent = next((entities[i] for i, e in enumerate(local)
@@ -272,6 +280,14 @@ def _states_a_clause_slot(sentence: str) -> bool:
     return any(row.value == "clause" and row.states(sentence) for row in schema())
 
 
+@lru_cache(maxsize=4096)
+def _slot_facts(clause: str, entities: tuple[Entity, ...], role: str, lang: str,
+                speaker: str | None, before: str) -> tuple[SlotFact, ...]:
+    """:func:`find_slots` of one clause (a pure function of its arguments; common clauses recur
+    across turns, so the answer is kept)."""
+    return tuple(find_slots(clause, list(entities), role, lang, speaker, before=before))
+
+
 def _whole_sentence(sent_text: str, start: int, entities: list[Entity],
                     times: list[TimeMatch], turn: TurnInput, lang: str,
                     typed: MemoryType | None = None) -> _Piece:
@@ -304,6 +320,13 @@ def _whole_sentence(sent_text: str, start: int, entities: list[Entity],
 
 def _says_more(clause: str, consumed: list[str]) -> bool:
     """Does the clause hold content beyond its values, their cue words and change words?"""
+    kept = _says_more_of if len(clause) <= CACHED_TEXT_CHARS else _says_more_of.__wrapped__
+    return kept(clause, tuple(consumed))
+
+
+@lru_cache(maxsize=4096)
+def _says_more_of(clause: str, consumed: tuple[str, ...]) -> bool:
+    """:func:`_says_more` (a pure function of the clause and the values: kept)."""
     rest = clause
     for v in consumed:
         rest = rest.replace(v, " ")
@@ -316,9 +339,18 @@ def _says_more(clause: str, consumed: list[str]) -> bool:
 def _clause_spans(text: str, entities: list[Entity]) -> list[tuple[int, int]]:
     """Clauses: cut at commas, semicolons, colons and the conjunctions that open a new
     statement ("… and I love sushi", "…还有我…"), never inside an entity."""
+    kept = _clause_spans_of if len(text) <= CACHED_TEXT_CHARS else _clause_spans_of.__wrapped__
+    return list(kept(text, tuple((e.start, e.end) for e in entities)))
+
+
+@lru_cache(maxsize=4096)
+def _clause_spans_of(text: str, entity_spans: tuple[tuple[int, int], ...]
+                     ) -> tuple[tuple[int, int], ...]:
+    """:func:`_clause_spans` on the entities' spans (a sentence is cut several times per turn,
+    for its pieces, its id facts and its whole-sentence unit: the answer is kept)."""
     inside = bytearray(len(text) + 1)
-    for e in entities:
-        inside[e.start:e.end] = b"\x01" * max(0, e.end - e.start)
+    for start, end in entity_spans:
+        inside[start:end] = b"\x01" * max(0, end - start)
     spans: list[tuple[int, int]] = []
     pos = 0
     for m in _CLAUSE.finditer(text):
@@ -327,7 +359,7 @@ def _clause_spans(text: str, entities: list[Entity]) -> list[tuple[int, int]]:
         spans.append((pos, m.start()))
         pos = m.end()
     spans.append((pos, len(text)))
-    return [(a, b) for a, b in spans if text[a:b].strip()] or [(0, len(text))]
+    return tuple((a, b) for a, b in spans if text[a:b].strip()) or ((0, len(text)),)
 
 
 def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type: MemoryType,

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..keyfacts.schema import spec, third_party
+from ..keyfacts.schema import dated_thing, spec, third_party
 from ..text.segment import to_simplified
 from ..units import Entity
 from .filler import content_left
@@ -33,7 +33,7 @@ CHANGE_WORDS = re.compile(
     r"新手机|新手機|新电话|新電話|新地址|新邮箱|新郵箱|旧的|舊的|停机|停機|不用了|之前的|之前那个|之前那個|"
     r"原来的|原來的|以前的|作废|作廢|注销|註銷|升级|升級|升到|升为|升為|"
     r"升成|剛升|刚升|降级|降級|降到|降为|降為|成为|成為|搬到|搬去|搬家|搬来|搬來|以后|以後|往后|往後|今后|今後|"
-    r"\b(?:changed|change|new|now|updated?|switched|moved|moving|relocated|upgraded|downgraded|"
+    r"\b(?:changed|change|new|now|updated?|switched|moved|moving|relocated|upgraded|downgraded|bumped|"
     r"promoted|became|no longer|anymore|old one|old number|from now on|going forward|dead|"
     r"disconnected|out of service|inactive|stopped working|deactivated|cancell?ed)\b", re.I)
 _PHONE_WORDS = re.compile(
@@ -50,19 +50,27 @@ _SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|swit
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
     r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|\b(?:address\w*|ship\w*|deliver\w*|"
-    r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing))\b", re.I)
+    r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|place|home|house|flat|apartment|condo|"
+    r"office|work|staying|stay|located|based|drop\w*|bring|parcels?|packages?|courier|post|mail|"
+    r"(?:I'm|I am|we're|we are|I'll be|we'll be|I've been|find me|reach me) at)\b", re.I)
 _CITY_WORDS = re.compile(
     r"(?:住在|住|搬到|搬去|搬家到|定居|移居|现居|現居|常驻|常駐|家在)|"
     r"\b(?:live in|living in|lives in|moved to|move to|moving to|relocated to|based in|reside in)\b", re.I)
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
-    r"我叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|本人|姓名|这边|這邊|\b(?:my name|call me|I'm|I am|this is|real name|name on|account is under|under the name|"
+    r"我叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|本人|姓名|这边|這邊|\b(?:my name|call me|I'm|I am|it's|it is|this is|real name|name on|account is under|under the name|"
     r"addressed to|recipient)\b|"
     r"\b(?:speaking|here)\s*[,.!]?\s*$", re.I)
+#: Said right after a name, these make it the speaker's ("Hello, Daniel Reyes here", "…Aisha
+#: Khan, that's me", "Ryan O'Connor as the recipient").
+_NAME_AFTER = re.compile(r"\s*(?:speaking|here|calling|again|as (?:the |my )?(?:recipient|name|"
+                         r"account holder|contact name)|on the (?:account|order|parcel|package|"
+                         r"label|receipt|invoice))\b", re.I)
+_IS_ME = re.compile(r"\b(?:that's|that is|it's|it is|this is|which is)\s+me\b", re.I)
 #: A name said in the clause after its label ("Please note my name: Chloe Martin").
 _NAME_BEFORE = re.compile(r"(?:名字|姓名|\bname)\s*[:：]?\s*$", re.I)
 #: "I'm Sapphire now", "I'm Three Star this month": a level or a state, not a name.
-_NOT_A_NAME = re.compile(r"\s*(?:now|already|this month|these days|at the moment|member|tier|level|"
+_NOT_A_NAME = re.compile(r"\s*(?:now|already|this (?:month|year|week)|these days|at the moment|currently|member|tier|level|"
                          r"status|VIP)\b", re.I)
 _TITLE_SUFFIX = re.compile(
     r"(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授|总|總|主任|师傅|師傅)$")
@@ -79,10 +87,16 @@ _MEMBERSHIP = re.compile(
     r"\s*(" + _LEVEL + r")(?![A-Za-z])",
     re.I)
 _LEVEL_HINT = re.compile(r"会员|會員|卡|级|級|VIP|PLUS|member|tier|status|level|gold|silver|"
-                         r"platinum|diamond|premium|basic|bronze|elite", re.I)
+                         r"platinum|diamond|premium|basic|bronze|elite|upgrad\w*|downgrad\w*|"
+                         r"promoted|bumped|moved me|went up|gone up", re.I)
+#: A membership label ending the text before a clause ("Membership: " / "会员等级：").
+_LEVEL_LABEL = re.compile(r"(?:membership|member level|tier|会员等级|會員等級|会员|會員|等级|等級)\s*[:：]\s*$",
+                          re.I)
 _MEMBERSHIP_SELF = re.compile(
     r"我|本人|\b(?:my|me|I|I'm|I've|I was)\b|升|降|成为|成為|变成|變成|办了|辦了|开通|開通|拿到|"
-    r"\b(?:upgraded|downgraded|promoted|became|got|now)\b", re.I)
+    r"\b(?:upgraded|downgraded|promoted|became|got|now|as an?|with my)\b|"
+    r"^\s*(?:membership|member level|tier|level|status|会员等级|會員等級|会员|會員|等级|等級)\s*[:：]",
+    re.I)
 _QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$|^(?:what|which|how|is|are|do|does|can|could)\b|"
                        r"多少|什么|什麼|哪个|哪個|哪里|哪裡|几号|幾號|是不是|有没有|有沒有", re.I)
 _BIRTHDAY = re.compile(r"生日|出生|\b(?:birthday|born on)\b", re.I)
@@ -90,10 +104,13 @@ _VALIDITY = re.compile(
     r"(?:有效期?(?:至|到|截止到?)|到|至|截止到?|截至|前有效|能用到|用到|until|till|through|thru|expires?(?:\s+on)?|"
     r"ends?(?:\s+on)?|lasts?(?:\s+until)?|usable (?:before|until|till)|use (?:it )?(?:by|before)|before|"
     r"截止日期?|期限(?:到|至|是)?|有效期|runs? out(?:\s+on)?|valid to|expire until|"
-    r"valid (?:until|till|through)|good (?:until|through)|by)\s*$", re.I)
+    r"valid (?:until|till|through)|good (?:until|through)|by|til|'til|expiring(?:\s+on)?|exp\.?|"
+    r"(?:expiry|expiration)(?: date)?(?:\s*(?:is|of|on|:))?|last day(?: to use it)?(?: is)?|"
+    r"deadline(?: is)?)\s*$", re.I)
 _VALIDITY_CONTEXT = re.compile(
     r"有效|过期|過期|到期|截止|券|优惠|優惠|折扣|活动|活動|促销|促銷|valid|expire|coupon|voucher|offer|"
-    r"deal|promo|discount|trial|subscription|lasts|ends|usable|runs out|能用|可用|期限|"
+    r"deal|promo|discount|trial|subscription|lasts|ends|usable|runs out|能用|可用|期限|失效|"
+    r"good (?:until|till|til|through|thru)|\bexp\b|deadline|last day|"
     r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d{2,}[A-Z]?(?![A-Za-z0-9])", re.I)
 
 
@@ -140,7 +157,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     ``before``: the text of the sentence before this clause, where a cue may stand
     ("手机号变了哈，现在是62340143": the phone word is in the previous clause). A question
     states no slot ("我现在的电话是多少？")."""
-    if role != "user" or (not entities and not _LEVEL_HINT.search(clause)
+    label = _LEVEL_LABEL.search(before)
+    if role != "user" or (not entities and not _LEVEL_HINT.search(clause) and label is None
                           and not _EN_LEVEL_NOW.search(clause)) or _QUESTION.search(clause):
         return []
     context = before[-CUE_WINDOW_CHARS:] + " " + clause
@@ -164,9 +182,11 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         # friend's number is…"); "我的手机号是…，快递员可以打这个电话" is still the user's own.
         lead = clause[:max(0, e.start)]
         third = bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
-        if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)):
+        if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)) \
+                and not (e.kind == "person" and _IS_ME.search(clause[e.end:])):
             continue
         if e.kind == "person" and (_NAME_INTRO.search(lead or clause)
+                                   or _NAME_AFTER.match(clause[e.end:])
                                    or (not lead.strip() and _NAME_BEFORE.search(before))) \
                 and not _TITLE_SUFFIX.search(e.text) and not _NOT_A_NAME.match(clause[e.end:]):
             add("name", e.text, e)
@@ -184,6 +204,10 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         elif e.kind == "date" and _BIRTHDAY.search(clause):
             add("birthday", e.text, e)
     level = level_mention(clause)
+    if level is None and label is not None:  # "Membership: Obsidian" (cut at the colon)
+        found = level_mention(label.group(0) + clause)
+        shift = len(label.group(0))
+        level = (found[0], found[1] - shift) if found and found[1] >= shift else None
     if level is not None and not _others(clause[:level[1]]) and (
             own or _MEMBERSHIP_SELF.search(context)):
         add("membership", level[0], None)
@@ -211,10 +235,15 @@ _EN_LEVEL_WORD = re.compile(
 _EN_LEVEL_AFTER = re.compile(
     r"\b(?:from|to|reached|hit|made it to)\s+(?:the\s+)?((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))"
     r"(?![A-Za-z])")
+#: "Membership: Obsidian", "Tier: Four Star".
+_EN_LEVEL_LABEL = re.compile(r"\b(?i:membership|member level|tier|status)\s*[:：]\s*"
+                             r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))(?![A-Za-z])")
 #: "It's Infinite now", "Five Star now".
 _EN_LEVEL_NOW = re.compile(
-    r"(?:^|[,.;]\s*|\b(?:I'm|I am|it's|it is)\s+(?:on\s+)?(?:the\s+)?)"
-    r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))\s+(?:now|already)\b")
+    r"(?:^|[,.;]\s*|\b(?:I'm|I am|it's|it is|(?i:my|the) (?:account|membership|tier|status|level)"
+    r"(?:'s| is))\s+(?:on\s+)?(?:the\s+)?)"
+    r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))\s+(?:now|already|this (?:month|year|week)|"
+    r"at the moment|currently|these days|as of (?:today|now))\b")
 _EN_NOT_LEVEL = re.compile(r"^(?:The|A|An|My|Your|Our|As|With|I|I'm|Dear|Hi|Hey|This|That|It|"
                            r"It's|Please|Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|New|Old|"
                            r"From|Since|Until|Till|Right|Only|Even|Also|Then|Starting)$")
@@ -262,10 +291,10 @@ def level_mention(clause: str) -> tuple[str, int] | None:
             vip = " VIP" if m.group(0).rstrip("s").endswith("VIP") else ""
             found.append((m.end(1) - len(name) - 1, m.end(), name + vip))
     hint = _LEVEL_HINT.search(clause) is not None
-    for rx in (_EN_LEVEL_AFTER, _EN_LEVEL_NOW):
+    for rx in (_EN_LEVEL_AFTER, _EN_LEVEL_NOW, _EN_LEVEL_LABEL):
         for m in rx.finditer(clause):
             name = _en_name(m.group(1))
-            if name and (hint or rx is _EN_LEVEL_NOW):
+            if name and (hint or rx is not _EN_LEVEL_AFTER):
                 found.append((m.end(1) - len(name), m.end(1), name))
     fresh = [f for f in found
              if not _LEVEL_OLD_BEFORE.search(clause[max(0, f[0] - LEVEL_OLD_WINDOW):f[0]])]
@@ -316,12 +345,14 @@ def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> dateti
     return _thing_end(clause, times, offset)
 
 
-#: A thing that is used up or runs out (a coupon, a voucher, a gift card): the one date said
-#: with it is when it ends, however the ending is worded ("SAVE20AB, good thru June 30",
-#: "兑换码X，6月30日作废"), unless the date is said to be its start.
-_DATED_THING = re.compile(
-    r"券|优惠|優惠|折扣|折價|折价|红包|紅包|兑换码|兌換碼|序號|礼品卡|禮品卡|"
-    r"\b(?:coupons?|vouchers?|promo|discount|gift ?cards?|\d+\s?% off)", re.I)
+#: A thing that is used up or runs out (a coupon, a voucher, a gift card: the schema's dated
+#: rows' ``thing`` words): the one date said with it is when it ends, however the ending is
+#: worded ("SAVE20AB, good thru June 30", "兑换码X，6月30日作废"), unless the date is said to be
+#: its start.
+_DATED_THING = dated_thing()
+#: Words that say something ends, wherever they stand ("the expiry date on BIGSALE30 is May 3",
+#: "last day to use FLASH10 is May 3"): with the one date of the clause, it is the end.
+_EXPIRY = re.compile(r"expir\w*|\bexp\b|deadline|last day|到期|过期|過期|失效|作废|作廢", re.I)
 #: Said before a date in its sub-clause, these make it when the thing was got or starts.
 _START_BEFORE = re.compile(
     r"(?:从|從|自|由|收到|领|領|拿到|送|发|發|给|給|买|買|注册|註冊|\b(?:from|since|starting|starts?|"
@@ -331,7 +362,7 @@ _START_AFTER = re.compile(r"\s*(?:起|开始|開始|生效|领|領|收到|送的
 
 def _thing_end(clause: str, times: list[TimeMatch], offset: int) -> datetime | None:
     """The end of a dated thing said with exactly one date (see :data:`_DATED_THING`)."""
-    if not _DATED_THING.search(clause):
+    if not (_DATED_THING.search(clause) or _EXPIRY.search(clause)):
         return None
     days = [tm for tm in times if tm.grain in ("day", "month")]
     if len(days) != 1:

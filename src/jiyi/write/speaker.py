@@ -18,6 +18,9 @@ _EN_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<=\s)me\b"), "{n}"),
 )
 _ZH_ME = re.compile(r"我(?![们們])")
+#: The rules as one pattern, for the first reference only: at the leftmost position where any
+#: rule matches, the first rule (in order) that matches there wins, as with one search per rule.
+_EN_FIRST = re.compile("|".join(f"(?P<r{i}>{rx.pattern})" for i, (rx, _) in enumerate(_EN_RULES)))
 
 
 def attribute(content: str, speaker: str, lang: str) -> str:
@@ -47,12 +50,12 @@ def attribute_once(content: str, speaker: str, lang: str) -> str:
     if lang == "zh":
         out = _ZH_ME.sub(name, content, count=1)
     else:
-        first: tuple[int, int, str] | None = None
-        for rx, repl in _EN_RULES:
-            m = rx.search(content)
-            if m and (first is None or m.start() < first[0]):
-                first = (m.start(), m.end(), repl.format(n=name))
-        out = content if first is None else content[:first[0]] + first[2] + content[first[1]:]
+        m = _EN_FIRST.search(content)
+        if m is None:
+            out = content
+        else:
+            repl = _EN_RULES[int((m.lastgroup or "r0")[1:])][1]
+            out = content[:m.start()] + repl.format(n=name) + content[m.end():]
     if name not in out:
         out = f"{name}：{out}" if lang == "zh" else f"{name}: {out}"
     return out

@@ -1,0 +1,125 @@
+"""Bank d, the second held-out phrasing bank, in the key-facts harness: it loads as held out, its
+users come in a block of their own so that adding it changes nothing generated for banks a, b
+and c, and the report keeps every held-out bank apart.
+
+The corpus tests use stand-ins for banks c and d (copies of the development banks under those
+names, with another note so their digests differ): the held-out banks' phrasings are never read
+here. Only the real bank d's format is checked (it loads), nothing of its text is shown."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from jiyi_bench.keyfacts import run_keyfacts
+from jiyi_bench.keyfacts_bank import APPENDED, BANK_DIR, HELD_OUT, LANGS, Bank, load_banks
+from jiyi_bench.keyfacts_corpus import Corpus, fingerprint, generate
+from jiyi_bench.keyfacts_report import markdown, report_dict, split_key
+
+
+def _stand_ins(folder: Path) -> Path:
+    """Banks a and b, and stand-ins for c (from b) and d (from a), in ``folder``."""
+    folder.mkdir()
+    for name, source in (("a", "a"), ("b", "b"), ("c", "b"), ("d", "a")):
+        data = json.loads((BANK_DIR / f"bank_{source}.json").read_text(encoding="utf-8"))
+        data["bank"] = name
+        data["note"] = f"stand-in for bank {name}, made from bank {source} by a test"
+        (folder / f"bank_{name}.json").write_text(json.dumps(data, ensure_ascii=False),
+                                                  encoding="utf-8")
+    return folder
+
+
+def _part(corpus: Corpus, banks: set[str]) -> tuple[object, ...]:
+    """The users, turns and questions of ``banks`` in ``corpus``."""
+    users = {u for u, (bank, _) in corpus.profiles.items() if bank in banks}
+    return (sorted((u, p) for u, p in corpus.profiles.items() if u in users),
+            [t for t in corpus.turns if t.user_id in users],
+            [q for q in corpus.questions if q.user_id in users])
+
+
+@pytest.fixture(scope="module")
+def banks(tmp_path_factory: pytest.TempPathFactory) -> list[Bank]:
+    return load_banks(_stand_ins(tmp_path_factory.mktemp("kf") / "banks"))
+
+
+def test_bank_d_is_held_out_and_keeps_the_format() -> None:
+    assert HELD_OUT == ("c", "d") and APPENDED == ("d",)
+    if not (BANK_DIR / "bank_d.json").is_file():
+        pytest.skip("held-out bank d not present")
+    (bank,) = load_banks(BANK_DIR, ("d",))  # the validator accepts it
+    assert bank.name == "d" and bank.split == "held-out"
+    assert set(bank.languages) == set(LANGS)
+
+
+def test_adding_bank_d_leaves_a_b_c_unchanged(banks: list[Bank]) -> None:
+    assert [b.name for b in banks] == ["a", "b", "c", "d"]
+    for users, seed in ((24, 7), (25, 24)):
+        without = generate([b for b in banks if b.name != "d"], users=users, seed=seed)
+        with_d = generate(banks, users=users, seed=seed)
+        # every user, turn and question of a, b and c is the same, ids included
+        assert _part(with_d, {"a", "b", "c"}) == _part(without, {"a", "b", "c"})
+        assert len(without.profiles) == users and without.blocks == ()
+        # bank d: a block of its own after them, as many users as the most a bank gets
+        block = -(-users // 3)
+        assert with_d.blocks == (("d", block),)
+        d_users = [u for u, (bank, _) in with_d.profiles.items() if bank == "d"]
+        assert len(d_users) == block and len(with_d.profiles) == users + block
+        assert list(with_d.profiles)[users:] == d_users  # appended after the others
+        langs = Counter(with_d.profiles[u][1] for u in d_users)
+        assert set(langs) == set(LANGS) and max(langs.values()) - min(langs.values()) <= 1
+        assert any(q.bank == "d" and q.split == "held-out" for q in with_d.questions)
+        assert with_d.fingerprint != without.fingerprint
+        # bank d's users are the same whichever other banks run
+        alone = generate([b for b in banks if b.name == "d"], users=block, seed=seed)
+        assert _part(alone, {"d"}) == _part(with_d, {"d"})
+        dev_and_d = generate([b for b in banks if b.name != "c"], users=users, seed=seed)
+        assert dev_and_d.blocks == (("d", -(-users // 2)),)  # a larger block: the same first
+        more = [u for u, (bank, _) in dev_and_d.profiles.items() if bank == "d"]
+        assert more[:block] == d_users
+        assert [t for t in dev_and_d.turns if t.user_id in d_users] == [
+            t for t in with_d.turns if t.user_id in d_users]
+    # the a, b, c part keeps the fingerprint of its banks alone (as before bank d existed),
+    # and its user ids carry it
+    fp = fingerprint(7, 24, banks[:3])
+    with_d = generate(banks, users=24, seed=7)
+    assert generate(banks[:3], users=24, seed=7).fingerprint == fp != with_d.fingerprint
+    assert all(u.startswith(f"kf{fp[:8]}-") == (bank != "d")
+               for u, (bank, _) in with_d.profiles.items())
+
+
+def test_held_out_banks_are_reported_apart(banks: list[Bank], tmp_path: Path) -> None:
+    """A tiny run over a, b, c and d: dev, held-out c and held-out d each get their own tables;
+    the a, b and c cells are exactly those of the run without d."""
+    corpus = generate(banks, users=3, seed=5)
+    run = run_keyfacts(corpus, banks, embedder="fake", baselines=False)
+    report = report_dict(run, command="test")
+    splits = {c["split"] for c in report["cells"]}
+    assert splits == {"dev", "held-out c", "held-out d"}
+    for c in report["cells"]:  # no cell pools banks across splits
+        if c["bank"] != "all":
+            q_split = "dev" if c["bank"] in ("a", "b") else "held-out"
+            assert c["split"] == split_key(q_split, c["bank"])
+    assert report["held_out"] == ["c", "d"] and report["held_out_missing"] == []
+    assert report["corpus"]["appended_blocks"] == {"d": 1}
+    assert report["corpus"]["round_robin_users"] == 3
+    md = markdown(report)
+    assert "Held out: bank c, d, each reported apart" in md
+    assert "4 (3 round-robin, 1 for bank D in its own block) users" in md
+    for title in ("## Development banks (A+B)", "## Held-out bank C (C)",
+                  "## Held-out bank D (D)", "| Held-out bank C | all |",
+                  "| Held-out bank D | all |"):
+        assert title in md, title
+    assert "absent" not in md
+    alone = {**report, "corpus": {**report["corpus"], "round_robin_users": 0}}
+    assert "1 (1 for bank D in its own block) users" in markdown(alone)
+
+    base = run_keyfacts(generate(banks[:3], users=3, seed=5), banks[:3], embedder="fake",
+                        baselines=False)
+    base_report = report_dict(base, command="test")
+    assert base_report["held_out_missing"] == ["d"]
+    assert "Held-out bank d **absent** from this run." in markdown(base_report)
+    kept = [c for c in report["cells"] if c["split"] != "held-out d"]
+    assert kept == base_report["cells"]

@@ -1,0 +1,191 @@
+"""The write path's fast paths give what the slow paths give (zh-Hans, zh-Hant, en).
+
+Kept answers (clause typing, filler, compression, slot facts, clause cuts, "says more"), the
+early return of the time rewrite, the windowed look-back of the date grammar, the typing
+rules' character gates and the one-pattern first-person rewrite are each checked against the
+code they stand for: the undecorated function, or the plain computation, on the same inputs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from jiyi.text import timegrammar
+from jiyi.text.entities import extract_entities_and_times
+from jiyi.units import MemoryType
+from jiyi.write import TurnInput, classify, compress, extract_turn, filler, pipeline, speaker
+from jiyi.write.slots import find_slots
+
+AT = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)
+
+CLAUSES = [
+    # zh-Hans
+    "我叫张伟", "我的手机号是13912345678", "帮我查一下订单DD12345678到哪了", "哈哈哈",
+    "我觉得这家店还不错吧", "因为服务器故障错误码503导致订单创建失败", "明天下午三点前要送到",
+    "这张券到5月3日有效", "我对花生过敏", "好的谢谢", "以后周六上午送", "我换号了，新号是13912345678",
+    # zh-Hant
+    "我叫張偉", "我的手機號碼是0912345678", "幫我查一下運單SF1234567890", "謝謝你", "我住在臺北市信義路五段7號",
+    "這張券到6月1日前有效", "我對花生過敏", "下週三之前幫我把發票開好",
+    # en
+    "I'm allergic to peanuts", "My phone number is +1 415-555-0134", "Can you check ticket INC-12345?",
+    "haha", "Thanks so much!", "I moved to Beijing last month", "I'm home Saturday mornings",
+    "The coupon SAVE1234 is valid until June 3", "I may 5 times say so", "I went there yesterday",
+]
+
+
+def _clear() -> None:
+    for f in (filler._content_left, filler._filler_kind, compress._is_filler, compress._compress,
+              classify._classify, pipeline._slot_facts, pipeline._says_more_of,
+              pipeline._clause_spans_of):
+        f.cache_clear()
+
+
+@pytest.mark.parametrize("text", CLAUSES)
+def test_kept_clause_answers_equal_fresh_ones(text: str) -> None:
+    _clear()
+    for _ in range(2):  # the first call computes, the second is answered from the cache
+        assert filler.content_left(text) == filler._content_left.__wrapped__(text)
+        for known in (False, True):
+            assert filler.filler_kind(text, known_not_filler=known) == \
+                filler._filler_kind.__wrapped__(text, known)
+        assert compress.is_filler(text) == compress._is_filler.__wrapped__(text)
+        for role in ("user", "assistant", "tool"):
+            for slot in (None, "phone"):
+                assert classify.classify(text, role, [], slot) == \
+                    classify._classify.__wrapped__(text, role, slot is not None)
+        ents, _ = extract_entities_and_times(text, AT)
+        keep = [e.text for e in ents]
+        assert compress.compress_sentence(text, keep) == \
+            compress._compress.__wrapped__(text, tuple(keep))
+        spans = tuple((e.start, e.end) for e in ents)
+        assert pipeline._clause_spans(text, ents) == \
+            list(pipeline._clause_spans_of.__wrapped__(text, spans))
+        for consumed in ([], keep):
+            assert pipeline._says_more(text, consumed) == \
+                pipeline._says_more_of.__wrapped__(text, tuple(consumed))
+        lang = "en" if text.isascii() else "zh"
+        for who in (None, "Alice"):
+            assert list(pipeline._slot_facts(text, tuple(ents), "user", lang, who, "")) == \
+                find_slots(text, ents, "user", lang, who, before="")
+
+
+def test_a_long_text_is_answered_but_not_kept() -> None:
+    """Texts over ``CACHED_TEXT_CHARS`` are computed each time: a pasted document does not fill
+    the caches (zh-Hans, zh-Hant, en)."""
+    _clear()
+    for chunk in ("我叫张伟，我对花生过敏。", "我叫張偉，我對花生過敏。", "I'm Alice, I love sushi. "):
+        text = chunk * (compress.CACHED_TEXT_CHARS // len(chunk) + 1)
+        assert len(text) > compress.CACHED_TEXT_CHARS
+        assert filler.content_left(text) == filler._content_left.__wrapped__(text)
+        assert filler.filler_kind(text) == filler._filler_kind.__wrapped__(text, False)
+        assert compress.is_filler(text) == compress._is_filler.__wrapped__(text)
+        assert compress.compress_sentence(text, ["张伟"]) == \
+            compress._compress.__wrapped__(text, ("张伟",))
+        assert pipeline._says_more(text, []) == pipeline._says_more_of.__wrapped__(text, ())
+        assert pipeline._clause_spans(text, []) == list(
+            pipeline._clause_spans_of.__wrapped__(text, ()))
+    for f in (filler._content_left, filler._filler_kind, compress._is_filler, compress._compress,
+              pipeline._says_more_of, pipeline._clause_spans_of):
+        assert f.cache_info().currsize == 0, f
+    short = "我叫张伟"
+    assert filler.content_left(short) == filler.content_left(short)
+    assert filler._content_left.cache_info().currsize == 1  # a short one is kept
+
+
+@pytest.mark.parametrize("text", CLAUSES)
+def test_time_rewrite_without_a_relative_time_is_the_sentence(text: str) -> None:
+    _, times = extract_entities_and_times(text, AT)
+    absolute = [t for t in times if not t.relative]
+    assert pipeline._rewrite_times(text, 0, absolute, "zh") == (text, [])
+    assert pipeline._rewrite_times(text, 0, [], "en") == (text, [])
+
+
+@pytest.mark.parametrize(("text", "month_is_verb"), [
+    ("I may 5 times say it", True), ("They march 3 miles", True), ("We may 12 go", True),
+    ("I" + " " * 100 + "may 5 go", True),  # the word before is beyond the window
+    ("x" * 200 + " may 5", False), ("Due May 5", False), ("我 may 5", False),
+    ("五月五号 I may 5", True),
+])
+def test_month_as_verb_reads_the_word_before(text: str, month_is_verb: bool) -> None:
+    m = timegrammar._EN_MDY.search(text)
+    assert m is not None
+    before = text[:m.start(1)].split()
+    slow = bool(before) and before[-1].lower() in timegrammar._MODAL_SUBJECTS
+    assert timegrammar._verb_month(text, m, 1) is slow is month_is_verb
+
+
+@pytest.mark.parametrize("text", [
+    "我叫张伟，订单号是 DD12345678。我对花生过敏，我叫张伟，订单号是 DD12345678。",
+    "我叫張偉，訂單編號是 TW12345678。我的手機號碼是0912345678，下週三前送到。",
+    "Hi, I'm Alice. My order #A123456 hasn't arrived yet. I moved to Beijing last month.",
+])
+def test_a_turn_extracts_the_same_with_cold_and_warm_caches(text: str) -> None:
+    turn = TurnInput(text, "user", AT, "s", "u", "t1", None)
+    _clear()
+    cold = extract_turn(turn)
+    warm = extract_turn(turn)
+    assert cold == warm
+    assert cold.drafts
+
+
+def test_date_grammar_on_a_long_paste() -> None:
+    """A 90 KB paste of dated sentences: every date found, no verb "may" read as a month (the
+    look-back window is what keeps this linear; it once split all the text before each match)."""
+    text = "I may 5 times say order AB123 ships on May 3. " * 2000
+    found = timegrammar.find_times(text, AT)
+    assert len(found) == 2000
+    assert {t.value for t in found} == {"2026-05-03"}
+    assert all(text[t.start:t.end] == "May 3" for t in found)
+
+
+def _attribute_once_per_rule(content: str, name: str) -> str:
+    """The English first-reference rewrite as one search per rule (the slow path)."""
+    first: tuple[int, int, str] | None = None
+    for rx, repl in speaker._EN_RULES:
+        m = rx.search(content)
+        if m and (first is None or m.start() < first[0]):
+            first = (m.start(), m.end(), repl.format(n=name))
+    out = content if first is None else content[:first[0]] + first[2] + content[first[1]:]
+    return out if name in out else f"{name}: {out}"
+
+
+@pytest.mark.parametrize("text", [
+    *CLAUSES, "I'm sure I am", "My dog and I", "I've got it, I'll go", "Tell me about myself",
+    "I was there, I have it", "I'd say my mom", "nothing here", "me first", "Give it to me",
+    "Imagine my surprise", "I", "我叫张伟，我们走吧", "我們", "I 我",
+])
+def test_first_person_rewrite_equals_one_search_per_rule(text: str) -> None:
+    if text.isascii():
+        assert speaker.attribute_once(text, "Caroline", "en") == \
+            _attribute_once_per_rule(text, "Caroline")
+    else:
+        assert speaker.attribute_once(text, "小美", "zh") == \
+            (out if "小美" in (out := speaker._ZH_ME.sub("小美", text, count=1))
+             else f"小美：{out}")
+
+
+def _classify_ungated(sentence: str, role: str) -> MemoryType:
+    if role == "tool":
+        return MemoryType.TOOL_RESULT
+    if classify._BATCH.search(sentence) and classify.batch_progress(sentence):
+        return MemoryType.BATCH_OPERATION
+    if classify._QUESTION.search(sentence):
+        return MemoryType.SESSION_STATE
+    if role == "user" and (classify._PROFILE_ZH.search(sentence)
+                           or classify._PROFILE_EN.search(sentence)):
+        return MemoryType.USER_PROFILE
+    if role != "user" or classify._SESSION_ZH.search(sentence) \
+            or classify._SESSION_EN.search(sentence):
+        return MemoryType.SESSION_STATE
+    return MemoryType.FACT_REFERENCE
+
+
+@pytest.mark.parametrize("text", [
+    *CLAUSES, "已完成30/100", "批量任务T43进度：43/100", "processed 30 of 100", "task ٣/٤",
+    "pleaſe help me", "I liKe it", "ı live here", "在吗？", "帮我", "ok?", "😀", "",
+    "İ live in Paris", "my ſon is 3",
+])
+def test_classify_gates_change_nothing(text: str) -> None:
+    for role in ("user", "assistant", "tool"):
+        assert classify._classify.__wrapped__(text, role, False) == _classify_ungated(text, role)

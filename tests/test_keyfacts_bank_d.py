@@ -1,6 +1,6 @@
-"""Bank d, the second held-out phrasing bank, in the key-facts harness: it loads as held out, its
-users come in a block of their own so that adding it changes nothing generated for banks a, b
-and c, and the report keeps every held-out bank apart.
+"""Bank d in the key-facts harness: held out until stop 30, a development bank since, reported
+apart from a and b ("dev D"); its users come in a block of their own so that adding it changes
+nothing generated for banks a, b and c, and the report keeps every split apart.
 
 The corpus tests use stand-ins for banks c and d (copies of the development banks under those
 names, with another note so their digests differ): the held-out banks' phrasings are never read
@@ -15,7 +15,16 @@ from pathlib import Path
 import pytest
 
 from jiyi_bench.keyfacts import run_keyfacts
-from jiyi_bench.keyfacts_bank import APPENDED, BANK_DIR, HELD_OUT, LANGS, Bank, load_banks
+from jiyi_bench.keyfacts_bank import (
+    APPENDED,
+    BANK_DIR,
+    DEV,
+    FORMER_HELD_OUT,
+    HELD_OUT,
+    LANGS,
+    Bank,
+    load_banks,
+)
 from jiyi_bench.keyfacts_corpus import Corpus, fingerprint, generate
 from jiyi_bench.keyfacts_report import markdown, report_dict, split_key
 
@@ -45,12 +54,13 @@ def banks(tmp_path_factory: pytest.TempPathFactory) -> list[Bank]:
     return load_banks(_stand_ins(tmp_path_factory.mktemp("kf") / "banks"))
 
 
-def test_bank_d_is_held_out_and_keeps_the_format() -> None:
-    assert HELD_OUT == ("c", "d") and APPENDED == ("d",)
+def test_bank_d_is_a_dev_bank_reported_apart_and_keeps_the_format() -> None:
+    assert "d" in DEV and "d" not in HELD_OUT and FORMER_HELD_OUT == {"d": 30}
+    assert APPENDED[0] == "d"
     if not (BANK_DIR / "bank_d.json").is_file():
-        pytest.skip("held-out bank d not present")
+        pytest.skip("bank d not present")
     (bank,) = load_banks(BANK_DIR, ("d",))  # the validator accepts it
-    assert bank.name == "d" and bank.split == "held-out"
+    assert bank.name == "d" and bank.split == "dev"
     assert set(bank.languages) == set(LANGS)
 
 
@@ -70,7 +80,7 @@ def test_adding_bank_d_leaves_a_b_c_unchanged(banks: list[Bank]) -> None:
         assert list(with_d.profiles)[users:] == d_users  # appended after the others
         langs = Counter(with_d.profiles[u][1] for u in d_users)
         assert set(langs) == set(LANGS) and max(langs.values()) - min(langs.values()) <= 1
-        assert any(q.bank == "d" and q.split == "held-out" for q in with_d.questions)
+        assert any(q.bank == "d" and q.split == "dev" for q in with_d.questions)
         assert with_d.fingerprint != without.fingerprint
         # bank d's users are the same whichever other banks run
         alone = generate([b for b in banks if b.name == "d"], users=block, seed=seed)
@@ -91,35 +101,36 @@ def test_adding_bank_d_leaves_a_b_c_unchanged(banks: list[Bank]) -> None:
 
 
 def test_held_out_banks_are_reported_apart(banks: list[Bank], tmp_path: Path) -> None:
-    """A tiny run over a, b, c and d: dev, held-out c and held-out d each get their own tables;
+    """A tiny run over a, b, c and d: dev A+B, dev D and held-out c each get their own tables;
     the a, b and c cells are exactly those of the run without d."""
     corpus = generate(banks, users=3, seed=5)
     run = run_keyfacts(corpus, banks, embedder="fake", baselines=False)
     report = report_dict(run, command="test")
     splits = {c["split"] for c in report["cells"]}
-    assert splits == {"dev", "held-out c", "held-out d"}
+    assert splits == {"dev", "dev d", "held-out c"}
     for c in report["cells"]:  # no cell pools banks across splits
         if c["bank"] != "all":
-            q_split = "dev" if c["bank"] in ("a", "b") else "held-out"
+            q_split = "dev" if c["bank"] in ("a", "b", "d") else "held-out"
             assert c["split"] == split_key(q_split, c["bank"])
-    assert report["held_out"] == ["c", "d"] and report["held_out_missing"] == []
+    assert report["held_out"] == ["c"] and report["held_out_missing"] == ["e"]
     assert report["corpus"]["appended_blocks"] == {"d": 1}
     assert report["corpus"]["round_robin_users"] == 3
     md = markdown(report)
-    assert "Held out: bank c, d, each reported apart" in md
+    assert "Held out: bank c, each reported apart" in md
+    assert "d (dev, held out until stop 30, apart)" in md
     assert "4 (3 round-robin, 1 for bank D in its own block) users" in md
-    for title in ("## Development banks (A+B)", "## Held-out bank C (C)",
-                  "## Held-out bank D (D)", "| Held-out bank C | all |",
-                  "| Held-out bank D | all |"):
+    for title in ("## dev A+B\n", "## Held-out bank C (C)",
+                  "## dev D (held out until stop 30)\n", "| Held-out bank C | all |",
+                  "| dev D (held out until stop 30) | all |", "| dev A+B | all |"):
         assert title in md, title
-    assert "absent" not in md
+    assert "Held-out bank e **absent** from this run." in md
     alone = {**report, "corpus": {**report["corpus"], "round_robin_users": 0}}
     assert "1 (1 for bank D in its own block) users" in markdown(alone)
 
     base = run_keyfacts(generate(banks[:3], users=3, seed=5), banks[:3], embedder="fake",
                         baselines=False)
     base_report = report_dict(base, command="test")
-    assert base_report["held_out_missing"] == ["d"]
-    assert "Held-out bank d **absent** from this run." in markdown(base_report)
-    kept = [c for c in report["cells"] if c["split"] != "held-out d"]
+    assert base_report["held_out_missing"] == ["e"]
+    assert "## dev D" not in markdown(base_report)
+    kept = [c for c in report["cells"] if c["split"] != "dev d"]
     assert kept == base_report["cells"]

@@ -3,11 +3,13 @@
 A bank holds, per language (zh-Hans, zh-Hant, en) and per slot, the templates a customer uses
 to state a fact, change it, and ask for it, plus value pools, noise turns and assistant replies
 (the format is fixed in the banks' own ``note`` and checked here). Banks ``a`` and ``b`` are for
-development; banks ``c`` and ``d`` are each written separately and only ever reported, each on
-its own: :data:`HELD_OUT`. Bank ``d`` came after reports over a, b and c were published, so its
-users come in a block of their own (:data:`APPENDED`) and adding it changes nothing the other
-banks' users say or are asked. The harness runs with whichever banks are present (a held-out
-bank may be absent) and never prints a held-out template.
+development; banks ``c`` and ``e`` are each written separately and only ever reported, each on
+its own: :data:`HELD_OUT`. Bank ``d`` was held out until stop 30 and is a development bank since
+(:data:`FORMER_HELD_OUT`: reported apart from a and b). Banks ``d`` and ``e`` came after reports
+over the earlier banks were published, so their users come in blocks of their own
+(:data:`APPENDED`, in that order) and adding either changes nothing the other banks' users say
+or are asked. The harness runs with whichever banks are present (a held-out bank may be absent)
+and never prints a held-out template.
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ from jiyi.errors import ValidationError
 
 BANK_DIR = Path(__file__).resolve().parent / "keyfacts_banks"
 LANGS = ("zh-Hans", "zh-Hant", "en")
-DEV = ("a", "b")
-HELD_OUT = ("c", "d")
+DEV = ("a", "b", "d")
+HELD_OUT = ("c", "e")
+#: Development banks that were held out until the stop given, reported apart from the others
+#: ("dev D"), never pooled with them.
+FORMER_HELD_OUT: dict[str, int] = {"d": 30}
 #: Banks whose users are generated in an appended block of their own, after the round-robin
 #: users of the other banks (see :func:`jiyi_bench.keyfacts_corpus.generate`).
-APPENDED = ("d",)
+APPENDED = ("d", "e")
 #: Every slot and the template lists it must carry (``values`` where the bank provides the pool).
 SLOT_KEYS: dict[str, tuple[str, ...]] = {
     "name": ("values", "state", "ask"),
@@ -56,7 +61,7 @@ class LanguageBank:
 
 @dataclass(frozen=True)
 class Bank:
-    name: str  # "a", "b", "c", "d"
+    name: str  # "a" ... "e"
     split: str  # "dev" / "held-out"
     languages: dict[str, LanguageBank]
     digest: str  # sha256 of the file, part of the corpus fingerprint

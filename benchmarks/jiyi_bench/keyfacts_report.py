@@ -3,9 +3,9 @@
 A cell averages each measure over the questions where it is defined (``None`` left out) and
 keeps that count. ``kind`` ``all`` is every question about a current value (past questions are
 their own kinds), ``lang`` / ``bank`` ``all`` pool the languages / the split's banks. A cell's
-``split`` is ``dev`` (the development banks a and b, pooled) or ``held-out <bank>``: each
-held-out bank (c, d) is a split of its own, never pooled with the development banks nor with
-another held-out bank.
+``split`` is ``dev`` (the development banks a and b, pooled), ``dev <bank>`` (a development
+bank that was held out before, d: apart) or ``held-out <bank>``: each held-out bank (c, e) is a
+split of its own, never pooled with the development banks nor with another held-out bank.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from .keyfacts import LABELS, LONG_TURN, SYSTEMS, KeyfactsRun, Row, latency
-from .keyfacts_bank import HELD_OUT, LANGS
+from .keyfacts_bank import DEV as DEV_BANKS
+from .keyfacts_bank import FORMER_HELD_OUT, HELD_OUT, LANGS
 from .keyfacts_corpus import SLOTS, VERSION
 from .locomo_cmd import machine, machine_line
 
@@ -29,22 +30,37 @@ DEV = "dev"
 
 
 def split_key(split: str, bank: str) -> str:
-    """The report's split of a question: ``dev`` for every development bank, ``held-out <bank>``
-    for a held-out one (each apart)."""
-    return DEV if split == DEV else f"held-out {bank}"
-
-
-def split_title(split: str) -> str:
+    """The report's split of a question: ``dev`` for the development banks a and b,
+    ``dev <bank>`` for a development bank held out before (apart), ``held-out <bank>`` for a
+    held-out one (each apart)."""
     if split == DEV:
-        return "Development banks"
+        return f"{DEV} {bank}" if bank in FORMER_HELD_OUT else DEV
+    return f"held-out {bank}"
+
+
+def split_title(split: str, banks: Sequence[str] = ()) -> str:
+    """``dev A+B`` (the pooled development banks: ``banks``, or every one not reported apart),
+    ``dev D (held out until stop 30)``, ``Held-out bank C``."""
+    if split == DEV:
+        names = banks or [b for b in DEV_BANKS if b not in FORMER_HELD_OUT]
+        return f"{DEV} " + "+".join(b.upper() for b in names)
+    if split.startswith(f"{DEV} "):
+        bank = split.removeprefix(f"{DEV} ")
+        until = FORMER_HELD_OUT.get(bank)
+        return f"{DEV} {bank.upper()}" + (f" (held out until stop {until})" if until else "")
     return f"Held-out bank {split.removeprefix('held-out ').upper()}"
 
 
+def _banks_of(idx: dict[tuple[str, str, str, str, str], dict[str, Any]], split: str
+              ) -> list[str]:
+    return sorted({k[1] for k in idx if k[0] == split and k[1] != "all"})
+
+
 def splits_of(keys: Any) -> list[str]:
-    """The splits among cell keys (or cells' split names): ``dev`` first, then the held-out
-    banks by name."""
+    """The splits among cell keys (or cells' split names): ``dev`` first, then ``dev <bank>``,
+    then the held-out banks by name."""
     names = {k[0] if isinstance(k, tuple) else k for k in keys}
-    return sorted(names, key=lambda s: (s != DEV, s))
+    return sorted(names, key=lambda s: (s != DEV, not s.startswith(DEV), s))
 
 
 def cells(rows: Sequence[Row]) -> list[dict[str, Any]]:
@@ -73,7 +89,8 @@ def cells(rows: Sequence[Row]) -> list[dict[str, Any]]:
         out.append(cell)
     order = {k: i for i, k in enumerate(KINDS)}
     langs = {k: i for i, k in enumerate((*LANGS, "all"))}
-    out.sort(key=lambda c: (c["split"] != DEV, c["split"], c["bank"] == "all", c["bank"],
+    out.sort(key=lambda c: (c["split"] != DEV, not c["split"].startswith(DEV), c["split"],
+                            c["bank"] == "all", c["bank"],
                             order.get(c["kind"], 99), langs.get(c["lang"], 9),
                             SYSTEMS.index(c["system"])))
     return out
@@ -168,7 +185,7 @@ def _overview(idx: dict[tuple[str, str, str, str, str], dict[str, Any]]) -> list
             pv = (sum((p or {}).get("found", 0.0) * (p or {}).get("counts", {}).get("found", 0)
                       for p in past) / pn) if pn else None
             lines.append("| " + " | ".join([
-                split_title(split), lang, str(j["questions"]), _f(j, "found"), _f(d, "found"),
+                split_title(split, _banks_of(idx, split)), lang, str(j["questions"]), _f(j, "found"), _f(d, "found"),
                 _f(b, "found"), _f(j, "replaced"), _f(d, "replaced"), _f(b, "replaced"),
                 _f(j, "as_current"), _f(c, "found"), _f(c, "expired_as_current"),
                 "-" if pv is None else f"{pv:.2f}"]) + " |")
@@ -177,10 +194,10 @@ def _overview(idx: dict[tuple[str, str, str, str, str], dict[str, Any]]) -> list
 
 PROTOCOL = """\
 - **Corpus** (seeded, `--users`, `--seed`): each user gets one phrasing bank and one language
-  (round-robin: every bank x language cell has the same number of users, within one; bank d,
-  added later, gets a block of its own after them, as many users as the most a round-robin
-  bank gets, from its own random stream, so the users of a, b and c are those a run without
-  d has), 3-5
+  (round-robin: every bank x language cell has the same number of users, within one; banks d
+  and e, added later, each get a block of their own after them, d's then e's, as many users as
+  the most a round-robin bank gets, each from its own random stream, so the users of a, b and c
+  are those a run without d and e has, and d's those a run without e has), 3-5
   sessions 2-9 days apart, and a random subset (at least four) of the ten slots. A statement
   comes in an early session; a change (phone, email, address, membership upgrade, delivery
   time, contact channel) in a later one; one of two or three liked foods may be negated later;
@@ -214,9 +231,10 @@ PROTOCOL = """\
   False.
 - **Compression**: over every ingested turn longer than 150 characters, the characters of the
   units `ingest_many` returned for it over the turn's characters.
-- Development banks (a, b) may be tuned on; the held-out banks (c, d) are each written
-  separately and only ever reported, each apart (never pooled with a and b nor with each
-  other), their templates never printed.
+- Development banks (a, b, and d, held out until stop 30) may be tuned on; d is reported
+  apart from a and b ("dev D"). The held-out banks (c; e, written before stop 31's tuning) are
+  each written separately and only ever reported, each apart (never pooled with a development
+  bank nor with each other), their templates never printed.
 """
 
 
@@ -279,7 +297,10 @@ def markdown(report: dict[str, Any]) -> str:
              f"{report['corpus']['turns']} turns, {report['corpus']['questions']} questions "
              f"(seed {report['corpus']['seed']}, corpus fingerprint "
              f"`{report['corpus']['fingerprint'][:12]}`); top {report['k']}.", "",
-             "Banks: " + ", ".join(f"{n} ({b['split']})" for n, b in report["banks"].items())
+             "Banks: " + ", ".join(
+                 f"{n} ({b['split']}" + (f", held out until stop {FORMER_HELD_OUT[n]}, apart"
+                                         if n in FORMER_HELD_OUT else "") + ")"
+                 for n, b in report["banks"].items())
              + ". " + _held_out_line(held, missing), "",
              f"Recall latency: p50 {lat['p50_ms']} ms, p95 {lat['p95_ms']} ms over "
              f"{lat['questions']} questions. Run time: "
@@ -290,9 +311,11 @@ def markdown(report: dict[str, Any]) -> str:
                                             comp.get("by_language", {}).items()) + ").", "",
              "## Overview", "", *_overview(idx), ""]
     for split in splits_of(idx):
-        title = split_title(split)
-        banks = sorted({k[1] for k in idx if k[0] == split and k[1] != "all"})
-        lines += [f"## {title} ({'+'.join(b.upper() for b in banks)})", "",
+        banks = _banks_of(idx, split)
+        title = split_title(split, banks)
+        if not split.startswith(DEV):
+            title += f" ({'+'.join(b.upper() for b in banks)})"
+        lines += [f"## {title}", "",
                   "### Per kind and language", ""]
         lines += _kinds_table(idx, split, "all", per_lang=True)
         lines += ["", "### Coupons", "", *_coupon_table(idx, split)]
@@ -328,7 +351,8 @@ def chart(report: dict[str, Any], path: Path) -> None:
                    label=LABELS[system])
         ax.set_xticks([x + width for x in range(len(kinds))], kinds, rotation=30, ha="right")
         ax.set_ylim(0, 1)
-        ax.set_title(f"{split_title(split)}: key fact found in top {report['k']}")
+        ax.set_title(f"{split_title(split, _banks_of(idx, split))}: key fact found in top "
+                     f"{report['k']}")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=8)
         ax2 = row[1]

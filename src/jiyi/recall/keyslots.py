@@ -28,6 +28,7 @@ from ..keyfacts.typing import QUESTION, owns, question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit, unit_date
+from .query import without_ruled_out_past
 from .rules import OTHERS_RE, SlotIntent
 from .slotvalues import UNREAD, names_other_value, slot_values
 
@@ -143,13 +144,14 @@ _EARLIER = re.compile(
 #: delivery time did I tell you before?"): the value told, the current one.
 _TOLD_BEFORE = re.compile(
     r"(?:之前|以前|早前)(?:跟|和|对|给)?(?:你|您)(?:们)?(?:说|讲|提|告诉|交代)|"
+    r"我(?:之前|以前|早前)(?:有)?(?:说|讲|提|告诉|交代|设|定|选)|"
     r"\b(?:told|tell|gave|give|said to|mentioned to|asked) you (?:before|earlier|previously)\b|"
     r"\b(?:told|gave|mentioned) (?:it )?(?:to you )?before\b")
 
 
 def asks_earlier(query: str) -> bool:
     """The key-fact question asks for a value that has since been replaced."""
-    return _EARLIER.search(_TOLD_BEFORE.sub(" ", fold(query))) is not None
+    return _EARLIER.search(_TOLD_BEFORE.sub(" ", without_ruled_out_past(fold(query)))) is not None
 
 
 def prototype_intent(embedder: Embedder, query: str, vector: Vector | None) -> SlotIntent | None:

@@ -107,6 +107,10 @@ def test_run_on_parts_keep_every_character_but_the_cuts() -> None:
     ("續費之後現在是無限卡會員啦，之前那個等級到期了", "membership", "無限卡"),
     ("renewed last week so I'm on Sapphire now also do I still get free returns?", "membership",
      "Sapphire"),
+    ("杯盖有点松，不知道是不是正常的以后寄杭州市滨江区江南大道1200号", "address", "江南大道1200号"),
+    ("I've moved, everything goes to 40 Harbour Road, Bristol BS1 5TT now", "address",
+     "40 Harbour Road"),
+    ("the box was dented account's Ruby as of this month", "membership", "Ruby"),
 ])
 def test_a_value_in_a_request_or_run_on_clause_is_typed(turn: str, slot: str, value: str) -> None:
     found = _slots(turn)
@@ -223,3 +227,26 @@ def test_a_preference_said_in_new_words_is_typed(e5_mem: Memory, turn: str, slot
     units = e5_mem.store.find_units(Scope("u", None), as_of=LATER)
     assert [u for u in units if u.slot and base_name(u.slot) == slot and value in u.content], \
         [(u.content, u.slot) for u in units]
+
+
+TAKEN_BACK = {
+    "zh-Hans": (["我超爱吃榴莲，有活动记得叫我", "对榴莲没兴趣了，上次吃完胃不舒服"], "我喜欢吃什么？", "榴莲"),
+    "zh-Hant": (["我好鍾意食蛋撻，有優惠通知我", "蛋撻我而家唔食喇，對蛋撻冇興趣了"], "我鍾意食咩？你們記的口味是什麼", "蛋撻"),
+    "en": (["I really love matcha lattes", "not really into matcha lattes these days"],
+           "what food do I like?", "matcha"),
+}
+
+
+@pytest.mark.parametrize("lang", list(TAKEN_BACK))
+def test_an_item_taken_back_in_new_words_is_not_listed_as_liked(e5_mem: Memory,
+                                                                 lang: str) -> None:
+    """The liked item is replaced by the negation; the question about likes gets neither the
+    old statement nor any other unit naming the item as liked."""
+    turns, question, item = TAKEN_BACK[lang]
+    for i, text in enumerate(turns):
+        e5_mem.ingest(text, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=3 * i),
+                      role="user")
+    hits = e5_mem.recall(question, session_id="s9", user_id="u", k=5, as_of=LATER)
+    liked = [h.unit.content for h in hits if item in h.unit.content.casefold()
+             and h.current and not re.search(r"没兴趣|冇興趣|唔食|not really into", h.unit.content, re.I)]
+    assert not liked, [(h.unit.content, h.current) for h in hits]

@@ -66,11 +66,17 @@ def is_request(part: str) -> bool:
     return REQUEST.search(part) is not None
 
 
+#: An embedded question is no question ("不知道是不是正常的", "不清楚有没有货"): the words are
+#: left out before the part is read.
+_EMBEDDED = re.compile(r"(?:不知道|不确定|不確定|不清楚|不晓得|不曉得|唔知|想知道|想問問|想问问)"
+                       r"(?:是不是|有没有|有沒有|是否)?")
+
+
 def asks_value(text: str, start: int, end: int) -> bool:
     """The value at ``text[start:end]`` is asked about, not stated: the part holding it is a
     question, and no request."""
     part = part_holding(text, start, end)
-    return ASKED.search(part) is not None and not is_request(part)
+    return ASKED.search(_EMBEDDED.sub(" ", part)) is not None and not is_request(part)
 
 
 def run_on_parts(text: str) -> list[str]:

@@ -180,10 +180,7 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
         elif row.value == "item":
             items = _items(store, wide, as_of, name)
             view.rule_ids.extend(u.id for u in items)
-            view.negated_items.extend(
-                (row, fold(u.slot.split(":", 1)[1])) for u in items
-                if u.slot is not None and negates(row, u.content)
-                and len(u.slot.split(":", 1)[1]) >= MIN_ITEM_CHARS)
+            view.negated_items.extend((row, item) for item in _taken_back(store, row, items))
         elif row.dated and row.question is not None:
             rx = row.question
             units = store.find_units(wide, as_of=as_of,
@@ -201,6 +198,18 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
                                                    or thing.search(fold(u.content)))))
     view.rule_ids = list(dict.fromkeys(view.rule_ids))
     return view
+
+
+def _taken_back(store: Store, row: SlotSpec, items: list[MemoryUnit]) -> list[str]:
+    """The items (folded) the user took back: the item each negation names, and the items of
+    the units it replaced ("对臭豆腐没兴趣了，上次吃完拉肚子" replaced "food:臭豆腐": the item is
+    臭豆腐, whatever else the negation's own words hold)."""
+    negations = [u for u in items if u.slot is not None and negates(row, u.content)]
+    names = [u.slot.split(":", 1)[1] for u in negations if u.slot is not None]
+    replaced = store.get_units([u.supersedes for u in negations if u.supersedes])
+    names += [u.slot.split(":", 1)[1] for u in replaced
+              if u.slot is not None and u.slot.startswith(row.name + ":")]
+    return list(dict.fromkeys(fold(n) for n in names if len(n) >= MIN_ITEM_CHARS))
 
 
 def _items(store: Store, scope: Scope, as_of: datetime, name: str) -> list[MemoryUnit]:

@@ -54,6 +54,7 @@ _ADDRESS_WORDS = re.compile(
     r"\b(?:address\w*|ship\w*|deliver\w*|"
     r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|place|home|house|flat|apartment|condo|"
     r"office|work|staying|stay|located|based|drop\w*|bring|parcels?|packages?|courier|post|mail|"
+    r"go(?:es)? to|going to|forward\w*|redirect\w*|"
     r"(?:I'm|I am|we're|we are|I'll be|we'll be|I've been|find me|reach me) at)\b", re.I)
 _CITY_WORDS = re.compile(
     r"(?:住在|住|搬到|搬去|搬家到|定居|移居|现居|現居|常驻|常駐|家在)|"
@@ -97,7 +98,7 @@ _LEVEL_LABEL = re.compile(r"(?:membership|member level|tier|会员等级|會員�
 _MEMBERSHIP_SELF = re.compile(
     r"我|本人|\b(?:my|me|I|I'm|I've|I was)\b|升|降|成为|成為|变成|變成|办了|辦了|开通|開通|拿到|"
     r"现在是|現在是|现在|現在|目前|如今|已经是|已經是|\b(?:upgraded|downgraded|promoted|became|got|now|"
-    r"as an?|with my)\b|"
+    r"as an?|with my|account'?s|account is|as of)\b|"
     r"^\s*(?:membership|member level|tier|level|status|会员等级|會員等級|会员|會員|等级|等級)\s*[:：]",
     re.I)
 _BIRTHDAY = re.compile(r"生日|出生|\b(?:birthday|born on)\b", re.I)
@@ -244,10 +245,10 @@ _EN_LEVEL_LABEL = re.compile(r"\b(?i:membership|member level|tier|status)\s*[:�
                              r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))(?![A-Za-z])")
 #: "It's Infinite now", "Five Star now".
 _EN_LEVEL_NOW = re.compile(
-    r"(?:^|[,.;]\s*|\b(?:I'm|I am|it's|it is|(?i:my|the) (?:account|membership|tier|status|level)"
+    r"(?:^|[,.;]\s*|\b(?:I'm|I am|it's|it is|(?:(?i:my|the) )?(?i:account|membership|tier|status|level)"
     r"(?:'s| is))\s+(?:on\s+)?(?:the\s+)?)"
     r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))\s+(?:now|already|this (?:month|year|week)|"
-    r"at the moment|currently|these days|as of (?:today|now))\b")
+    r"at the moment|currently|these days|as of (?:today|now|this (?:week|month|year)))\b")
 _EN_NOT_LEVEL = re.compile(r"^(?:The|A|An|My|Your|Our|As|With|I|I'm|Dear|Hi|Hey|This|That|It|"
                            r"It's|Please|Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|New|Old|"
                            r"From|Since|Until|Till|Right|Only|Even|Also|Then|Starting)$")

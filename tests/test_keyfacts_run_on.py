@@ -250,3 +250,28 @@ def test_an_item_taken_back_in_new_words_is_not_listed_as_liked(e5_mem: Memory,
     liked = [h.unit.content for h in hits if item in h.unit.content.casefold()
              and h.current and not re.search(r"没兴趣|冇興趣|唔食|not really into", h.unit.content, re.I)]
     assert not liked, [(h.unit.content, h.current) for h in hits]
+
+
+CHATTY = {
+    "zh-Hans": "这件外套有加绒的吗，我怕冬天不够暖你们周年庆会打折吗哈哈我先看看别的，"
+               "对了我的收货地址改成杭州市滨江区江南大道1200号，保修是一年还是两年呢，"
+               "发货一般要几天啊，我妈也想买一件，可以一起下单吗",
+    "zh-Hant": "這件外套有加絨的嗎，我怕冬天不夠暖你們週年慶會打折嗎哈哈我先看看別的，"
+               "對了我的收貨地址改成台中市西區民生路20號，保固是一年還是兩年呢，"
+               "出貨一般要幾天啊，我媽也想買一件，可以一起下單嗎",
+    "en": "does this jacket come fleece-lined, I worry it won't be warm enough, will there be "
+          "a sale soon? anyway my delivery address is now 40 Harbour Road, Bristol BS1 5TT, "
+          "is the warranty one year or two? how many days does shipping take? can my mum "
+          "order one too?",
+}
+
+
+@pytest.mark.parametrize("lang", list(CHATTY))
+def test_a_chatty_long_turn_compresses_and_keeps_its_fact(lang: str) -> None:
+    """The questions asked among other clauses are no units (the raw turn keeps them): the
+    units hold at most 0.85 of the turn's characters, and the address is among them."""
+    turn = CHATTY[lang]
+    drafts = extract_turn(TurnInput(text=turn, role="user", at=T0, session_id="s", user_id="u",
+                                    turn_id="t")).drafts
+    assert sum(len(d.content) for d in drafts) <= 0.85 * len(turn), [d.content for d in drafts]
+    assert [d for d in drafts if d.slot == "address"], [(d.content, d.slot) for d in drafts]

@@ -275,3 +275,25 @@ def test_a_chatty_long_turn_compresses_and_keeps_its_fact(lang: str) -> None:
                                     turn_id="t")).drafts
     assert sum(len(d.content) for d in drafts) <= 0.85 * len(turn), [d.content for d in drafts]
     assert [d for d in drafts if d.slot == "address"], [(d.content, d.slot) for d in drafts]
+
+
+ORDERS = {
+    "zh-Hans": (["我下的单是JD2026550012,想问问发货了没", "优惠券SAVE30XY记一下", "你们客服排队太久了"],
+                "我上次让你们查的是哪一单？", "JD2026550012"),
+    "zh-Hant": (["HK2626001122這筆怎麼還在處理中", "我仲有張GIFT10AB，月底前要用", "說明書不見了"],
+                "我上次叫你們查的是哪一筆", "HK2626001122"),
+    "en": (["any news on order ORD-55120034? it's been a week", "keep SPRING10QQ for me please",
+            "the size chart is confusing"], "what was the order number I asked about?",
+           "ORD-55120034"),
+}
+
+
+@pytest.mark.parametrize("lang", list(ORDERS))
+def test_a_question_about_an_order_gets_the_users_order_not_a_coupon(e5_mem: Memory,
+                                                                     lang: str) -> None:
+    turns, question, order = ORDERS[lang]
+    for i, text in enumerate(turns):
+        e5_mem.ingest(text, session_id="s1", user_id="u", at=T0 + timedelta(minutes=i),
+                      role="user")
+    hits = e5_mem.recall(question, session_id="s9", user_id="u", k=5, as_of=LATER)
+    assert hits and order in hits[0].unit.content, [h.unit.content for h in hits]

@@ -181,6 +181,8 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             items = _items(store, wide, as_of, name)
             view.rule_ids.extend(u.id for u in items)
             view.negated_items.extend((row, item) for item in _taken_back(store, row, items))
+        elif row.value == "id":
+            view.rule_ids.extend(u.id for u in _identifiers(store, wide, as_of, row))
         elif row.dated and row.question is not None:
             rx = row.question
             units = store.find_units(wide, as_of=as_of,
@@ -210,6 +212,40 @@ def _taken_back(store: Store, row: SlotSpec, items: list[MemoryUnit]) -> list[st
     names += [u.slot.split(":", 1)[1] for u in replaced
               if u.slot is not None and u.slot.startswith(row.name + ":")]
     return list(dict.fromkeys(fold(n) for n in names if len(n) >= MIN_ITEM_CHARS))
+
+
+#: Words that make an unlabelled code in a unit an order's ("HK2627281855這筆怎麼還在處理中",
+#: "我下的单是…", "my order …").
+_ORDER_WORDS = re.compile(r"单|笔|订|下单|\b(?:order\w*|purchase\w*|parcel|package|shipment)\b")
+#: Identifiers of a list given as rule hits, newest first ("which order did I ask about?").
+ID_ITEMS = 3
+#: Units holding an identifier read to find them.
+IDS_READ = 40
+
+
+def _identifiers(store: Store, scope: Scope, as_of: datetime, row: SlotSpec
+                 ) -> list[MemoryUnit]:
+    """The user's newest units naming an identifier of the row's kinds (an order id), or an
+    unlabelled code said with an order word; none with one of the row's look-alikes (a coupon
+    code is no order). An order asked about in a question that has since expired is history,
+    and still the user's order."""
+    kinds = set(row.kinds)
+    found = store.entity_kind_search(scope, as_of, [*row.kinds, "code"], IDS_READ, history=True)
+    out: list[MemoryUnit] = []
+    seen: set[str] = set()
+    units = {u.id: u for u in store.get_units([uid for uid, _ in found])}
+    for u in (units[uid] for uid, _ in found if uid in units):  # newest first
+        text = fold(u.content)
+        if row.not_with is not None and row.not_with.search(text):
+            continue
+        ids = [e.value for e in u.entities if e.kind in kinds
+               or (e.kind == "code" and _ORDER_WORDS.search(text))]
+        if ids and not set(ids) <= seen:
+            seen.update(ids)
+            out.append(u)
+        if len(out) >= ID_ITEMS:
+            break
+    return out
 
 
 def _items(store: Store, scope: Scope, as_of: datetime, name: str) -> list[MemoryUnit]:

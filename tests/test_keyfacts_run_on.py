@@ -297,3 +297,24 @@ def test_a_question_about_an_order_gets_the_users_order_not_a_coupon(e5_mem: Mem
                       role="user")
     hits = e5_mem.recall(question, session_id="s9", user_id="u", k=5, as_of=LATER)
     assert hits and order in hits[0].unit.content, [h.unit.content for h in hits]
+
+
+@pytest.mark.parametrize("text", [
+    "can I use this code? my neighbours are so loud today",   # "ig" in neighbours
+    "I'll use the online form before the deadline",             # "line" in online / deadline
+    "use whatever steamship you like",                          # "teams" in steamship
+])
+def test_a_channel_name_inside_another_word_names_no_channel(text: str) -> None:
+    from jiyi.keyfacts.schema import spec
+
+    row = spec("contact_channel")
+    assert row is not None and not row.states(text)
+
+
+@pytest.mark.parametrize("text", ["通知我就用App站内消息吧", "reach me on Signal please",
+                                  "用LINE聯絡我就好"])
+def test_a_channel_name_said_as_a_word_is_one(text: str) -> None:
+    from jiyi.keyfacts.schema import spec
+
+    row = spec("contact_channel")
+    assert row is not None and row.states(text)

@@ -217,6 +217,10 @@ PREFERENCES = [
      "weekday evenings"),
     ("之後改用視訊通話聯絡我", "contact_channel", "視訊通話"),
     ("以后有事用邮寄信件联系我就行", "contact_channel", "邮寄信件"),
+    ("你哋盡量星期日整天送啦，我要返工", "delivery_time", "星期日整天"),   # a habit: no date
+    ("我只有周六全天能收件，提前打声招呼", "delivery_time", "周六全天"),
+    ("can you have them drop it off weekday mornings?", "delivery_time", "weekday mornings"),
+    ("每天晚上八点左右来最方便，我跟保安也说好了", "delivery_time", "晚上八点"),
 ]
 
 

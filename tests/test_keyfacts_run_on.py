@@ -111,6 +111,10 @@ def test_run_on_parts_keep_every_character_but_the_cuts() -> None:
     ("I've moved, everything goes to 40 Harbour Road, Bristol BS1 5TT now", "address",
      "40 Harbour Road"),
     ("the box was dented account's Ruby as of this month", "membership", "Ruby"),
+    ("just moved to 40 Harbour Road, Bristol BS1 5TT so don't use the old one", "address",
+     "40 Harbour Road"),
+    ("剛搬到台中市西區民生路20號，舊的那個地址不要再寄了", "address", "民生路20號"),
+    ("新号码是13912345678，旧的不用了", "phone", "13912345678"),
 ])
 def test_a_value_in_a_request_or_run_on_clause_is_typed(turn: str, slot: str, value: str) -> None:
     found = _slots(turn)
@@ -118,6 +122,8 @@ def test_a_value_in_a_request_or_run_on_clause_is_typed(turn: str, slot: str, va
 
 
 @pytest.mark.parametrize("turn", [
+    "415-555-0142 is my old number, it's dead",
+    "13912345678是旧的，停机了",
     "我现在登记的手机号是13912345678吗？",
     "is 415-555-0142 still the number you have?",
     "你們那邊的地址是台中市西區民生路20號嗎？",

@@ -321,10 +321,23 @@ _NOW = re.compile(r"现在|現在|新的|新号|新號|改成|改为|改為|换�
                   r"instead|switch|change|from now on)\b", re.I)
 
 
+#: Said after a value, these retire *another* one: the value itself is the new one ("just
+#: moved to X so don't use the old one", "X now, the lease on the old flat ran out").
+_OTHER_OLD = re.compile(
+    r"旧的|舊的|旧地址|舊地址|旧号|舊號|旧邮箱|舊郵箱|老的|原来那|原來那|之前那|以前那|原先那|"
+    r"\b(?:the|my|that) (?:old|previous|former|other) \w+", re.I)
+
+
+#: "X is my old number", "X是旧的": the value itself is the old one.
+_IS_THE_OLD = re.compile(r"\s*(?:is|was|'s|are|were|是|为|為|就是|算是)", re.I)
+
+
 def _retired(clause: str, e: Entity) -> bool:
     """The clause says the value no longer holds: a retiring word after it ("X不用了", "X isn't
-    mine anymore"), or before it with no word for the current value in between ("原来的X")."""
-    if _OLD.search(clause[e.end:]):
+    mine anymore") that names no other value as the old one, or before it with no word for the
+    current value in between ("原来的X")."""
+    after = clause[e.end:]
+    if _OLD.search(after) and (_IS_THE_OLD.match(after) or not _OTHER_OLD.search(after)):
         return True
     before = clause[:max(0, e.start)]
     ends = [m.end() for m in _OLD.finditer(before)]

@@ -18,14 +18,16 @@ looks back in time (recall) can move it to the year before.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from .timeclock import clock_after
 from .timewords import (
     CN_NUM,
+    DAY_FIRST_HINTS,
     EN_DAY_OFFSETS,
+    EN_FORWARD,
     EN_NUMBERS,
     EN_SHIFTS,
     MONTH_NAMES,
@@ -35,6 +37,7 @@ from .timewords import (
     WEEKDAYS_ZH,
     ZH_DAY_OFFSETS,
     ZH_DAY_PARTS,
+    ZH_MONTH_PARTS,
     ZH_SHIFTS,
     ZH_YEAR_OFFSETS,
     cn_int,
@@ -57,6 +60,10 @@ class TimeMatch:
     clock: str | None = None  # "08:30" when a clock time was given
     part: str | None = None  # morning / afternoon / evening / night / noon
     year_implied: bool = False  # "5月3日", "in May": the year of ``at`` was assumed
+    #: The other reading of the day, for an expiry: "3/5" read day first, "the 15th" or "5号"
+    #: of next month, "周五" of next week.
+    alt: date | None = None
+    said: date | None = None  # the day of ``at`` (set by :func:`find_times`)
 
     def period_end(self) -> date:
         """The first day after the period (day, week, month or year) the expression denotes."""
@@ -77,9 +84,33 @@ class TimeMatch:
         nxt = self.period_end()
         return datetime(nxt.year, nxt.month, nxt.day, tzinfo=UTC)
 
+    def expiry_instant(self) -> datetime:
+        """:meth:`end_instant` of the expression read as an expiry said on :attr:`said`: an
+        expiry said today is normally in the future, so of the readings (the day, :attr:`alt`,
+        and, for a day or month named without its year more than :data:`YEAR_ROLL_DAYS` days
+        before :attr:`said`, the same day a year later) the nearest one whose period has not
+        ended before :attr:`said` is taken; the day itself when none is."""
+        if self.said is None:
+            return self.end_instant()
+        readings = [self.day] + ([self.alt] if self.alt else [])
+        if self.year_implied:
+            readings += [_a_year_later(r) for r in readings
+                         if (self.said - r).days > YEAR_ROLL_DAYS]
+        ahead = [r for r in readings if replace(self, day=r).period_end() > self.said]
+        return replace(self, day=min(ahead) if ahead else self.day).end_instant()
+
     def render(self, lang: str) -> str:
         """An absolute wording of the expression, e.g. ``2026年5月2日早上`` / ``2 May 2026``."""
         return render(self, lang)
+
+
+#: A day named without its year this many days before it was said is, as an expiry, next
+#: year's ("到1月15日有效" said on 20 December); a nearer one is a date just passed.
+YEAR_ROLL_DAYS = 31
+
+
+def _a_year_later(d: date) -> date:
+    return safe_date(d.year + 1, d.month, d.day) or date(d.year + 1, d.month, 28)
 
 
 def safe_date(year: int, month: int, day: int) -> date | None:
@@ -209,7 +240,9 @@ def _zh_relative(text: str, at: date) -> list[TimeMatch]:
     for m in _ZH_WEEKDAY.finditer(text):
         shift = ZH_SHIFTS.get(m.group(1) or "", 0)
         day = _week_start(at) + timedelta(weeks=shift, days=WEEKDAYS_ZH[m.group(2)])
-        out.append(_mk(m, day, "day", True))
+        # "周五前" said on a Saturday: this week's Friday, or next week's as an expiry
+        alt = day + timedelta(weeks=1) if m.group(1) is None and day < at else None
+        out.append(replace(_mk(m, day, "day", True), alt=alt))
     for m in _ZH_WEEK.finditer(text):
         out.append(_mk(m, _week_start(at) + timedelta(weeks=ZH_SHIFTS[m.group(1)]), "week", True))
     for m in _ZH_MONTH.finditer(text):
@@ -340,6 +373,234 @@ def _en_relative(text: str, at: date, has_month: bool = True) -> list[TimeMatch]
     return out
 
 
+# ------------------------------------------------------------------------ loose dates (expiries)
+# Dates said the way an expiry or a due day is: "5/3", "3/5/2026", "05-03", "5号前", "the 15th",
+# "月底", "四月中", "mid-April", "end of next week", "到下個月10號", "good till Sunday", "3天内",
+# "valid for 7 days". A numeric date without its year and a day of the month alone count only
+# beside a word that makes them a date ("到5/3", "5号前有效", "exp 05-03"): "3/4 of it", "3号楼"
+# and "a 3-2 win" are no dates.
+_CUE_BEFORE = re.compile(
+    r"(?:到|至|截止|截至|于|於|在|是|为|為|期限|日期|\b(?:until|till|til|thru|through|by|before|on|"
+    r"due|expires?|expiring|exp|valid|good|ends?|deadline|dated?))\.?\s*[:：]?\s*$", re.I)
+_CUE_AFTER = re.compile(r"\s*(?:(?:前|之前|以前|为止|為止|止)|(?:都|就|才)?\s*(?:到期|过期|過期|截止|有效|"
+                        r"失效|作废|作廢|可用|能用|可以用))")
+_DAY_CUE_BEFORE = re.compile(r"(?:到|至|截止|截至|截止到)\s*$")
+#: A number unit right after "3-5" / "1/2": a range or a fraction, not a date.
+_NUM_UNIT_AFTER = re.compile(r"\s*(?:days?|weeks?|months?|years?|hours?|hrs?|mins?|times|people|"
+                             r"pcs|kg|cups?|[%个個天人件元块塊次折分点點岁歲号號楼樓])", re.I)
+CUE_CHARS = 12
+_NUM_DMY = re.compile(r"(?<![\d/.:-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/.:-])"
+                      r"|(?<![\d/.:-])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d/.:-])")
+_NUM_DM = re.compile(r"(?<![\d/.:-])(\d{1,2})[/-](\d{1,2})(?![\d/:-]|\.\d)")
+_ZH_DAY_NO = re.compile(rf"(?<![\d月年/.:第-])({CN_NUM}{{1,3}})\s*[号號](?![码碼楼樓线線店房位机機车車])")
+_ZH_MONTH_DAY_REL = re.compile(rf"(上|下|这|這|本)(?:个|個)?月\s*({CN_NUM}{{1,3}})\s*[号號日]")
+_ZH_MONTH_PART = re.compile(
+    rf"(?:(?<![\d零〇一二两兩三四五六七八九十个個第每几幾])({_ZH_MONTH_NUM})\s*月份?"
+    r"|(上|下|这|這|本)?(?:个|個)?(?<![岁歲日年每])月)(上旬|中旬|下旬|底|末|尾|中(?![国國文心午间間]))")
+_ZH_WEEKEND = re.compile(r"(上|下|这|這|本)?(?:个|個)?(?:周末|週末)")
+_ZH_YEAR_END = re.compile(r"(?:(\d{4})\s*年|([今明去])年年?|(?<![每新过過拜跨\d])年)(底|末)")
+_ZH_WITHIN = re.compile(
+    rf"(?<![近去这這最])(({CN_NUM}{{1,3}})\s*(?:个|個)?(天|日|周|週|星期|礼拜|禮拜|个月|個月))"
+    r"(?=\s*(?:之内|之內|以内|以內|内|內))"
+    rf"|有效期\s*(?:为|為|是|:|：)?\s*(({CN_NUM}{{1,3}})\s*(?:个|個)?(天|日|周|週|星期|个月|個月))")
+_EN_NUMBER_WORD = r"\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten"
+_EN_NTH = re.compile(
+    rf"{_B}the\s+(\d{{1,2}})(?:st|nd|rd|th)(?:\s+of\s+(this|next|the)\s+month)?"
+    r"(?=\s*(?:$|[^\w\s]|(?:and|or|but|so|at|then|is|please|too|only|because|if|when|right|"
+    r"ok|okay|I|it|we|you)\b))", re.I)
+_EN_END_OF = re.compile(
+    rf"{_B}(?:the\s+)?end\s+of\s+(?:(the|this|next|the\s+following)\s+)?(week|month|year){_E}"
+    rf"|{_B}(?:the\s+)?end\s+of\s+{_MON}{_E}(?!\s*\d)|{_B}(month|year)[-\s]end{_E}", re.I)
+_EN_MID = re.compile(
+    rf"{_B}(?:mid[-\s]?|(?:the\s+)?middle\s+of\s+){_MON}{_E}(?!\s*\d)"
+    rf"|{_B}(?:mid[-\s]?|(?:the\s+)?middle\s+of\s+)(?:(this|next|the)\s+)?month{_E}", re.I)
+_WEEKDAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_EN_FWD_DAY = re.compile(
+    rf"{_B}{EN_FORWARD}\s+(?:on\s+)?((?:{_WEEKDAY_NAMES})(?!s)|the\s+weekend){_E}", re.I)
+_EN_FOR_SPAN = re.compile(
+    rf"{_B}(?:valid|good|usable|active|lasts?|works?)\s+(?:for\s+)?(?:another\s+|the\s+next\s+|"
+    rf"up\s+to\s+)?(({_EN_NUMBER_WORD})\s+(?:more\s+)?(days?|weeks?|months?)){_E}", re.I)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_DAY_FIRST_HINT = re.compile(DAY_FIRST_HINTS, re.I)
+
+
+def _last_day(d: date) -> date:
+    return add_months(d, 1) - timedelta(days=1)
+
+
+def _months_later(d: date, n: int) -> date:
+    """The same day ``n`` months after ``d`` (the month's last day when it has no such day)."""
+    first = add_months(d, n)
+    return safe_date(first.year, first.month, d.day) or _last_day(first)
+
+
+def _cued(text: str, start: int, end: int) -> bool:
+    return bool(_CUE_BEFORE.search(text[max(0, start - CUE_CHARS):start])
+                or _CUE_AFTER.match(text, end))
+
+
+def _day_first(text: str) -> bool:
+    """Does the turn write its dates day first (British)? Its evidence, in order: a numeric date
+    that can only be read one way ("25/12"), a date in words ("3 May" vs "May 3"), a currency or
+    spelling of a day-first place ("£", "colour"); without any, month first (US)."""
+    for m in _NUM_DM.finditer(text):
+        a, b = int(m.group(1)), int(m.group(2))
+        if a > 12 >= b:
+            return True
+        if b > 12 >= a:
+            return False
+    dmy, mdy = _EN_DMY.search(text), _EN_MDY.search(text)
+    if dmy or mdy:
+        return dmy is not None and (mdy is None or dmy.start() < mdy.start())
+    return _DAY_FIRST_HINT.search(text) is not None
+
+
+def _numeric(m: re.Match[str], a: int, b: int, year: int, zh: bool, text: str,
+             year_implied: bool) -> TimeMatch | None:
+    """A numeric date "a/b": month first in Chinese; in English month first (US) unless a number
+    over 12 or the turn's evidence (:func:`_day_first`) says day first, with the other reading as
+    :attr:`TimeMatch.alt` when both are days."""
+    month_first = safe_date(year, a, b)
+    day_first = safe_date(year, b, a)
+    if zh or month_first is None or day_first is None or a == b:
+        day, alt = month_first or day_first, None
+    elif _day_first(text):
+        day, alt = day_first, month_first
+    else:
+        day, alt = month_first, day_first
+    if day is None:
+        return None
+    return replace(_mk(m, day, "day", False, year_implied=year_implied), alt=alt)
+
+
+def _day_of_month(m: re.Match[str], at: date, n: int, group: int = 0) -> TimeMatch | None:
+    """A day of the month alone ("5号", "the 15th"): this month's, next month's as the other
+    reading (this month's when it has no such day: next month's)."""
+    this = safe_date(at.year, at.month, n)
+    nxt_first = add_months(at, 1)
+    nxt = safe_date(nxt_first.year, nxt_first.month, n)
+    day = this or nxt
+    if day is None:
+        return None
+    return replace(_mk(m, day, "day", False, group=group, year_implied=True),
+                   alt=nxt if this else None)
+
+
+def _loose_zh(text: str, at: date) -> list[TimeMatch]:
+    out: list[TimeMatch] = []
+    for m in _ZH_DAY_NO.finditer(text):
+        n = cn_int(m.group(1))
+        if n and (_DAY_CUE_BEFORE.search(text[max(0, m.start() - 4):m.start()])
+                  or _CUE_AFTER.match(text, m.end())):
+            tm = _day_of_month(m, at, n)
+            out += [tm] if tm else []
+    for m in _ZH_MONTH_DAY_REL.finditer(text):
+        first = add_months(at, ZH_SHIFTS[m.group(1)])
+        day = safe_date(first.year, first.month, cn_int(m.group(2)) or 0)
+        out += [_mk(m, day, "day", True)] if day else []
+    for m in _ZH_MONTH_PART.finditer(text):
+        part = ZH_MONTH_PARTS[m.group(3)]
+        named = _year_month(at.year, cn_int(m.group(1)) or 0) if m.group(1) else None
+        if m.group(1) and named is None:
+            continue
+        first = named or add_months(at, ZH_SHIFTS.get(m.group(2) or "", 0))
+        day = first.replace(day=part) if part else _last_day(first)
+        out.append(_mk(m, day, "day", not m.group(1), year_implied=bool(m.group(1))))
+    for m in _ZH_YEAR_END.finditer(text):
+        year = int(m.group(1)) if m.group(1) else at.year + ZH_YEAR_OFFSETS.get(
+            (m.group(2) or "今") + "年", 0)
+        if 1 <= year <= 9999:
+            out.append(_mk(m, date(year, 12, 31), "day", not m.group(1)))
+    for m in _ZH_WEEKEND.finditer(text):
+        day = _week_start(at) + timedelta(weeks=ZH_SHIFTS.get(m.group(1) or "", 0), days=5)
+        alt = day + timedelta(weeks=1) if m.group(1) is None and day < at else None
+        out.append(replace(_mk(m, day, "day", True), alt=alt))
+    for m in _ZH_WITHIN.finditer(text):
+        g = 1 if m.group(1) else 4
+        n = cn_int(m.group(g + 1))
+        if n is None:
+            continue
+        unit = m.group(g + 2)
+        day = (_months_later(at, n) if unit.endswith("月") else
+               at + timedelta(days=n * (1 if unit in ("天", "日") else 7)))
+        out.append(_mk(m, day, "day", True, group=g))
+    return out
+
+
+def _loose_en(text: str, at: date) -> list[TimeMatch]:
+    out: list[TimeMatch] = []
+    for m in _EN_NTH.finditer(text):
+        which = (m.group(2) or "").lower()
+        if which:
+            first = add_months(at, 1 if which == "next" else 0)
+            day = safe_date(first.year, first.month, int(m.group(1)))
+            out += [_mk(m, day, "day", True)] if day else []
+            continue
+        tm = _day_of_month(m, at, int(m.group(1)))
+        out += [tm] if tm else []
+    for m in _EN_END_OF.finditer(text):
+        if m.group(3):  # end of May
+            out.append(_mk(m, _last_day(date(at.year, _month_of(m.group(3)), 1)), "day", False,
+                           year_implied=True))
+            continue
+        unit = (m.group(2) or m.group(4)).lower()
+        shift = 1 if (m.group(1) or "").lower().split()[-1:] in (["next"], ["following"]) else 0
+        if unit == "week":
+            day = _week_start(at) + timedelta(weeks=shift, days=6)
+        elif unit == "month":
+            day = _last_day(add_months(at, shift))
+        else:
+            day = date(at.year + shift, 12, 31)
+        out.append(_mk(m, day, "day", True))
+    for m in _EN_MID.finditer(text):
+        if m.group(1):
+            out.append(_mk(m, date(at.year, _month_of(m.group(1)), 15), "day", False,
+                           year_implied=True))
+        else:
+            first = add_months(at, 1 if (m.group(2) or "").lower() == "next" else 0)
+            out.append(_mk(m, first.replace(day=15), "day", True))
+    for m in _EN_FWD_DAY.finditer(text):
+        what = m.group(1).lower()
+        wd = 5 if what.endswith("weekend") else WEEKDAYS_EN[what]
+        out.append(_mk(m, at + timedelta(days=(wd - at.weekday()) % 7), "day", True, group=1))
+    for m in _EN_FOR_SPAN.finditer(text):
+        raw = m.group(2).lower()
+        n = int(raw) if raw.isdigit() else EN_NUMBERS.get(raw, 1)
+        unit = m.group(3).lower()
+        day = (_months_later(at, n) if unit.startswith("month") else
+               at + timedelta(days=n * (7 if unit.startswith("week") else 1)))
+        out.append(_mk(m, day, "day", False, group=1))
+    return out
+
+
+def _loose(text: str, at: date) -> list[TimeMatch]:
+    """Dates said the loose way (see above)."""
+    out: list[TimeMatch] = []
+    zh = _CJK.search(text) is not None
+    if _NUM_GATE.search(text):
+        for m in _NUM_DMY.finditer(text):
+            a, b, y = (m.group(1), m.group(3), m.group(4)) if m.group(1) else m.group(5, 6, 7)
+            if len(y) == 2 and not _cued(text, m.start(), m.end()):
+                continue
+            tm = _numeric(m, int(a), int(b), int(y) if len(y) == 4 else 2000 + int(y), zh, text,
+                          False)
+            out += [tm] if tm else []
+        for m in _NUM_DM.finditer(text):
+            if _cued(text, m.start(), m.end()) and not _NUM_UNIT_AFTER.match(text, m.end()):
+                tm = _numeric(m, int(m.group(1)), int(m.group(2)), at.year, zh, text, True)
+                out += [tm] if tm else []
+    if zh:
+        out += _loose_zh(text, at)
+    if _EN_LOOSE_GATE.search(text):
+        out += _loose_en(text, at)
+    return out
+
+
+_NUM_GATE = re.compile(r"\d[/.-]\d")
+_EN_LOOSE_GATE = re.compile(r"(?i)\d(?:st|nd|rd|th)|end|mid|middle|day|weekend|valid|good|usable|"
+                            r"active|last|works?\s")
+
+
 # ------------------------------------------------------------------------------------ entry
 # Gates: each is a necessary condition of every pattern of the family it guards (a turn
 # without a number before 年/月, a day word, a week word ... cannot hold a match), so most
@@ -352,6 +613,8 @@ _ZH_REL_GATE = re.compile(
     + rf"|周|週|星期|礼拜|禮拜|[上下这這本](?:个|個)?月|{_CN_DIGIT}\s*(?:个|個)?(?:天|周|週|星期|月|年))")
 _EN_MONTH_GATE = re.compile(r"(?i)(?<![A-Za-z0-9])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
 _EN_YEAR_GATE = re.compile(r"\d{4}")
+_LOOSE_GATE = re.compile(r"\d[/.-]\d|[号號底末尾旬内內]|月中|有效期|(?i:\d(?:st|nd|rd|th)|end|mid|"
+                         r"weekend|day|valid|good|usable|active|last|works?\s)")
 _EN_REL_GATE = re.compile(r"(?i)day|week|month|year|tonight|tomorrow|morning|afternoon|evening|night")
 
 
@@ -369,6 +632,8 @@ def find_times(text: str, at: datetime) -> list[TimeMatch]:
         found += _en_absolute(text, today, month)
     if month or _EN_REL_GATE.search(text):
         found += _en_relative(text, today, month)
+    if _LOOSE_GATE.search(text):
+        found += _loose(text, today)
     found.sort(key=lambda t: (t.start, -(t.end - t.start)))
     chosen: list[TimeMatch] = []
     reach = -1
@@ -380,6 +645,7 @@ def find_times(text: str, at: datetime) -> list[TimeMatch]:
     out = []
     for tm in chosen:
         lang = "en" if tm.text[:1].isascii() else "zh"
+        tm = replace(tm, said=today)
         out.append(_with_clock(text, tm, lang) if tm.grain == "day" else tm)
     return out
 
@@ -389,8 +655,8 @@ def _with_clock(text: str, tm: TimeMatch, lang: str) -> TimeMatch:
     end, clock, part = clock_after(text, tm.end, tm.part, lang)
     if end == tm.end and part == tm.part:
         return tm
-    return TimeMatch(tm.start, end, text[tm.start:end], _value(tm.day, tm.grain, clock, part),
-                     tm.grain, tm.day, tm.relative, clock, part, tm.year_implied)
+    return replace(tm, end=end, text=text[tm.start:end], value=_value(tm.day, tm.grain, clock, part),
+                   clock=clock, part=part)
 
 
 # ------------------------------------------------------------------------------------ rendering

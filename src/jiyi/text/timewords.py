@@ -99,3 +99,20 @@ EN_SHIFTS: dict[str, int] = {"last": -1, "past": -1, "next": 1, "coming": 1, "th
 #: Words for "lately": not a date, a window of the last :data:`RECENT_DAYS` days (recall only).
 RECENT_WORDS = ("最近", "近来", "近來", "recently", "lately")
 RECENT_DAYS = 7
+
+#: A part of a month after the month ("五月中", "4月中旬", "月底", "用到月尾") -> its day (0: the
+#: last day of the month). A part that spans days is read as its last day but 中/mid (the 15th).
+ZH_MONTH_PARTS: dict[str, int] = {
+    "上旬": 10, "中旬": 15, "中": 15, "下旬": 0, "底": 0, "末": 0, "尾": 0,
+}
+#: The words before a weekday or "the weekend" that make it a day ahead: the next one from
+#: today ("good till Sunday", "by Friday").
+EN_FORWARD = (r"(?:(?:valid|good|usable|expires?|expiring|ends?|lasts?|runs?)\s+"
+              r"(?:until|till|til|'til|thru|through|to|on|by|before)|until|till|til|'til|thru|"
+              r"through|by|before|expires?|expiring)")
+#: Words that make a clause's dates British-style, day first ("3/5" is 3 May), when no
+#: date in the turn says which: currencies and spellings of the places that write day first.
+DAY_FIRST_HINTS = (r"£|€|₹|\bRs\.?\s?\d|\bS\$|\bRM\s?\d|\b(?:UK|Britain|British|England|London|"
+                   r"Scotland|Ireland|Australia|Aussie|India|Singapore|Malaysia|NZ|Europe|"
+                   r"mum|colour|favourite|whilst|fortnight|cheque|centre|organise|realise|"
+                   r"queue|programme)\b")

@@ -86,10 +86,10 @@ class TimeMatch:
 
     def expiry_instant(self) -> datetime:
         """:meth:`end_instant` of the expression read as an expiry said on :attr:`said`: an
-        expiry said today is normally in the future, so of the readings (the day, :attr:`alt`,
-        and, for a day or month named without its year more than :data:`YEAR_ROLL_DAYS` days
-        before :attr:`said`, the same day a year later) the nearest one whose period has not
-        ended before :attr:`said` is taken; the day itself when none is."""
+        expiry said today is normally in the future: the day itself unless its period ended before
+        :attr:`said`; then the nearest of the other readings (:attr:`alt`, and for a day or month
+        named without its year more than :data:`YEAR_ROLL_DAYS` days before :attr:`said` the
+        same day a year later) that has not; the day itself when none has."""
         if self.said is None:
             return self.end_instant()
         readings = [self.day] + ([self.alt] if self.alt else [])
@@ -97,7 +97,8 @@ class TimeMatch:
             readings += [_a_year_later(r) for r in readings
                          if (self.said - r).days > YEAR_ROLL_DAYS]
         ahead = [r for r in readings if replace(self, day=r).period_end() > self.said]
-        return replace(self, day=min(ahead) if ahead else self.day).end_instant()
+        pick = self.day if self.day in ahead or not ahead else min(ahead)
+        return replace(self, day=pick).end_instant()
 
     def render(self, lang: str) -> str:
         """An absolute wording of the expression, e.g. ``2026年5月2日早上`` / ``2 May 2026``."""
@@ -177,7 +178,9 @@ def _year_word(year: int) -> bool:
 _ZH_MONTH_NUM = "(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
 _ZH_WEEKDAY_WORD = "(?:周|週|星期|礼拜|禮拜)"
 _ZH_YMD = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]?")
-_ZH_MD = re.compile(rf"(?<![\d年])({CN_NUM}{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]")
+#: Before a month number: no digit of the same kind ("15月" is no month; "QQ66五月三号" is 五月三号).
+_NOT_IN_NUMBER = r"(?:(?<![\d年])(?=\d)|(?<![年零〇一二两兩三四五六七八九十])(?![\d]))"
+_ZH_MD = re.compile(rf"{_NOT_IN_NUMBER}(\d{{1,3}}|[零〇一二两兩三四五六七八九十]{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]")
 _ZH_YM = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月(?!\s*{CN_NUM})")
 _NUM_DATE = re.compile(r"(?<![\d.])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])")
 _ZH_DAY = re.compile("|".join(sorted(ZH_DAY_OFFSETS, key=len, reverse=True)))
@@ -382,7 +385,7 @@ def _en_relative(text: str, at: date, has_month: bool = True) -> list[TimeMatch]
 _CUE_BEFORE = re.compile(
     r"(?:到|至|截止|截至|于|於|在|是|为|為|期限|日期|\b(?:until|till|til|thru|through|by|before|on|"
     r"due|expires?|expiring|exp|valid|good|ends?|deadline|dated?))\.?\s*[:：]?\s*$", re.I)
-_CUE_AFTER = re.compile(r"\s*(?:(?:前|之前|以前|为止|為止|止)|(?:都|就|才)?\s*(?:到期|过期|過期|截止|有效|"
+_CUE_AFTER = re.compile(r"\s*(?:(?:前|之前|以前|为止|為止|止)|(?:都|就|才)?\s*(?:已经|已經|已)?\s*(?:到期|过期|過期|截止|有效|"
                         r"失效|作废|作廢|可用|能用|可以用))")
 _DAY_CUE_BEFORE = re.compile(r"(?:到|至|截止|截至|截止到)\s*$")
 #: A number unit right after "3-5" / "1/2": a range or a fraction, not a date.
@@ -395,8 +398,8 @@ _NUM_DM = re.compile(r"(?<![\d/.:-])(\d{1,2})[/-](\d{1,2})(?![\d/:-]|\.\d)")
 _ZH_DAY_NO = re.compile(rf"(?<![\d月年/.:第-])({CN_NUM}{{1,3}})\s*[号號](?![码碼楼樓线線店房位机機车車])")
 _ZH_MONTH_DAY_REL = re.compile(rf"(上|下|这|這|本)(?:个|個)?月\s*({CN_NUM}{{1,3}})\s*[号號日]")
 _ZH_MONTH_PART = re.compile(
-    rf"(?:(?<![\d零〇一二两兩三四五六七八九十个個第每几幾])({_ZH_MONTH_NUM})\s*月份?"
-    r"|(上|下|这|這|本)?(?:个|個)?(?<![岁歲日年每])月)(上旬|中旬|下旬|底|末|尾|中(?![国國文心午间間]))")
+    rf"(?:{_NOT_IN_NUMBER}(?<![个個第每几幾])({_ZH_MONTH_NUM})\s*月份?"
+    r"|(上|下|这|這|本)?(?:个|個)?(?<![岁歲日年每\d零〇一二两兩三四五六七八九十])月)(上旬|中旬|下旬|底|末|尾|中(?![国國文心午间間]))")
 _ZH_WEEKEND = re.compile(r"(上|下|这|這|本)?(?:个|個)?(?:周末|週末)")
 _ZH_YEAR_END = re.compile(r"(?:(\d{4})\s*年|([今明去])年年?|(?<![每新过過拜跨\d])年)(底|末)")
 _ZH_WITHIN = re.compile(

@@ -63,7 +63,8 @@ def test_an_expiry_is_read_however_the_date_is_written(turn: str, last: date) ->
     ("优惠券NY10到1月15日有效", datetime(2026, 12, 20, tzinfo=UTC), date(2027, 1, 15)),
     ("voucher NY10 valid until Jan 15", datetime(2026, 12, 20, tzinfo=UTC), date(2027, 1, 15)),
     ("優惠券NY10，1/15前有效", datetime(2026, 12, 20, tzinfo=UTC), date(2027, 1, 15)),
-    # a day a week past is a day just passed, not next year's
+    # a day a week past is a day just passed, not next year's; so is one months past
+    ("这张券到3月22日有效", datetime(2026, 6, 10, tzinfo=UTC), date(2026, 3, 22)),
     ("优惠券OLD5五月三号到期", datetime(2026, 5, 10, tzinfo=UTC), date(2026, 5, 3)),
     # the clause says it has ended: the date as said, never moved ahead
     ("the coupon OLD15 expired on the 15th", SAID, date(2026, 4, 15)),
@@ -91,7 +92,8 @@ def test_a_numeric_date_is_read_by_the_turns_evidence(text: str, day: date,
 @pytest.mark.parametrize("text", [
     "I ate 3/4 of the cake", "我住3号楼", "3号线换乘", "a 3-2 win on the night",
     "it was the 5th time I asked", "最近3天内我说过什么", "这三天内都在加班",
-    "打5/3折也不买", "rated it 4/5 stars", "the 21st century",
+    "打5/3折也不买", "rated it 4/5 stars", "the 21st century", "down 10 in the 4th",
+    "说起来我周末经常在家做饭", "I'm tired over the last two days",
 ])
 def test_no_date_where_there_is_none(text: str) -> None:
     assert find_times(text, SAID) == []

@@ -94,8 +94,8 @@ class TimeMatch:
             return self.end_instant()
         readings = [self.day] + ([self.alt] if self.alt else [])
         if self.year_implied:
-            readings += [_a_year_later(r) for r in readings
-                         if (self.said - r).days > YEAR_ROLL_DAYS]
+            readings += [later for later in map(_a_year_later, readings)
+                         if 0 <= (later - self.said).days <= YEAR_ROLL_DAYS]
         ahead = [r for r in readings if replace(self, day=r).period_end() > self.said]
         pick = self.day if self.day in ahead or not ahead else min(ahead)
         return replace(self, day=pick).end_instant()
@@ -105,9 +105,10 @@ class TimeMatch:
         return render(self, lang)
 
 
-#: A day named without its year this many days before it was said is, as an expiry, next
-#: year's ("到1月15日有效" said on 20 December); a nearer one is a date just passed.
-YEAR_ROLL_DAYS = 31
+#: A day named without its year that is past when said is, as an expiry, next year's when that
+#: is at most this many days ahead ("到1月15日有效" said on 20 December); otherwise it is a date
+#: passed ("到3月22日有效" said in June is an expired coupon, not one valid for nine months).
+YEAR_ROLL_DAYS = 92
 
 
 def _a_year_later(d: date) -> date:
@@ -400,7 +401,8 @@ _ZH_MONTH_DAY_REL = re.compile(rf"(上|下|这|這|本)(?:个|個)?月\s*({CN_NU
 _ZH_MONTH_PART = re.compile(
     rf"(?:{_NOT_IN_NUMBER}(?<![个個第每几幾])({_ZH_MONTH_NUM})\s*月份?"
     r"|(上|下|这|這|本)?(?:个|個)?(?<![岁歲日年每\d零〇一二两兩三四五六七八九十])月)(上旬|中旬|下旬|底|末|尾|中(?![国國文心午间間]))")
-_ZH_WEEKEND = re.compile(r"(上|下|这|這|本)?(?:个|個)?(?:周末|週末)")
+#: "这周末", "下個週末", or "周末前(有效)": a bare 周末 is any weekend ("周末经常在家").
+_ZH_WEEKEND = re.compile(r"(上|下|这|這|本)(?:个|個)?(?:周末|週末)|(?:周末|週末)(?=\s*(?:前|之前|以前|到期|截止))")
 _ZH_YEAR_END = re.compile(r"(?:(\d{4})\s*年|([今明去])年年?|(?<![每新过過拜跨\d])年)(底|末)")
 _ZH_WITHIN = re.compile(
     rf"(?<![近去这這最])(({CN_NUM}{{1,3}})\s*(?:个|個)?(天|日|周|週|星期|礼拜|禮拜|个月|個月))"
@@ -408,7 +410,8 @@ _ZH_WITHIN = re.compile(
     rf"|有效期\s*(?:为|為|是|:|：)?\s*(({CN_NUM}{{1,3}})\s*(?:个|個)?(天|日|周|週|星期|个月|個月))")
 _EN_NUMBER_WORD = r"\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten"
 _EN_NTH = re.compile(
-    rf"{_B}the\s+(\d{{1,2}})(?:st|nd|rd|th)(?:\s+of\s+(this|next|the)\s+month)?"
+    rf"{_B}(?:until|till|til|thru|through|by|before|on|expires?|expiring|due|ends?|from|starting)"
+    rf"\s+(the\s+(\d{{1,2}})(?:st|nd|rd|th)(?:\s+of\s+(this|next|the)\s+month)?)"
     r"(?=\s*(?:$|[^\w\s]|(?:and|or|but|so|at|then|is|please|too|only|because|if|when|right|"
     r"ok|okay|I|it|we|you)\b))", re.I)
 _EN_END_OF = re.compile(
@@ -421,7 +424,7 @@ _WEEKDAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _EN_FWD_DAY = re.compile(
     rf"{_B}{EN_FORWARD}\s+(?:on\s+)?((?:{_WEEKDAY_NAMES})(?!s)|the\s+weekend){_E}", re.I)
 _EN_FOR_SPAN = re.compile(
-    rf"{_B}(?:valid|good|usable|active|lasts?|works?)\s+(?:for\s+)?(?:another\s+|the\s+next\s+|"
+    rf"{_B}(?:valid|good|usable|active|lasts|works?|last(?=\s+for))\s+(?:for\s+)?(?:another\s+|the\s+next\s+|"
     rf"up\s+to\s+)?(({_EN_NUMBER_WORD})\s+(?:more\s+)?(days?|weeks?|months?)){_E}", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _DAY_FIRST_HINT = re.compile(DAY_FIRST_HINTS, re.I)
@@ -533,13 +536,13 @@ def _loose_zh(text: str, at: date) -> list[TimeMatch]:
 def _loose_en(text: str, at: date) -> list[TimeMatch]:
     out: list[TimeMatch] = []
     for m in _EN_NTH.finditer(text):
-        which = (m.group(2) or "").lower()
+        which = (m.group(3) or "").lower()
         if which:
             first = add_months(at, 1 if which == "next" else 0)
-            day = safe_date(first.year, first.month, int(m.group(1)))
-            out += [_mk(m, day, "day", True)] if day else []
+            day = safe_date(first.year, first.month, int(m.group(2)))
+            out += [_mk(m, day, "day", True, group=1)] if day else []
             continue
-        tm = _day_of_month(m, at, int(m.group(1)))
+        tm = _day_of_month(m, at, int(m.group(2)), group=1)
         out += [tm] if tm else []
     for m in _EN_END_OF.finditer(text):
         if m.group(3):  # end of May

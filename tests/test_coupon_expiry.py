@@ -41,6 +41,8 @@ def _last_valid_day(turn: str, at: datetime = SAID) -> set[date]:
     ("嗰張現金券HK50用到月尾", date(2026, 4, 30)),
     ("張券HK20到5號㗎", date(2026, 5, 5)),
     ("兌換碼GIFT7，七天內有效", date(2026, 4, 27)),
+    ("我仲有張MEMBER15KZ，5月19日之前要用", date(2026, 5, 19)),  # a code is the thing
+    ("朋友轉俾我一張FLASH50KA，用到5月25日，9折", date(2026, 5, 25)),
     # en, US / UK / terse
     ("voucher SAVE20AB valid till 5/3", date(2026, 5, 3)),
     ("I have a voucher SAVE20AB valid till 3/5/2026", date(2026, 5, 3)),  # March 5 is past

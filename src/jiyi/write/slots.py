@@ -112,7 +112,7 @@ _VALIDITY_CONTEXT = re.compile(
     r"有效|过期|過期|到期|截止|券|优惠|優惠|折扣|活动|活動|促销|促銷|valid|expire|coupon|voucher|offer|"
     r"deal|promo|discount|trial|subscription|lasts|ends|usable|runs out|能用|可用|期限|失效|"
     r"good (?:until|till|til|through|thru)|\bexp\b|deadline|last day|"
-    r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d{2,}[A-Z]?(?![A-Za-z0-9])", re.I)
+    r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d{2,}[A-Z]{0,3}(?![A-Za-z0-9])", re.I)
 
 
 @dataclass(frozen=True)
@@ -348,7 +348,7 @@ def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> dateti
 
 #: Said after a time, these make it the end ("5月3日前有效", "3天内有效", "月底到期").
 _VALID_AFTER = re.compile(r"\s*(?:前|之前|以前|之内|之內|以内|以內|内|內|为止|為止)?\s*(?:都|才|就|还|還)?"
-                          r"\s*(?:已经|已經|已|可以|能)?(?:有效|到期|过期|過期|截止|能用|可用|可以用|用)")
+                          r"\s*(?:已经|已經|已|可以|能|要|得|必须|必須)?(?:有效|到期|过期|過期|截止|能用|可用|可以用|用)")
 #: Words that say the thing has already ended ("上个月就过期了", "expired on the 15th"): its date
 #: is then read as said, never moved ahead to a future reading.
 _ENDED = re.compile(r"过期了|過期了|已过期|已過期|已经过期|已經過期|已经到期|已經到期|到期了|失效了|已失效|"

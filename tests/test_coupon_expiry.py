@@ -41,6 +41,15 @@ def _last_valid_day(turn: str, at: datetime = SAID) -> set[date]:
     ("嗰張現金券HK50用到月尾", date(2026, 4, 30)),
     ("張券HK20到5號㗎", date(2026, 5, 5)),
     ("兌換碼GIFT7，七天內有效", date(2026, 4, 27)),
+    ("这张券ABC12 截止日期 5.31", date(2026, 5, 31)),
+    ("ABC12这张券五一前用掉", date(2026, 5, 1)),
+    ("ABC12 月底作废", date(2026, 4, 30)),  # not December: the 12 is the code's
+    ("优惠码ABC12，有效期7天", date(2026, 4, 27)),
+    ("这张券年底前都能用", date(2026, 12, 31)),
+    ("ABC12的券还剩三天", date(2026, 4, 23)),
+    ("ABC12張券聽日過期", date(2026, 4, 21)),
+    ("ABC12 is valid for another 10 days", date(2026, 4, 30)),
+    ("voucher XMAS5 valid until Christmas", date(2026, 12, 25)),
     ("我仲有張MEMBER15KZ，5月19日之前要用", date(2026, 5, 19)),  # a code is the thing
     ("朋友轉俾我一張FLASH50KA，用到5月25日，9折", date(2026, 5, 25)),
     # en, US / UK / terse
@@ -95,7 +104,8 @@ def test_a_numeric_date_is_read_by_the_turns_evidence(text: str, day: date,
     "I ate 3/4 of the cake", "我住3号楼", "3号线换乘", "a 3-2 win on the night",
     "it was the 5th time I asked", "最近3天内我说过什么", "这三天内都在加班",
     "打5/3折也不买", "rated it 4/5 stars", "the 21st century", "down 10 in the 4th",
-    "说起来我周末经常在家做饭", "I'm tired over the last two days",
+    "说起来我周末经常在家做饭", "I'm tired over the last two days", "圣诞老人来了",
+    "价格是5.31元", "我还有3天假",
 ])
 def test_no_date_where_there_is_none(text: str) -> None:
     assert find_times(text, SAID) == []

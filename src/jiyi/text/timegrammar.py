@@ -30,6 +30,8 @@ from .timewords import (
     EN_FORWARD,
     EN_NUMBERS,
     EN_SHIFTS,
+    HOLIDAYS_EN,
+    HOLIDAYS_ZH,
     MONTH_NAMES,
     MONTHS_EN,
     PART_ZH,
@@ -180,7 +182,7 @@ _ZH_MONTH_NUM = "(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
 _ZH_WEEKDAY_WORD = "(?:周|週|星期|礼拜|禮拜)"
 _ZH_YMD = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]?")
 #: Before a month number: no digit of the same kind ("15月" is no month; "QQ66五月三号" is 五月三号).
-_NOT_IN_NUMBER = r"(?:(?<![\d年])(?=\d)|(?<![年零〇一二两兩三四五六七八九十])(?![\d]))"
+_NOT_IN_NUMBER = r"(?:(?<![\dA-Za-z年])(?=\d)|(?<![年零〇一二两兩三四五六七八九十])(?![\d]))"
 _ZH_MD = re.compile(rf"{_NOT_IN_NUMBER}(\d{{1,3}}|[零〇一二两兩三四五六七八九十]{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]")
 _ZH_YM = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月(?!\s*{CN_NUM})")
 _NUM_DATE = re.compile(r"(?<![\d.])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])")
@@ -194,7 +196,7 @@ _ZH_YEAR_ABS = re.compile(rf"(?<!\d)(\d{{4}})\s*年(?!前|以前|之前|\s*{CN_N
 # 去年五月, 今年3月份; and a month on its own: 五月, 3月份 (not 三个月, 每月, 5月3日)
 _ZH_YEAR_MONTH = re.compile(rf"({'|'.join(ZH_YEAR_OFFSETS)})\s*({_ZH_MONTH_NUM})\s*月(?:份)?")
 _ZH_BARE_MONTH = re.compile(
-    rf"(?<![\d年个個第每几幾零〇一二两兩三四五六七八九十])({_ZH_MONTH_NUM})\s*月(?:份)?"
+    rf"(?<![\dA-Za-z年个個第每几幾零〇一二两兩三四五六七八九十])({_ZH_MONTH_NUM})\s*月(?:份)?"
     rf"(?!\s*{CN_NUM}{{1,3}}\s*[日号號次回趟遍])")  # not 一月两次 (twice a month)
 _ZH_SPAN = re.compile(rf"(?<!\d)({CN_NUM}{{1,3}})\s*(?:个|個)?(天|周|週|星期|个月|個月|年)(后|後|之后|之後|以后|以後|前|之前|以前)")
 
@@ -396,6 +398,19 @@ CUE_CHARS = 12
 _NUM_DMY = re.compile(r"(?<![\d/.:-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/.:-])"
                       r"|(?<![\d/.:-])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d/.:-])")
 _NUM_DM = re.compile(r"(?<![\d/.:-])(\d{1,2})[/-](\d{1,2})(?![\d/:-]|\.\d)")
+#: "5.31" is a date only after a word of ending ("截止日期 5.31", "valid till 5.31") or before
+#: one ("5.31前有效"): after "是" or "on" it is a number.
+_NUM_DOT = re.compile(r"(?<![\d/.:-])(\d{1,2})\.(\d{1,2})(?![\d/:.-])")
+_DOT_CUE_BEFORE = re.compile(
+    r"(?:到|至|截止|截至|期限|日期|有效期|\b(?:until|till|til|thru|through|by|before|expires?|"
+    r"expiring|exp|valid|good|deadline))\.?\s*[:：]?\s*$", re.I)
+_ZH_HOLIDAY = re.compile(r"(?<![一二三四五六七八九十\d])(" + "|".join(
+    sorted(HOLIDAYS_ZH, key=len, reverse=True)) + r")(?:节|節|假期|当天|當天)?(?![一二三四五六七八九十\d个個老])")
+_EN_HOLIDAY = re.compile(rf"{_B}{EN_FORWARD}\s+(" + "|".join(
+    sorted(HOLIDAYS_EN, key=len, reverse=True)) + rf"){_E}", re.I)
+_ZH_LEFT = re.compile(
+    rf"(?:还剩|還剩|剩下|只剩|仅剩|僅剩|还有|還有)\s*(({CN_NUM}{{1,3}})\s*(?:个|個)?(天|日|周|週|星期|个月|個月))"
+    r"(?=\s*(?:就|便)?\s*(?:到期|过期|過期|失效|截止|有效|可用|能用|$|[，,。.!！]))")
 _ZH_DAY_NO = re.compile(rf"(?<![\d月年/.:第-])({CN_NUM}{{1,3}})\s*[号號](?![码碼楼樓线線店房位机機车車])")
 _ZH_MONTH_DAY_REL = re.compile(rf"(上|下|这|這|本)(?:个|個)?月\s*({CN_NUM}{{1,3}})\s*[号號日]")
 _ZH_MONTH_PART = re.compile(
@@ -424,8 +439,8 @@ _WEEKDAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _EN_FWD_DAY = re.compile(
     rf"{_B}{EN_FORWARD}\s+(?:on\s+)?((?:{_WEEKDAY_NAMES})(?!s)|the\s+weekend){_E}", re.I)
 _EN_FOR_SPAN = re.compile(
-    rf"{_B}(?:valid|good|usable|active|lasts|works?|last(?=\s+for))\s+(?:for\s+)?(?:another\s+|the\s+next\s+|"
-    rf"up\s+to\s+)?(({_EN_NUMBER_WORD})\s+(?:more\s+)?(days?|weeks?|months?)){_E}", re.I)
+    rf"{_B}(?:valid|good|usable|active|lasts|works?|last(?=\s+for))\s+(?:for\s+)?((?:another\s+|the\s+next\s+|"
+    rf"up\s+to\s+)?({_EN_NUMBER_WORD})\s+(?:more\s+)?(days?|weeks?|months?)){_E}", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _DAY_FIRST_HINT = re.compile(DAY_FIRST_HINTS, re.I)
 
@@ -521,6 +536,18 @@ def _loose_zh(text: str, at: date) -> list[TimeMatch]:
         day = _week_start(at) + timedelta(weeks=ZH_SHIFTS.get(m.group(1) or "", 0), days=5)
         alt = day + timedelta(weeks=1) if m.group(1) is None and day < at else None
         out.append(replace(_mk(m, day, "day", True), alt=alt))
+    for m in _ZH_HOLIDAY.finditer(text):
+        if _DAY_CUE_BEFORE.search(text[max(0, m.start() - 4):m.start()]) \
+                or _CUE_AFTER.match(text, m.end()):
+            month, dom = HOLIDAYS_ZH[m.group(1)]
+            out.append(_mk(m, date(at.year, month, dom), "day", False, year_implied=True))
+    for m in _ZH_LEFT.finditer(text):
+        n = cn_int(m.group(2))
+        if n is not None:
+            unit = m.group(3)
+            day = (_months_later(at, n) if unit.endswith("月") else
+                   at + timedelta(days=n * (1 if unit in ("天", "日") else 7)))
+            out.append(_mk(m, day, "day", True, group=1))
     for m in _ZH_WITHIN.finditer(text):
         g = 1 if m.group(1) else 4
         n = cn_int(m.group(g + 1))
@@ -535,6 +562,9 @@ def _loose_zh(text: str, at: date) -> list[TimeMatch]:
 
 def _loose_en(text: str, at: date) -> list[TimeMatch]:
     out: list[TimeMatch] = []
+    for m in _EN_HOLIDAY.finditer(text):
+        month, dom = HOLIDAYS_EN[" ".join(m.group(1).lower().split())]
+        out.append(_mk(m, date(at.year, month, dom), "day", False, group=1, year_implied=True))
     for m in _EN_NTH.finditer(text):
         which = (m.group(3) or "").lower()
         if which:
@@ -595,6 +625,11 @@ def _loose(text: str, at: date) -> list[TimeMatch]:
             if _cued(text, m.start(), m.end()) and not _NUM_UNIT_AFTER.match(text, m.end()):
                 tm = _numeric(m, int(m.group(1)), int(m.group(2)), at.year, zh, text, True)
                 out += [tm] if tm else []
+        for m in _NUM_DOT.finditer(text):
+            if (_DOT_CUE_BEFORE.search(text[max(0, m.start() - CUE_CHARS):m.start()])
+                    or _CUE_AFTER.match(text, m.end())) and not _NUM_UNIT_AFTER.match(text, m.end()):
+                tm = _numeric(m, int(m.group(1)), int(m.group(2)), at.year, zh, text, True)
+                out += [tm] if tm else []
     if zh:
         out += _loose_zh(text, at)
     if _EN_LOOSE_GATE.search(text):
@@ -604,7 +639,7 @@ def _loose(text: str, at: date) -> list[TimeMatch]:
 
 _NUM_GATE = re.compile(r"\d[/.-]\d")
 _EN_LOOSE_GATE = re.compile(r"(?i)\d(?:st|nd|rd|th)|end|mid|middle|day|weekend|valid|good|usable|"
-                            r"active|last|works?\s")
+                            r"active|last|works?\s|christmas|halloween")
 
 
 # ------------------------------------------------------------------------------------ entry
@@ -614,13 +649,14 @@ _EN_LOOSE_GATE = re.compile(r"(?i)\d(?:st|nd|rd|th)|end|mid|middle|day|weekend|v
 _CN_DIGIT = r"[\d零〇一二两兩三四五六七八九十]"
 _ZH_ABS_GATE = re.compile(rf"{_CN_DIGIT}\s*[年月]|\d[-/.]\d")
 _ZH_REL_GATE = re.compile(
-    r"(?=[今明后後昨前大去周週星礼禮上下这這本\d零〇一二两兩三四五六七八九十])(?:"
+    r"(?=[今明后後昨前大去周週星礼禮上下这這本听聽琴寻尋\d零〇一二两兩三四五六七八九十])(?:"
     + "|".join(sorted({*ZH_DAY_OFFSETS, *ZH_YEAR_OFFSETS}, key=len, reverse=True))
     + rf"|周|週|星期|礼拜|禮拜|[上下这這本](?:个|個)?月|{_CN_DIGIT}\s*(?:个|個)?(?:天|周|週|星期|月|年))")
 _EN_MONTH_GATE = re.compile(r"(?i)(?<![A-Za-z0-9])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
 _EN_YEAR_GATE = re.compile(r"\d{4}")
-_LOOSE_GATE = re.compile(r"\d[/.-]\d|[号號底末尾旬内內]|月中|有效期|(?i:\d(?:st|nd|rd|th)|end|mid|"
-                         r"weekend|day|valid|good|usable|active|last|works?\s)")
+_LOOSE_GATE = re.compile(r"\d[/.-]\d|[号號底末尾旬内內剩旦一庆慶诞誕节節夜]|月中|有效期|双11|雙11|"
+                         r"(?i:\d(?:st|nd|rd|th)|end|mid|weekend|day|valid|good|usable|active|"
+                         r"last|works?\s|christmas|halloween)")
 _EN_REL_GATE = re.compile(r"(?i)day|week|month|year|tonight|tomorrow|morning|afternoon|evening|night")
 
 

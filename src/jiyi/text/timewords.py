@@ -75,7 +75,7 @@ PART_ZH: dict[str, str] = {
 ZH_DAY_OFFSETS: dict[str, int] = {
     "大后天": 3, "大後天": 3, "大前天": -3, "今天": 0, "今日": 0, "今晚": 0, "今早": 0,
     "明天": 1, "明日": 1, "明早": 1, "明晚": 1, "后天": 2, "後天": 2, "昨天": -1, "昨日": -1,
-    "昨晚": -1, "前天": -2,
+    "昨晚": -1, "前天": -2, "听日": 1, "聽日": 1, "琴日": -1, "寻日": -1, "尋日": -1,
 }
 #: Day words that also name a part of the day.
 ZH_DAY_PARTS: dict[str, str] = {
@@ -116,3 +116,15 @@ DAY_FIRST_HINTS = (r"£|€|₹|\bRs\.?\s?\d|\bS\$|\bRM\s?\d|\b(?:UK|Britain|Bri
                    r"Scotland|Ireland|Australia|Aussie|India|Singapore|Malaysia|NZ|Europe|"
                    r"mum|colour|favourite|whilst|fortnight|cheque|centre|organise|realise|"
                    r"queue|programme)\b")
+#: Fixed-date holidays -> (month, day), read as a date only beside a word of ending ("五一前",
+#: "用到国庆", "valid until Christmas"); a holiday named alone is often no day ("圣诞老人").
+HOLIDAYS_ZH: dict[str, tuple[int, int]] = {
+    "元旦": (1, 1), "情人节": (2, 14), "情人節": (2, 14), "五一": (5, 1), "劳动节": (5, 1),
+    "勞動節": (5, 1), "国庆": (10, 1), "國慶": (10, 1), "双十一": (11, 11), "雙十一": (11, 11),
+    "双11": (11, 11), "雙11": (11, 11), "双十二": (12, 12), "雙十二": (12, 12), "平安夜": (12, 24),
+    "圣诞": (12, 25), "聖誕": (12, 25),
+}
+HOLIDAYS_EN: dict[str, tuple[int, int]] = {
+    "new year's day": (1, 1), "valentine's day": (2, 14), "halloween": (10, 31),
+    "christmas eve": (12, 24), "christmas": (12, 25), "new year's eve": (12, 31),
+}

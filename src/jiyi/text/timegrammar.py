@@ -65,7 +65,7 @@ class TimeMatch:
     #: The other reading of the day, for an expiry: "3/5" read day first, "the 15th" or "5号"
     #: of next month, "周五" of next week.
     alt: date | None = None
-    said: date | None = None  # the day of ``at`` (set by :func:`find_times`)
+    said: date | None = None  # the day of ``at`` (set by :func:`find_times` where alt or year_implied)
 
     def period_end(self) -> date:
         """The first day after the period (day, week, month or year) the expression denotes."""
@@ -509,17 +509,18 @@ def _day_of_month(m: re.Match[str], at: date, n: int, group: int = 0) -> TimeMat
 
 def _loose_zh(text: str, at: date) -> list[TimeMatch]:
     out: list[TimeMatch] = []
-    for m in _ZH_DAY_NO.finditer(text):
+    hao = "号" in text or "號" in text
+    for m in _ZH_DAY_NO.finditer(text) if hao else ():
         n = cn_int(m.group(1))
         if n and (_DAY_CUE_BEFORE.search(text[max(0, m.start() - 4):m.start()])
                   or _CUE_AFTER.match(text, m.end())):
             tm = _day_of_month(m, at, n)
             out += [tm] if tm else []
-    for m in _ZH_MONTH_DAY_REL.finditer(text):
+    for m in _ZH_MONTH_DAY_REL.finditer(text) if hao or "日" in text else ():
         first = add_months(at, ZH_SHIFTS[m.group(1)])
         day = safe_date(first.year, first.month, cn_int(m.group(2)) or 0)
         out += [_mk(m, day, "day", True)] if day else []
-    for m in _ZH_MONTH_PART.finditer(text):
+    for m in _ZH_MONTH_PART.finditer(text) if _ZH_PART_GATE.search(text) else ():
         part = ZH_MONTH_PARTS[m.group(3)]
         named = _year_month(at.year, cn_int(m.group(1)) or 0) if m.group(1) else None
         if m.group(1) and named is None:
@@ -527,28 +528,28 @@ def _loose_zh(text: str, at: date) -> list[TimeMatch]:
         first = named or add_months(at, ZH_SHIFTS.get(m.group(2) or "", 0))
         day = first.replace(day=part) if part else _last_day(first)
         out.append(_mk(m, day, "day", not m.group(1), year_implied=bool(m.group(1))))
-    for m in _ZH_YEAR_END.finditer(text):
+    for m in _ZH_YEAR_END.finditer(text) if "年底" in text or "年末" in text else ():
         year = int(m.group(1)) if m.group(1) else at.year + ZH_YEAR_OFFSETS.get(
             (m.group(2) or "今") + "年", 0)
         if 1 <= year <= 9999:
             out.append(_mk(m, date(year, 12, 31), "day", not m.group(1)))
-    for m in _ZH_WEEKEND.finditer(text):
+    for m in _ZH_WEEKEND.finditer(text) if "周末" in text or "週末" in text else ():
         day = _week_start(at) + timedelta(weeks=ZH_SHIFTS.get(m.group(1) or "", 0), days=5)
         alt = day + timedelta(weeks=1) if m.group(1) is None and day < at else None
         out.append(replace(_mk(m, day, "day", True), alt=alt))
-    for m in _ZH_HOLIDAY.finditer(text):
+    for m in _ZH_HOLIDAY.finditer(text) if _ZH_HOLIDAY_GATE.search(text) else ():
         if _DAY_CUE_BEFORE.search(text[max(0, m.start() - 4):m.start()]) \
                 or _CUE_AFTER.match(text, m.end()):
             month, dom = HOLIDAYS_ZH[m.group(1)]
             out.append(_mk(m, date(at.year, month, dom), "day", False, year_implied=True))
-    for m in _ZH_LEFT.finditer(text):
+    for m in _ZH_LEFT.finditer(text) if "剩" in text or "还有" in text or "還有" in text else ():
         n = cn_int(m.group(2))
         if n is not None:
             unit = m.group(3)
             day = (_months_later(at, n) if unit.endswith("月") else
                    at + timedelta(days=n * (1 if unit in ("天", "日") else 7)))
             out.append(_mk(m, day, "day", True, group=1))
-    for m in _ZH_WITHIN.finditer(text):
+    for m in _ZH_WITHIN.finditer(text) if "内" in text or "內" in text or "有效期" in text else ():
         g = 1 if m.group(1) else 4
         n = cn_int(m.group(g + 1))
         if n is None:
@@ -562,10 +563,12 @@ def _loose_zh(text: str, at: date) -> list[TimeMatch]:
 
 def _loose_en(text: str, at: date) -> list[TimeMatch]:
     out: list[TimeMatch] = []
-    for m in _EN_HOLIDAY.finditer(text):
+    low = text.lower()
+    ahead = _FORWARD_GATE.search(low) is not None
+    for m in _EN_HOLIDAY.finditer(text) if ahead and _HOLIDAY_GATE.search(low) else ():
         month, dom = HOLIDAYS_EN[" ".join(m.group(1).lower().split())]
         out.append(_mk(m, date(at.year, month, dom), "day", False, group=1, year_implied=True))
-    for m in _EN_NTH.finditer(text):
+    for m in _EN_NTH.finditer(text) if _ORDINAL.search(text) else ():
         which = (m.group(3) or "").lower()
         if which:
             first = add_months(at, 1 if which == "next" else 0)
@@ -574,7 +577,7 @@ def _loose_en(text: str, at: date) -> list[TimeMatch]:
             continue
         tm = _day_of_month(m, at, int(m.group(2)), group=1)
         out += [tm] if tm else []
-    for m in _EN_END_OF.finditer(text):
+    for m in _EN_END_OF.finditer(text) if "end" in low and _END_GATE.search(low) else ():
         if m.group(3):  # end of May
             out.append(_mk(m, _last_day(date(at.year, _month_of(m.group(3)), 1)), "day", False,
                            year_implied=True))
@@ -588,18 +591,19 @@ def _loose_en(text: str, at: date) -> list[TimeMatch]:
         else:
             day = date(at.year + shift, 12, 31)
         out.append(_mk(m, day, "day", True))
-    for m in _EN_MID.finditer(text):
+    for m in _EN_MID.finditer(text) if "mid" in low and _MID_GATE.search(low) else ():
         if m.group(1):
             out.append(_mk(m, date(at.year, _month_of(m.group(1)), 15), "day", False,
                            year_implied=True))
         else:
             first = add_months(at, 1 if (m.group(2) or "").lower() == "next" else 0)
             out.append(_mk(m, first.replace(day=15), "day", True))
-    for m in _EN_FWD_DAY.finditer(text):
+    for m in _EN_FWD_DAY.finditer(text) if ahead and _DAY_GATE.search(low) else ():
         what = m.group(1).lower()
         wd = 5 if what.endswith("weekend") else WEEKDAYS_EN[what]
         out.append(_mk(m, at + timedelta(days=(wd - at.weekday()) % 7), "day", True, group=1))
-    for m in _EN_FOR_SPAN.finditer(text):
+    for m in _EN_FOR_SPAN.finditer(text) if _SPAN_GATE.search(low) \
+            and _UNIT_GATE.search(low) else ():
         raw = m.group(2).lower()
         n = int(raw) if raw.isdigit() else EN_NUMBERS.get(raw, 1)
         unit = m.group(3).lower()
@@ -632,14 +636,26 @@ def _loose(text: str, at: date) -> list[TimeMatch]:
                 out += [tm] if tm else []
     if zh:
         out += _loose_zh(text, at)
-    if _EN_LOOSE_GATE.search(text):
+    if _LATIN.search(text):
         out += _loose_en(text, at)
     return out
 
 
+# Gates of the loose patterns: each a necessary condition of its family (cheap substring tests).
 _NUM_GATE = re.compile(r"\d[/.-]\d")
-_EN_LOOSE_GATE = re.compile(r"(?i)\d(?:st|nd|rd|th)|end|mid|middle|day|weekend|valid|good|usable|"
-                            r"active|last|works?\s|christmas|halloween")
+_LATIN = re.compile(r"[A-Za-z]")
+_ZH_PART_GATE = re.compile(r"月份?(?:[上中下]旬|[底末尾中])")
+_END_GATE = re.compile(r"end\s+of|(?:month|year)[-\s]end")
+_MID_GATE = re.compile(r"mid(?:dle\s+of)?[-\s]?(?:[a-z]{3}|(?:this|next|the)\s)")
+_ORDINAL = re.compile(r"\d(?:st|nd|rd|th)")
+#: Every :data:`EN_FORWARD` wording holds one of these.
+_FORWARD_GATE = re.compile("until|til|thru|through|by|before|expir|valid|good|usable|end|last|run")
+_DAY_GATE = re.compile("(?:mon|tues|wednes|thurs|fri|satur|sun|week)(?:day|end)")
+_HOLIDAY_GATE = re.compile("christmas|halloween|new year|valentine")
+_SPAN_GATE = re.compile("valid|good|usable|active|last|work")
+_UNIT_GATE = re.compile("day|week|month")
+_ZH_HOLIDAY_GATE = re.compile("[元情五劳勞国國双雙平圣聖](?:" + "|".join(
+    h[1:] for h in sorted(HOLIDAYS_ZH, key=len, reverse=True)) + ")")
 
 
 # ------------------------------------------------------------------------------------ entry
@@ -654,9 +670,6 @@ _ZH_REL_GATE = re.compile(
     + rf"|周|週|星期|礼拜|禮拜|[上下这這本](?:个|個)?月|{_CN_DIGIT}\s*(?:个|個)?(?:天|周|週|星期|月|年))")
 _EN_MONTH_GATE = re.compile(r"(?i)(?<![A-Za-z0-9])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
 _EN_YEAR_GATE = re.compile(r"\d{4}")
-_LOOSE_GATE = re.compile(r"\d[/.-]\d|[号號底末尾旬内內剩旦一庆慶诞誕节節夜]|月中|有效期|双11|雙11|"
-                         r"(?i:\d(?:st|nd|rd|th)|end|mid|weekend|day|valid|good|usable|active|"
-                         r"last|works?\s|christmas|halloween)")
 _EN_REL_GATE = re.compile(r"(?i)day|week|month|year|tonight|tomorrow|morning|afternoon|evening|night")
 
 
@@ -674,8 +687,7 @@ def find_times(text: str, at: datetime) -> list[TimeMatch]:
         found += _en_absolute(text, today, month)
     if month or _EN_REL_GATE.search(text):
         found += _en_relative(text, today, month)
-    if _LOOSE_GATE.search(text):
-        found += _loose(text, today)
+    found += _loose(text, today)
     found.sort(key=lambda t: (t.start, -(t.end - t.start)))
     chosen: list[TimeMatch] = []
     reach = -1
@@ -687,7 +699,8 @@ def find_times(text: str, at: datetime) -> list[TimeMatch]:
     out = []
     for tm in chosen:
         lang = "en" if tm.text[:1].isascii() else "zh"
-        tm = replace(tm, said=today)
+        if tm.alt or tm.year_implied:  # the only ones an expiry may read ahead
+            tm = replace(tm, said=today)
         out.append(_with_clock(text, tm, lang) if tm.grain == "day" else tm)
     return out
 

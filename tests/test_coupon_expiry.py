@@ -50,6 +50,13 @@ def _last_valid_day(turn: str, at: datetime = SAID) -> set[date]:
     ("ABC12張券聽日過期", date(2026, 4, 21)),
     ("ABC12 is valid for another 10 days", date(2026, 4, 30)),
     ("voucher XMAS5 valid until Christmas", date(2026, 12, 25)),
+    ("优惠券ABC12两周内有效", date(2026, 5, 4)),
+    ("優惠券ABC12兩個禮拜內要用完", date(2026, 5, 4)),
+    ("优惠券ABC12 24小时内有效", date(2026, 4, 21)),
+    ("优惠券ABC12下月初到期", date(2026, 5, 5)),
+    ("coupon ABC12 can be used within 30 days", date(2026, 5, 20)),
+    ("coupon ABC12 is valid for 48 hours", date(2026, 4, 22)),
+    ("coupon ABC12 expires a week from today", date(2026, 4, 27)),
     ("我仲有張MEMBER15KZ，5月19日之前要用", date(2026, 5, 19)),  # a code is the thing
     ("朋友轉俾我一張FLASH50KA，用到5月25日，9折", date(2026, 5, 25)),
     # en, US / UK / terse
@@ -105,7 +112,7 @@ def test_a_numeric_date_is_read_by_the_turns_evidence(text: str, day: date,
     "it was the 5th time I asked", "最近3天内我说过什么", "这三天内都在加班",
     "打5/3折也不买", "rated it 4/5 stars", "the 21st century", "down 10 in the 4th",
     "说起来我周末经常在家做饭", "I'm tired over the last two days", "圣诞老人来了",
-    "价格是5.31元", "我还有3天假",
+    "价格是5.31元", "我还有3天假", "正月初一回老家", "最近24小时内的消息",
 ])
 def test_no_date_where_there_is_none(text: str) -> None:
     assert find_times(text, SAID) == []

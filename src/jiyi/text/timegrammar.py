@@ -183,6 +183,8 @@ _ZH_WEEKDAY_WORD = "(?:周|週|星期|礼拜|禮拜)"
 _ZH_YMD = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]?")
 #: Before a month number: no digit of the same kind ("15月" is no month; "QQ66五月三号" is 五月三号).
 _NOT_IN_NUMBER = r"(?:(?<![\dA-Za-z年])(?=\d)|(?<![年零〇一二两兩三四五六七八九十])(?![\d]))"
+#: A number written in one kind of digit ("12两周" is the code's 12 and 两周).
+_ONE_KIND_NUM = r"\d{1,3}|[零〇一二两兩三四五六七八九十]{1,3}"
 _ZH_MD = re.compile(rf"{_NOT_IN_NUMBER}(\d{{1,3}}|[零〇一二两兩三四五六七八九十]{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]")
 _ZH_YM = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月(?!\s*{CN_NUM})")
 _NUM_DATE = re.compile(r"(?<![\d.])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])")
@@ -196,7 +198,7 @@ _ZH_YEAR_ABS = re.compile(rf"(?<!\d)(\d{{4}})\s*年(?!前|以前|之前|\s*{CN_N
 # 去年五月, 今年3月份; and a month on its own: 五月, 3月份 (not 三个月, 每月, 5月3日)
 _ZH_YEAR_MONTH = re.compile(rf"({'|'.join(ZH_YEAR_OFFSETS)})\s*({_ZH_MONTH_NUM})\s*月(?:份)?")
 _ZH_BARE_MONTH = re.compile(
-    rf"(?<![\dA-Za-z年个個第每几幾零〇一二两兩三四五六七八九十])({_ZH_MONTH_NUM})\s*月(?:份)?"
+    rf"{_NOT_IN_NUMBER}(?<![个個第每几幾])({_ZH_MONTH_NUM})\s*月(?:份)?"
     rf"(?!\s*{CN_NUM}{{1,3}}\s*[日号號次回趟遍])")  # not 一月两次 (twice a month)
 _ZH_SPAN = re.compile(rf"(?<!\d)({CN_NUM}{{1,3}})\s*(?:个|個)?(天|周|週|星期|个月|個月|年)(后|後|之后|之後|以后|以後|前|之前|以前)")
 
@@ -280,7 +282,7 @@ _EN_IN_MONTH = re.compile(rf"{_B}(?:in|during|since|of|by|until|before|after)\s+
 _EN_IN_YEAR = re.compile(rf"{_B}(?:in|during|since)\s+(\d{{4}}){_E}(?![.,:]\d)", re.I)
 _EN_DAY = re.compile(rf"{_B}(?:(?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|today|tonight|tomorrow|yesterday|this\s+(?:morning|afternoon|evening)|last\s+night){_E}", re.I)
 _EN_REL = re.compile(rf"{_B}(last|next|this|coming|past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|week|month|year){_E}", re.I)
-_EN_SPAN = re.compile(rf"{_B}(\d{{1,3}}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|couple\s+of)\s+(days?|weeks?|months?|years?)\s+(ago|later|from\s+now){_E}|{_B}in\s+(\d{{1,3}}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|months?|years?){_E}", re.I)
+_EN_SPAN = re.compile(rf"{_B}(\d{{1,3}}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|couple\s+of)\s+(days?|weeks?|months?|years?)\s+(ago|later|from\s+(?:now|today)){_E}|{_B}in\s+(\d{{1,3}}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|months?|years?){_E}", re.I)
 _MODAL_SUBJECTS = ("i", "we", "it", "you", "they", "he", "she")
 
 
@@ -415,14 +417,14 @@ _ZH_DAY_NO = re.compile(rf"(?<![\d月年/.:第-])({CN_NUM}{{1,3}})\s*[号號](?!
 _ZH_MONTH_DAY_REL = re.compile(rf"(上|下|这|這|本)(?:个|個)?月\s*({CN_NUM}{{1,3}})\s*[号號日]")
 _ZH_MONTH_PART = re.compile(
     rf"(?:{_NOT_IN_NUMBER}(?<![个個第每几幾])({_ZH_MONTH_NUM})\s*月份?"
-    r"|(上|下|这|這|本)?(?:个|個)?(?<![岁歲日年每\d零〇一二两兩三四五六七八九十])月)(上旬|中旬|下旬|底|末|尾|中(?![国國文心午间間]))")
+    r"|(上|下|这|這|本)?(?:个|個)?(?<![岁歲日年每\d零〇一二两兩三四五六七八九十])月)(上旬|中旬|下旬|底|末|尾|中(?![国國文心午间間])|初(?![一二三四五六七八九十]))")
 #: "这周末", "下個週末", or "周末前(有效)": a bare 周末 is any weekend ("周末经常在家").
 _ZH_WEEKEND = re.compile(r"(上|下|这|這|本)(?:个|個)?(?:周末|週末)|(?:周末|週末)(?=\s*(?:前|之前|以前|到期|截止))")
 _ZH_YEAR_END = re.compile(r"(?:(\d{4})\s*年|([今明去])年年?|(?<![每新过過拜跨\d])年)(底|末)")
 _ZH_WITHIN = re.compile(
-    rf"(?<![近去这這最])(({CN_NUM}{{1,3}})\s*(?:个|個)?(天|日|周|週|星期|礼拜|禮拜|个月|個月))"
+    rf"{_NOT_IN_NUMBER}(?<![近去这這最])(({_ONE_KIND_NUM})\s*(?:个|個)?(天|日|周|週|星期|礼拜|禮拜|个月|個月|小时|小時|钟头|鐘頭))"
     r"(?=\s*(?:之内|之內|以内|以內|内|內))"
-    rf"|有效期\s*(?:为|為|是|:|：)?\s*(({CN_NUM}{{1,3}})\s*(?:个|個)?(天|日|周|週|星期|个月|個月))")
+    rf"|有效期\s*(?:为|為|是|:|：)?\s*(({_ONE_KIND_NUM})\s*(?:个|個)?(天|日|周|週|星期|个月|個月|小时|小時))")
 _EN_NUMBER_WORD = r"\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten"
 _EN_NTH = re.compile(
     rf"{_B}(?:until|till|til|thru|through|by|before|on|expires?|expiring|due|ends?|from|starting)"
@@ -440,7 +442,8 @@ _EN_FWD_DAY = re.compile(
     rf"{_B}{EN_FORWARD}\s+(?:on\s+)?((?:{_WEEKDAY_NAMES})(?!s)|the\s+weekend){_E}", re.I)
 _EN_FOR_SPAN = re.compile(
     rf"{_B}(?:valid|good|usable|active|lasts|works?|last(?=\s+for))\s+(?:for\s+)?((?:another\s+|the\s+next\s+|"
-    rf"up\s+to\s+)?({_EN_NUMBER_WORD})\s+(?:more\s+)?(days?|weeks?|months?)){_E}", re.I)
+    rf"up\s+to\s+)?({_EN_NUMBER_WORD})\s+(?:more\s+)?(days?|weeks?|months?|hours?)){_E}"
+    rf"|{_B}within\s+((?:the\s+next\s+)?({_EN_NUMBER_WORD})\s+(days?|weeks?|months?|hours?)){_E}", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _DAY_FIRST_HINT = re.compile(DAY_FIRST_HINTS, re.I)
 
@@ -453,6 +456,17 @@ def _months_later(d: date, n: int) -> date:
     """The same day ``n`` months after ``d`` (the month's last day when it has no such day)."""
     first = add_months(d, n)
     return safe_date(first.year, first.month, d.day) or _last_day(first)
+
+
+def _units_later(at: date, n: int, unit: str) -> date:
+    """The day ``n`` units after ``at`` (hours rounded up to whole days)."""
+    unit = unit.lower()
+    if unit.endswith(("月", "month", "months")):
+        return _months_later(at, n)
+    if unit.startswith(("小", "钟", "鐘", "hour")):
+        return at + timedelta(days=-(-n // 24))
+    return at + timedelta(days=n * (7 if unit.startswith(("周", "週", "星", "礼", "禮", "week"))
+                                    else 1))
 
 
 def _cued(text: str, start: int, end: int) -> bool:
@@ -554,10 +568,7 @@ def _loose_zh(text: str, at: date) -> list[TimeMatch]:
         n = cn_int(m.group(g + 1))
         if n is None:
             continue
-        unit = m.group(g + 2)
-        day = (_months_later(at, n) if unit.endswith("月") else
-               at + timedelta(days=n * (1 if unit in ("天", "日") else 7)))
-        out.append(_mk(m, day, "day", True, group=g))
+        out.append(_mk(m, _units_later(at, n, m.group(g + 2)), "day", True, group=g))
     return out
 
 
@@ -604,12 +615,10 @@ def _loose_en(text: str, at: date) -> list[TimeMatch]:
         out.append(_mk(m, at + timedelta(days=(wd - at.weekday()) % 7), "day", True, group=1))
     for m in _EN_FOR_SPAN.finditer(text) if _SPAN_GATE.search(low) \
             and _UNIT_GATE.search(low) else ():
-        raw = m.group(2).lower()
+        g = 1 if m.group(1) else 4
+        raw = m.group(g + 1).lower()
         n = int(raw) if raw.isdigit() else EN_NUMBERS.get(raw, 1)
-        unit = m.group(3).lower()
-        day = (_months_later(at, n) if unit.startswith("month") else
-               at + timedelta(days=n * (7 if unit.startswith("week") else 1)))
-        out.append(_mk(m, day, "day", False, group=1))
+        out.append(_mk(m, _units_later(at, n, m.group(g + 2)), "day", False, group=g))
     return out
 
 
@@ -644,7 +653,7 @@ def _loose(text: str, at: date) -> list[TimeMatch]:
 # Gates of the loose patterns: each a necessary condition of its family (cheap substring tests).
 _NUM_GATE = re.compile(r"\d[/.-]\d")
 _LATIN = re.compile(r"[A-Za-z]")
-_ZH_PART_GATE = re.compile(r"月份?(?:[上中下]旬|[底末尾中])")
+_ZH_PART_GATE = re.compile(r"月份?(?:[上中下]旬|[底末尾中初])")
 _END_GATE = re.compile(r"end\s+of|(?:month|year)[-\s]end")
 _MID_GATE = re.compile(r"mid(?:dle\s+of)?[-\s]?(?:[a-z]{3}|(?:this|next|the)\s)")
 _ORDINAL = re.compile(r"\d(?:st|nd|rd|th)")
@@ -652,8 +661,8 @@ _ORDINAL = re.compile(r"\d(?:st|nd|rd|th)")
 _FORWARD_GATE = re.compile("until|til|thru|through|by|before|expir|valid|good|usable|end|last|run")
 _DAY_GATE = re.compile("(?:mon|tues|wednes|thurs|fri|satur|sun|week)(?:day|end)")
 _HOLIDAY_GATE = re.compile("christmas|halloween|new year|valentine")
-_SPAN_GATE = re.compile("valid|good|usable|active|last|work")
-_UNIT_GATE = re.compile("day|week|month")
+_SPAN_GATE = re.compile("valid|good|usable|active|last|work|within")
+_UNIT_GATE = re.compile("day|week|month|hour")
 _ZH_HOLIDAY_GATE = re.compile("[元情五劳勞国國双雙平圣聖](?:" + "|".join(
     h[1:] for h in sorted(HOLIDAYS_ZH, key=len, reverse=True)) + ")")
 

@@ -101,9 +101,10 @@ RECENT_WORDS = ("最近", "近来", "近來", "recently", "lately")
 RECENT_DAYS = 7
 
 #: A part of a month after the month ("五月中", "4月中旬", "月底", "用到月尾") -> its day (0: the
-#: last day of the month). A part that spans days is read as its last day but 中/mid (the 15th).
+#: last day of the month). A part that spans days is read as its last day but 中/mid (the 15th)
+#: and 初 (the 5th).
 ZH_MONTH_PARTS: dict[str, int] = {
-    "上旬": 10, "中旬": 15, "中": 15, "下旬": 0, "底": 0, "末": 0, "尾": 0,
+    "初": 5, "上旬": 10, "中旬": 15, "中": 15, "下旬": 0, "底": 0, "末": 0, "尾": 0,
 }
 #: The words before a weekday or "the weekend" that make it a day ahead: the next one from
 #: today ("good till Sunday", "by Friday").

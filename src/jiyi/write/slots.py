@@ -105,7 +105,7 @@ _VALIDITY = re.compile(
     r"ends?(?:\s+on)?|lasts?(?:\s+until)?|usable (?:before|until|till)|use (?:it )?(?:by|before)|before|"
     r"截止日期?|期限(?:到|至|是)?|有效期|runs? out(?:\s+on)?|valid to|expire until|"
     r"valid (?:until|till|through|thru|to|for)|good (?:until|till|til|through|thru|to|for)|"
-    r"(?:valid|good|usable|lasts?) for(?: another| the next| up to)?|runs? (?:until|till|through|to)|by|til|'til|expiring(?:\s+on)?|exp\.?|"
+    r"(?:valid|good|usable|lasts?) for(?: another| the next| up to)?|(?:used |usable |valid )?within|runs? (?:until|till|through|to)|by|til|'til|expiring(?:\s+on)?|exp\.?|"
     r"(?:expiry|expiration)(?: date)?(?:\s*(?:is|of|on|:))?|last day(?: to use it)?(?: is)?|"
     r"deadline(?: is)?)\s*$", re.I)
 _VALIDITY_CONTEXT = re.compile(

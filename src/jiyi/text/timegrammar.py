@@ -568,7 +568,9 @@ def _loose_zh(text: str, at: date) -> list[TimeMatch]:
         n = cn_int(m.group(g + 1))
         if n is None:
             continue
-        out.append(_mk(m, _units_later(at, n, m.group(g + 2)), "day", True, group=g))
+        unit = m.group(g + 2)  # "24小时内" stays as said: a day would blur it
+        out.append(_mk(m, _units_later(at, n, unit), "day", not unit.startswith(("小", "钟", "鐘")),
+                       group=g))
     return out
 
 

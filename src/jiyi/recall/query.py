@@ -38,9 +38,25 @@ _PAST_RE = re.compile(
     re.I)
 
 
+#: An old value named only to be ruled out or worried about ("不要又寄到旧地址", "我怕还是老的",
+#: "please not the old place again", "hope it's not still the old one"): the question wants
+#: the current value.
+_NOT_EARLIER = re.compile(
+    r"(?:不要|别|別|不想|不能|怕|担心|擔心|千万别|千萬別|可别|可別|不会|不會|希望不是|别再|別再|不要再)"
+    r"[^，,。.？?！!]{0,8}?(?:旧|舊|老|原来|原來|原先|以前|之前)[^，,。.？?！!]{0,6}|"
+    r"\b(?:not|no|don't|dont|never|afraid|worried|hope|hopefully|still)\b[^,.?!]{0,24}?"
+    r"\b(?:old|previous|former)\b(?: \w+)?",
+    re.I)
+
+
+def without_ruled_out_past(folded: str) -> str:
+    """A folded question without the old values it only rules out (see ``_NOT_EARLIER``)."""
+    return _NOT_EARLIER.sub(" ", folded)
+
+
 def asks_about_past(query: str) -> bool:
     """True when the query asks about an earlier value, not the current one."""
-    return bool(_PAST_RE.search(fold(query)))
+    return bool(_PAST_RE.search(without_ruled_out_past(fold(query))))
 
 
 @dataclass(frozen=True)

@@ -80,9 +80,15 @@ ID_LABEL_WINDOW_CHARS = 40
 #: word comes shortly before it: "手机号变了，现在是62340143"; otherwise it may be an order id.
 _LOCAL8 = re.compile(_at("2-9") + _NB + r"[2-9]\d{3}[ \-]?\d{4}" + _NA)
 _PHONE_CUE = re.compile(
-    r"(?:手机|手機|电话|電話|号码|號碼|新号|新號|换号|換號|联系方式|聯繫方式|聯絡方式|联络|聯絡|致电|致電|"
-    r"打给我|打給我|打我|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact)",
+    r"(?:手机|手機|电话|電話|号码|號碼|新号|新號|换号|換號|门号|門號|联系方式|聯繫方式|聯絡方式|联络|聯絡|致电|致電|"
+    r"打给我|打給我|打我|SIM|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact)",
     re.I)
+#: Said right after a bare 8-digit number, these make it a phone ("现在用9384 3997，有事打这支").
+_PHONE_CUE_AFTER = re.compile(
+    r"\s*[，,]?\s*(?:有事|有问题|有問題|可以|就)?(?:打这|打這|打给我|打給我|打我|找我|联系我|聯絡我|聯繫我|"
+    r"这支|這支|手机|手機|\b(?:call|text|ring|whatsapp)\b)", re.I)
+#: How far after a bare 8-digit number its phone word may stand.
+PHONE_CUE_AFTER_CHARS = 12
 _NOT_PHONE_CUE = re.compile(
     r"订单|訂單|单号|單號|运单|運單|工单|工單|券|order|tracking|ticket|invoice|account|booking", re.I)
 
@@ -385,7 +391,9 @@ def _phones(text: str) -> list[Entity]:
         out += [_ent("phone", m, re.sub(r"[ ()\-]", "", m.group(0))) for m in rx.finditer(text)]
     for m in _LOCAL8.finditer(text):
         window = text[max(0, m.start() - PHONE_CUE_WINDOW_CHARS):m.start()]
-        if _PHONE_CUE.search(window) and not _NOT_PHONE_CUE.search(window):
+        after = text[m.end():m.end() + PHONE_CUE_AFTER_CHARS]
+        if (_PHONE_CUE.search(window) or _PHONE_CUE_AFTER.match(after)) \
+                and not _NOT_PHONE_CUE.search(window):
             out.append(_ent("phone", m, re.sub(r"\D", "", m.group(0))))
     return out
 

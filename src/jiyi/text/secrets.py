@@ -41,6 +41,11 @@ def is_secret_key(key: str) -> bool:
 
 _ORDER_CONTEXT = re.compile(r"(?:订单|訂單|单号|單號|运单|運單|快递|快遞|order|tracking|ticket|工单|工單)\D{0,6}$",
                             re.I)
+#: A phone number written with its country code ("+86 172 3545 6061") or after a phone word
+#: ("新号码是…", "my new number is …") can pass the Luhn check by chance: it is no card.
+_PHONE_CONTEXT = re.compile(
+    r"\+\s*$|(?:手机|手機|电话|電話|号码|號碼|新号|新號|换号|換號|打|致电|致電|联系|聯絡|聯繫|\b(?:phone|"
+    r"number|mobile|cell|call|text|whatsapp|reach me)\b)\D{0,12}$", re.I)
 
 
 @dataclass
@@ -202,7 +207,8 @@ def redact(text: str) -> Redaction:
         digits = re.sub(r"[ \-]", "", raw)
         if not 13 <= len(digits) <= 19 or not luhn_ok(digits) or len(set(digits)) == 1:
             return raw
-        if _ORDER_CONTEXT.search(text[max(0, m.start() - 16):m.start()]):
+        before = text[max(0, m.start() - 24):m.start()]
+        if _ORDER_CONTEXT.search(before[-16:]) or _PHONE_CONTEXT.search(before):
             return raw
         return namer("CARD_NUMBER", raw)
 

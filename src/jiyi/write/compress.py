@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..keyfacts.asking import ZH_RUN_ON
 from ..text.segment import has_cjk
 from ..units import MAX_CONTENT_CHARS
 
@@ -103,6 +104,8 @@ def normalise_long_tokens(text: str) -> str:
 
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+#: A character after which a Chinese sentence may end without a mark (see ``ZH_RUN_ON``).
+_RUN_ON_CHARS = re.compile(r"[吗嗎呢]|哈哈|对了|對了|啊对|啊對|顺便问|順便問")
 _SPACES = re.compile(r"[ \t\u3000]+")
 #: Words a Chinese sentence opens with: after a code or an address written with a space
 #: ("订单号是 DD75131379 我的邮箱是…") they start a new sentence.
@@ -177,6 +180,8 @@ def split_sentences(text: str) -> list[Sentence]:
         ends.append(len(text))
     if " " in text and _CJK_CHAR.search(text):
         ends = sorted({*ends, *_script_cuts(text)})
+    if _RUN_ON_CHARS.search(text):  # "…会有大特价吗请问…": a question ends with no mark
+        ends = sorted({*ends, *(m.start() for m in ZH_RUN_ON.finditer(text))})
     for end in ends:
         piece = text[pos:end]
         stripped = piece.strip()

@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 
 from ..embed.routing import EmbedderRouting
+from ..keyfacts.asking import is_request, run_on_parts
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import (
     SlotSpec,
@@ -134,11 +135,6 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
 
 #: A sub-clause with its closing marks ("有小龙虾吗？", "can you adjust the delivery time?").
 _SUB_CLAUSE = re.compile(r"[^，,;；。.!！?？]+[，,;；。.!！?？]*")
-#: A question that asks for something to be done is a request: it states what the user wants
-#: ("Can you tell the courier to come weekdays after 4 pm?", "能不能周六上午送？").
-REQUEST = re.compile(
-    r"^\s*(?:and\s+)?(?:can|could|would|will) you\b|^\s*please\b|能不能|能否|可不可以|可以.{0,12}[吗嗎]|"
-    r"麻烦|麻煩|帮我|幫我|请(?!问)|請(?!問)", re.I)
 
 
 def _asked(row: SlotSpec, draft: str) -> bool:
@@ -146,11 +142,11 @@ def _asked(row: SlotSpec, draft: str) -> bool:
     that is no request ("你们周末送货吗？" asks; "我周末才有空，送货时间能帮我调一下吗？" and
     "Can you tell the courier to come after 4 pm?" state a wish)."""
     words = row.value_words
-    valued = [m.group(0) for m in _SUB_CLAUSE.finditer(draft)
-              if words is not None and words.search(m.group(0))]
+    valued = [p for m in _SUB_CLAUSE.finditer(draft) for p in run_on_parts(m.group(0))
+              if words is not None and words.search(p)]
     if not valued:
         return QUESTION.search(draft) is not None
-    return all(QUESTION.search(p) and not REQUEST.search(p) for p in valued)
+    return all(QUESTION.search(p) and not is_request(p) for p in valued)
 
 
 def _gives_entity(row: SlotSpec, draft: UnitDraft) -> bool:

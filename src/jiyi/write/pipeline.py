@@ -19,6 +19,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Protocol
 
+from ..keyfacts.asking import is_request
 from ..keyfacts.schema import schema
 from ..text.entities import ID_LABELS, extract_entities, extract_entities_and_times
 from ..text.secrets import redact
@@ -158,6 +159,7 @@ def _pieces_for_sentence(
     asked = _TAG_QUESTION.search(sent_text) is not None  # "I'm a Silver member, right?"
     plans: list[MemoryType | None] = []
     slot_seen: set[str] = set()
+    states_pref = turn.role == "user" and _states_a_clause_slot(sent_text)
     any_split = False
     for a, b in spans:
         clause = sent_text[a:b]
@@ -193,6 +195,13 @@ def _pieces_for_sentence(
             plans.append(None)  # the slot fact holds all the clause said (every entity too)
             any_split = True
             continue
+        if not c_local and len(spans) > 1 and turn.role == "user" and not states_pref \
+                and is_open_question(clause) and not is_request(clause):
+            # compression: a question asked among other clauses ("这个保修是一年还是两年吗，
+            # 我先看看别的") states nothing and holds no value; the raw turn keeps its words
+            plans.append(None)
+            any_split = True
+            continue
         unit_type: MemoryType | None = classify(clause.strip(), turn.role, c_local, None)
         if asked and unit_type in (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE):
             unit_type = MemoryType.SESSION_STATE
@@ -222,7 +231,7 @@ def _pieces_for_sentence(
                     and not _says_more(sent_text[a:b], []):
                 plans[i] = None
                 any_split = True
-    alone = turn.role == "user" and _states_a_clause_slot(sent_text)
+    alone = states_pref
     if alone:
         # a sentence stating a preference by its words (a value word in one clause, its cue in
         # another: "我周一到周五下午四点后才有空，送货时间帮我调一下") is one unit of its own:

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..keyfacts.asking import asks_value
 from ..keyfacts.schema import dated_thing, spec, third_party
 from ..text.segment import to_simplified
 from ..units import Entity
@@ -49,9 +50,11 @@ _REACH_ME = re.compile(
 _SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|switch|use|to)\b", re.I)
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
-    r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|\b(?:address\w*|ship\w*|deliver\w*|"
+    r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|家|屋|公司|办公|辦公|单位|單位|宿舍|"
+    r"\b(?:address\w*|ship\w*|deliver\w*|"
     r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|place|home|house|flat|apartment|condo|"
     r"office|work|staying|stay|located|based|drop\w*|bring|parcels?|packages?|courier|post|mail|"
+    r"go(?:es)? to|going to|forward\w*|redirect\w*|"
     r"(?:I'm|I am|we're|we are|I'll be|we'll be|I've been|find me|reach me) at)\b", re.I)
 _CITY_WORDS = re.compile(
     r"(?:住在|住|搬到|搬去|搬家到|定居|移居|现居|現居|常驻|常駐|家在)|"
@@ -94,11 +97,10 @@ _LEVEL_LABEL = re.compile(r"(?:membership|member level|tier|会员等级|會員�
                           re.I)
 _MEMBERSHIP_SELF = re.compile(
     r"我|本人|\b(?:my|me|I|I'm|I've|I was)\b|升|降|成为|成為|变成|變成|办了|辦了|开通|開通|拿到|"
-    r"\b(?:upgraded|downgraded|promoted|became|got|now|as an?|with my)\b|"
+    r"现在是|現在是|现在|現在|目前|如今|已经是|已經是|\b(?:upgraded|downgraded|promoted|became|got|now|"
+    r"as an?|with my|account'?s|account is|as of)\b|"
     r"^\s*(?:membership|member level|tier|level|status|会员等级|會員等級|会员|會員|等级|等級)\s*[:：]",
     re.I)
-_QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$|^(?:what|which|how|is|are|do|does|can|could)\b|"
-                       r"多少|什么|什麼|哪个|哪個|哪里|哪裡|几号|幾號|是不是|有没有|有沒有", re.I)
 _BIRTHDAY = re.compile(r"生日|出生|\b(?:birthday|born on)\b", re.I)
 _VALIDITY = re.compile(
     r"(?:有效期?(?:至|到|截止到?)|到|至|截止到?|截至|前有效|能用到|用到|until|till|through|thru|expires?(?:\s+on)?|"
@@ -160,7 +162,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     states no slot ("我现在的电话是多少？")."""
     label = _LEVEL_LABEL.search(before)
     if role != "user" or (not entities and not _LEVEL_HINT.search(clause) and label is None
-                          and not _EN_LEVEL_NOW.search(clause)) or _QUESTION.search(clause):
+                          and not _EN_LEVEL_NOW.search(clause)):
         return []
     context = before[-CUE_WINDOW_CHARS:] + " " + clause
     own = bool(_SELF.search(clause)) or speaker is not None
@@ -177,6 +179,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     near = before[-THIRD_PARTY_WINDOW_CHARS:]
     prev_third = bool(_THIRD_PARTY.search(near)) and not _SELF.search(near)
     for e in entities:
+        if asks_value(clause, e.start, e.end):
+            continue  # "我现在的电话是13800138000吗？" asks; "can you change it to …?" states
         if e.kind in ("phone", "email", "address") and _retired(clause, e):
             continue  # "我不用X了", "X isn't mine anymore": the value being replaced
         # A third party owns the value only when named before it ("快递员的电话是…", "my
@@ -209,7 +213,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         found = level_mention(label.group(0) + clause)
         shift = len(label.group(0))
         level = (found[0], found[1] - shift) if found and found[1] >= shift else None
-    if level is not None and not _others(clause[:level[1]]) and (
+    if level is not None and not asks_value(clause, level[1], level[1] + len(level[0])) \
+            and not _others(clause[:level[1]]) and (
             own or _MEMBERSHIP_SELF.search(context)):
         add("membership", level[0], None)
     return out
@@ -241,10 +246,10 @@ _EN_LEVEL_LABEL = re.compile(r"\b(?i:membership|member level|tier|status)\s*[:�
                              r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))(?![A-Za-z])")
 #: "It's Infinite now", "Five Star now".
 _EN_LEVEL_NOW = re.compile(
-    r"(?:^|[,.;]\s*|\b(?:I'm|I am|it's|it is|(?i:my|the) (?:account|membership|tier|status|level)"
+    r"(?:^|[,.;]\s*|\b(?:I'm|I am|it's|it is|(?:(?i:my|the) )?(?i:account|membership|tier|status|level)"
     r"(?:'s| is))\s+(?:on\s+)?(?:the\s+)?)"
     r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))\s+(?:now|already|this (?:month|year|week)|"
-    r"at the moment|currently|these days|as of (?:today|now))\b")
+    r"at the moment|currently|these days|as of (?:today|now|this (?:week|month|year)))\b")
 _EN_NOT_LEVEL = re.compile(r"^(?:The|A|An|My|Your|Our|As|With|I|I'm|Dear|Hi|Hey|This|That|It|"
                            r"It's|Please|Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|New|Old|"
                            r"From|Since|Until|Till|Right|Only|Even|Also|Then|Starting)$")

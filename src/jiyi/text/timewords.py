@@ -75,7 +75,7 @@ PART_ZH: dict[str, str] = {
 ZH_DAY_OFFSETS: dict[str, int] = {
     "大后天": 3, "大後天": 3, "大前天": -3, "今天": 0, "今日": 0, "今晚": 0, "今早": 0,
     "明天": 1, "明日": 1, "明早": 1, "明晚": 1, "后天": 2, "後天": 2, "昨天": -1, "昨日": -1,
-    "昨晚": -1, "前天": -2,
+    "昨晚": -1, "前天": -2, "听日": 1, "聽日": 1, "琴日": -1, "寻日": -1, "尋日": -1,
 }
 #: Day words that also name a part of the day.
 ZH_DAY_PARTS: dict[str, str] = {
@@ -99,3 +99,33 @@ EN_SHIFTS: dict[str, int] = {"last": -1, "past": -1, "next": 1, "coming": 1, "th
 #: Words for "lately": not a date, a window of the last :data:`RECENT_DAYS` days (recall only).
 RECENT_WORDS = ("最近", "近来", "近來", "recently", "lately")
 RECENT_DAYS = 7
+
+#: A part of a month after the month ("五月中", "4月中旬", "月底", "用到月尾") -> its day (0: the
+#: last day of the month). A part that spans days is read as its last day but 中/mid (the 15th)
+#: and 初 (the 5th).
+ZH_MONTH_PARTS: dict[str, int] = {
+    "初": 5, "上旬": 10, "中旬": 15, "中": 15, "下旬": 0, "底": 0, "末": 0, "尾": 0,
+}
+#: The words before a weekday or "the weekend" that make it a day ahead: the next one from
+#: today ("good till Sunday", "by Friday").
+EN_FORWARD = (r"(?:(?:valid|good|usable|expires?|expiring|ends?|lasts?|runs?)\s+"
+              r"(?:until|till|til|'til|thru|through|to|on|by|before)|until|till|til|'til|thru|"
+              r"through|by|before|expires?|expiring)")
+#: Words that make a clause's dates British-style, day first ("3/5" is 3 May), when no
+#: date in the turn says which: currencies and spellings of the places that write day first.
+DAY_FIRST_HINTS = (r"£|€|₹|\bRs\.?\s?\d|\bS\$|\bRM\s?\d|\b(?:UK|Britain|British|England|London|"
+                   r"Scotland|Ireland|Australia|Aussie|India|Singapore|Malaysia|NZ|Europe|"
+                   r"mum|colour|favourite|whilst|fortnight|cheque|centre|organise|realise|"
+                   r"queue|programme)\b")
+#: Fixed-date holidays -> (month, day), read as a date only beside a word of ending ("五一前",
+#: "用到国庆", "valid until Christmas"); a holiday named alone is often no day ("圣诞老人").
+HOLIDAYS_ZH: dict[str, tuple[int, int]] = {
+    "元旦": (1, 1), "情人节": (2, 14), "情人節": (2, 14), "五一": (5, 1), "劳动节": (5, 1),
+    "勞動節": (5, 1), "国庆": (10, 1), "國慶": (10, 1), "双十一": (11, 11), "雙十一": (11, 11),
+    "双11": (11, 11), "雙11": (11, 11), "双十二": (12, 12), "雙十二": (12, 12), "平安夜": (12, 24),
+    "圣诞": (12, 25), "聖誕": (12, 25),
+}
+HOLIDAYS_EN: dict[str, tuple[int, int]] = {
+    "new year's day": (1, 1), "valentine's day": (2, 14), "halloween": (10, 31),
+    "christmas eve": (12, 24), "christmas": (12, 25), "new year's eve": (12, 31),
+}

@@ -106,14 +106,15 @@ _VALIDITY = re.compile(
     r"(?:有效期?(?:至|到|截止到?)|到|至|截止到?|截至|前有效|能用到|用到|until|till|through|thru|expires?(?:\s+on)?|"
     r"ends?(?:\s+on)?|lasts?(?:\s+until)?|usable (?:before|until|till)|use (?:it )?(?:by|before)|before|"
     r"截止日期?|期限(?:到|至|是)?|有效期|runs? out(?:\s+on)?|valid to|expire until|"
-    r"valid (?:until|till|through)|good (?:until|through)|by|til|'til|expiring(?:\s+on)?|exp\.?|"
+    r"valid (?:until|till|through|thru|to|for)|good (?:until|till|til|through|thru|to|for)|"
+    r"(?:valid|good|usable|lasts?) for(?: another| the next| up to)?|(?:used |usable |valid )?within|runs? (?:until|till|through|to)|by|til|'til|expiring(?:\s+on)?|exp\.?|"
     r"(?:expiry|expiration)(?: date)?(?:\s*(?:is|of|on|:))?|last day(?: to use it)?(?: is)?|"
     r"deadline(?: is)?)\s*$", re.I)
 _VALIDITY_CONTEXT = re.compile(
     r"有效|过期|過期|到期|截止|券|优惠|優惠|折扣|活动|活動|促销|促銷|valid|expire|coupon|voucher|offer|"
     r"deal|promo|discount|trial|subscription|lasts|ends|usable|runs out|能用|可用|期限|失效|"
     r"good (?:until|till|til|through|thru)|\bexp\b|deadline|last day|"
-    r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d{2,}[A-Z]?(?![A-Za-z0-9])", re.I)
+    r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d{2,}[A-Z]{0,3}(?![A-Za-z0-9])", re.I)
 
 
 @dataclass(frozen=True)
@@ -358,9 +359,25 @@ def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> dateti
         start, end = tm.start - offset, tm.end - offset
         before = clause[max(0, start - VALIDITY_BEFORE_CHARS):max(0, start)]
         after = clause[end:end + VALIDITY_AFTER_CHARS]
-        if _VALIDITY.search(before) or re.match(r"\s*(?:前|之前|以前)?(?:都|才|就)?(?:有效|到期|过期|過期|截止|能用|可用|可以用)", after):
-            return tm.end_instant()
+        if _VALIDITY.search(before) or _VALID_AFTER.match(after):
+            return _end(clause, tm)
     return _thing_end(clause, times, offset)
+
+
+#: Said after a time, these make it the end ("5月3日前有效", "3天内有效", "月底到期").
+_VALID_AFTER = re.compile(r"\s*(?:前|之前|以前|之内|之內|以内|以內|内|內|为止|為止)?\s*(?:都|才|就|还|還)?"
+                          r"\s*(?:已经|已經|已|可以|能|要|得|必须|必須)?(?:有效|到期|过期|過期|截止|能用|可用|可以用|用)")
+#: Words that say the thing has already ended ("上个月就过期了", "expired on the 15th"): its date
+#: is then read as said, never moved ahead to a future reading.
+_ENDED = re.compile(r"过期了|過期了|已过期|已過期|已经过期|已經過期|已经到期|已經到期|到期了|失效了|已失效|"
+                    r"作废了|作廢了|用不了|不能用了|\b(?:expired|ran out|has run out|no longer valid|"
+                    r"not valid any ?more|ended)\b", re.I)
+
+
+def _end(clause: str, tm: TimeMatch) -> datetime:
+    """The end of validity a time gives: read as an expiry (the nearest reading not already
+    past when said: :meth:`TimeMatch.expiry_instant`), unless the clause says it has ended."""
+    return tm.end_instant() if _ENDED.search(clause) else tm.expiry_instant()
 
 
 #: A thing that is used up or runs out (a coupon, a voucher, a gift card: the schema's dated
@@ -390,4 +407,4 @@ def _thing_end(clause: str, times: list[TimeMatch], offset: int) -> datetime | N
     if _START_BEFORE.search(clause[:max(0, start)]) \
             or _START_AFTER.match(clause[end:]):
         return None
-    return tm.end_instant()
+    return _end(clause, tm)

@@ -328,3 +328,27 @@ def test_a_channel_name_said_as_a_word_is_one(text: str) -> None:
 
     row = spec("contact_channel")
     assert row is not None and row.states(text)
+
+
+UNTYPED_LIKE_TAKEN_BACK = {
+    "zh-Hans": (["每个周末都得来份小龙虾，不然浑身难受", "小龙虾我戒了哈，别再给我推荐"],
+                "我平时爱吃什么？", "小龙虾"),
+    "zh-Hant": (["逢星期日飲茶一定要有燒賣", "燒賣我戒咗啦，唔好再推俾我"], "我鍾意食咩？", "燒賣"),
+    "en": (["pad thai every friday, can't skip it", "no more pad thai for me, doctor's orders"],
+           "what food do I like?", "pad thai"),
+}
+
+
+@pytest.mark.parametrize("lang", list(UNTYPED_LIKE_TAKEN_BACK))
+def test_a_like_taken_back_is_kept_out_even_when_the_like_was_never_typed(
+        e5_mem: Memory, lang: str) -> None:
+    """The negation names one item plainly: it is the list's negation even with no typed like
+    to replace, and the old statement's words are not presented as a current like."""
+    turns, question, item = UNTYPED_LIKE_TAKEN_BACK[lang]
+    for i, text in enumerate(turns):
+        e5_mem.ingest(text, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=3 * i),
+                      role="user")
+    hits = e5_mem.recall(question, session_id="s9", user_id="u", k=5, as_of=LATER)
+    liked = [h.unit.content for h in hits if item in h.unit.content.casefold() and h.current
+             and not re.search(r"戒|no more", h.unit.content, re.I)]
+    assert not liked, [(h.unit.content, h.current) for h in hits]

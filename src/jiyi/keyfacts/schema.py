@@ -205,6 +205,16 @@ def list_item(row: SlotSpec, clause: str) -> str:
     return " ".join(rest.split()).casefold() or clause.casefold()
 
 
+#: An item named plainly: one Chinese word of 2-8 characters, or 1-3 Latin words.
+_ONE_ITEM = re.compile(r"[\u4e00-\u9fff]{2,8}|[a-z][a-z'-]*(?: [a-z][a-z'-]*){0,2}")
+
+
+def one_item(item: str) -> bool:
+    """The text (a :func:`list_item`) names one item and nothing else ("羊肉串", "pad thai";
+    not "显示缺货 生蚝")."""
+    return _ONE_ITEM.fullmatch(item.strip()) is not None
+
+
 def without_cues(row: SlotSpec, clause: str) -> str:
     """The clause without the words around a list item: its negation words first ("戒掉",
     "gave up": "我最近戒掉羊肉了" names 羊肉, as "有羊肉的我都喜欢" does), then its cue words."""

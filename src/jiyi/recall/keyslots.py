@@ -23,7 +23,7 @@ from datetime import datetime
 
 from ..embed.base import Embedder
 from ..keyfacts.prototypes import index
-from ..keyfacts.schema import SlotSpec, negates, spec
+from ..keyfacts.schema import SlotSpec, list_item, negates, one_item, spec
 from ..keyfacts.typing import QUESTION, owns, question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
@@ -202,12 +202,19 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
     return view
 
 
+_CLAUSE_CUT = re.compile(r"[，,;；。.!！?？]")
+
+
 def _taken_back(store: Store, row: SlotSpec, items: list[MemoryUnit]) -> list[str]:
     """The items (folded) the user took back: the item each negation names, and the items of
     the units it replaced ("对臭豆腐没兴趣了，上次吃完拉肚子" replaced "food:臭豆腐": the item is
     臭豆腐, whatever else the negation's own words hold)."""
     negations = [u for u in items if u.slot is not None and negates(row, u.content)]
     names = [u.slot.split(":", 1)[1] for u in negations if u.slot is not None]
+    # the item of each clause that takes it back ("no more pad thai for me, doctor's orders":
+    # pad thai), when it is plainly one
+    names += [item for u in negations for clause in _CLAUSE_CUT.split(u.content)
+              if negates(row, clause) and one_item(item := list_item(row, clause))]
     replaced = store.get_units([u.supersedes for u in negations if u.supersedes])
     names += [u.slot.split(":", 1)[1] for u in replaced
               if u.slot is not None and u.slot.startswith(row.name + ":")]

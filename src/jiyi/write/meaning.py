@@ -28,6 +28,7 @@ from ..keyfacts.schema import (
     item_slot,
     list_item,
     negates,
+    one_item,
     rendered_value,
     schema,
     spec,
@@ -267,8 +268,12 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
         if not negates(row, text) or len(text) > MAX_TYPED_CHARS or QUESTION.search(text) \
                 or not owns(row.name, text) or not _item_words(row, text):
             continue
-        draft.slot = item_slot(row.name, list_item(row, text))
-        if contradicted_items(store, Scope(turn.user_id, None), turn, draft):
+        item = list_item(row, text)
+        draft.slot = item_slot(row.name, item)
+        if contradicted_items(store, Scope(turn.user_id, None), turn, draft) \
+                or one_item(item):
+            # an item the list holds, or one plainly named ("羊肉串我戒了哈"): the like it takes
+            # back may never have been typed, its words still must not read as a current like
             draft.type = MemoryType.USER_PROFILE
             return
         draft.slot = None

@@ -352,3 +352,20 @@ def test_a_like_taken_back_is_kept_out_even_when_the_like_was_never_typed(
     liked = [h.unit.content for h in hits if item in h.unit.content.casefold() and h.current
              and not re.search(r"戒|no more", h.unit.content, re.I)]
     assert not liked, [(h.unit.content, h.current) for h in hits]
+
+
+@pytest.mark.parametrize("text", ["代碼VIP8VK，月底前有效", "優惠碼VIP15RT記一下",
+                                  "use code VIP20OFF at checkout"])
+def test_a_coupon_code_starting_with_vip_is_no_membership_level(text: str) -> None:
+    from jiyi.write.slots import level_mention
+
+    assert level_mention(text) is None
+
+
+@pytest.mark.parametrize(("text", "level"), [("我是VIP3会员", "VIP3"), ("升到VIP5了", "VIP5"),
+                                             ("現在是黑曜VIP了", "黑曜VIP")])
+def test_a_vip_level_is_still_a_level(text: str, level: str) -> None:
+    from jiyi.write.slots import level_mention
+
+    found = level_mention(text)
+    assert found is not None and found[0] == level

@@ -78,7 +78,7 @@ _NOT_A_NAME = re.compile(r"\s*(?:now|already|this (?:month|year|week)|these days
 _TITLE_SUFFIX = re.compile(
     r"(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授|总|總|主任|师傅|師傅)$")
 _LEVEL = (r"金卡|银卡|銀卡|铜卡|銅卡|白金卡|白金|钻石卡|鑽石卡|钻石|鑽石|黑金卡|黑金|黄金|黃金|金牌|银牌|銀牌|"
-          r"普通|高级|高級|超级|超級|SVIP|VIP\s?\d+|VIP|PLUS|Plus|Gold|Silver|Platinum|Diamond|Premium|"
+          r"普通|高级|高級|超级|超級|SVIP|VIP\s?\d+(?![A-Za-z0-9])|VIP(?![A-Za-z0-9])|PLUS|Plus|Gold|Silver|Platinum|Diamond|Premium|"
           r"Basic|Bronze|Elite|gold|silver|platinum|diamond|premium|basic|bronze|elite")
 _MEMBERSHIP = re.compile(
     r"(?:会员|會員|membership|member|tier|status|level|等级|等級)(?:等级|等級|级别|級別)?"
@@ -230,7 +230,7 @@ def _others(lead: str) -> bool:
 #: An open-vocabulary level: a short name right before a membership word ("星钻会员", "尊榮VIP",
 #: "Royal Elite tier", "Black VIP"). A Chinese name is the up to four characters before the
 #: word, cut after the last character that cannot be part of a name ("你们店的普通会员").
-_ZH_LEVEL_WORD = re.compile(r"会员|會員|VIP(?![A-Za-z])")
+_ZH_LEVEL_WORD = re.compile(r"会员|會員|(?<![A-Za-z0-9])VIP(?![A-Za-z0-9])")
 _ZH_NAME = re.compile(r"[\u4e00-\u9fff0-9]{1,4}$")
 _ZH_CUT = re.compile(r".*[是到成为為了的个個我你您们們店从從升在就还還也这這那张張位名级級办辦开開买買当當"
                      r"做加入现現新旧舊老原本说說讲講叫称稱于於与與和跟对對给給被把将將帮幫让讓请請有没沒"

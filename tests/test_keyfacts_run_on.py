@@ -369,3 +369,15 @@ def test_a_vip_level_is_still_a_level(text: str, level: str) -> None:
 
     found = level_mention(text)
     assert found is not None and found[0] == level
+
+
+@pytest.mark.parametrize(("query", "food"), [("我喜欢吃什么？", True), ("我喜欢什么音乐？", False),
+                                             ("我鍾意食咩？", True), ("你們記得我喜歡什麼電影嗎", False),
+                                             ("what food do I like?", True),
+                                             ("what music do I like?", False)])
+def test_a_question_about_likes_asks_for_food_only_when_it_is_about_food(query: str,
+                                                                         food: bool) -> None:
+    from jiyi.recall.rules import slot_intent
+
+    intent = slot_intent(query)
+    assert (intent is not None and "food" in intent.slots) is food

@@ -120,6 +120,10 @@ def stage1(store: Store, request: RecallRequest, pool: int,
     return list(dict.fromkeys(ids))
 
 
+#: Entity kinds that name one identifier ("订单 A123456 发货了吗" names its order).
+_ID_KINDS = frozenset({"order_id", "code", "tracking_no", "ticket_id"})
+
+
 def run_recall(
     store: Store,
     embedder: Embedder | EmbedderRouting,
@@ -176,7 +180,9 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
             routing.default, request.query, found.query_vector)
         if intent is not None:
             ctx.past = ctx.past or asks_earlier(request.query)
-            ctx.view = slot_view(store, scope, as_of, intent, ctx.past)
+            ctx.view = slot_view(store, scope, as_of, intent, ctx.past,
+                                 names_id=any(e.kind in _ID_KINDS for e in
+                                              query_entities(request.query, as_of)))
             ctx.rule_ids = list(dict.fromkeys([*ctx.rule_ids, *ctx.view.rule_ids]))
             rule_ids = ctx.rule_ids
     with recall_stage("topic"):

@@ -165,9 +165,11 @@ def prototype_intent(embedder: Embedder, query: str, vector: Vector | None) -> S
     return SlotIntent((row.name, *row.also), (), False)
 
 
-def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, past: bool
-              ) -> SlotView:
-    """The rule hits and stale units of a key-fact question (see the module docstring)."""
+def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, past: bool,
+              names_id: bool = False) -> SlotView:
+    """The rule hits and stale units of a key-fact question (see the module docstring).
+    ``names_id``: the question names an identifier itself ("订单 A123456 发货了吗"): the rule
+    stage finds it exactly, and the user's other orders are no answer."""
     view = SlotView()
     wide = Scope(scope.user_id, None)
     for name in intent.slots:
@@ -182,6 +184,8 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             view.rule_ids.extend(u.id for u in items)
             view.negated_items.extend((row, item) for item in _taken_back(store, row, items))
         elif row.value == "id":
+            if names_id:
+                continue
             view.rule_ids.extend(u.id for u in _identifiers(store, wide, as_of, row))
         elif row.dated and row.question is not None:
             rx = row.question

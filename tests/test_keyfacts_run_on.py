@@ -381,3 +381,17 @@ def test_a_question_about_likes_asks_for_food_only_when_it_is_about_food(query: 
 
     intent = slot_intent(query)
     assert (intent is not None and "food" in intent.slots) is food
+
+
+def test_a_coupon_question_lists_coupons_not_other_codes(e5_mem: Memory) -> None:
+    """The coupon row reads identifiers too, but is listed by its dates: a stock check's SKU
+    code is no coupon."""
+    e5_mem.ingest("tool: stock_check, sku: SKU-16219, in_stock: 30", session_id="s1",
+                  user_id="u", at=T0, role="tool")
+    e5_mem.ingest("Coupon code SHIP5XK, valid until June 16.", session_id="s1", user_id="u",
+                  at=T0 + timedelta(minutes=1), role="user")
+    hits = e5_mem.recall("which coupons can I still use?", session_id="s9", user_id="u", k=5,
+                         as_of=T0 + timedelta(days=3))
+    assert hits and "SHIP5XK" in hits[0].unit.content and hits[0].current, \
+        [h.unit.content for h in hits]
+    assert not [h for h in hits if "SKU-16219" in h.unit.content and h.stage == "rule"]

@@ -183,7 +183,7 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             items = _items(store, wide, as_of, name)
             view.rule_ids.extend(u.id for u in items)
             view.negated_items.extend((row, item) for item in _taken_back(store, row, items))
-        elif row.value == "id":
+        elif row.value == "id" and not row.dated:  # orders; coupons are listed by date below
             if names_id:
                 continue
             view.rule_ids.extend(u.id for u in _identifiers(store, wide, as_of, row))

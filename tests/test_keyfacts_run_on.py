@@ -138,20 +138,54 @@ def test_time_said_in_passing_is_no_delivery_time(turn: str) -> None:
     assert "delivery_time" not in _slots(turn)
 
 
+# -- English questions by their first words; terse statements start with a modal, pure ----------
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("have u got my new number 0412 345 678?", "0412 345 678"),
+    ("do you still have 12 Hill Street, Leeds LS6 2AB on file", "12 Hill Street"),
+    ("is 0412 345 678 the one u have", "0412 345 678"),
+    ("does the courier have lena.k@example.org as my email", "lena.k@example.org"),
+])
+def test_an_english_question_is_known_by_its_first_words(text: str, value: str) -> None:
+    start = text.index(value)
+    assert asks_value(text, start, start + len(value))
+
+
+@pytest.mark.parametrize(("turn", "slot", "value"), [
+    ("Have a new number: 0412 345 678", "phone", "0412 345 678"),
+    ("Will be at 12 Hill Street, Leeds LS6 2AB from Monday, send stuff there", "address",
+     "12 Hill Street"),
+    ("Would rather u used lena.k@example.org from now on", "email", "lena.k@example.org"),
+    ("how about sending it to my office at 12 Hill Street, Leeds LS6 2AB instead?", "address",
+     "12 Hill Street"),
+    ("手机换成 0412 345 678 了", "phone", "0412 345 678"),
+    ("新號碼係 0412-345-678，之後打呢個", "phone", "0412-345-678"),
+])
+def test_a_terse_statement_or_a_proposal_states_its_value(turn: str, slot: str,
+                                                          value: str) -> None:
+    found = _slots(turn)
+    assert slot in found and value in found[slot], found
+
+
 # -- phones written as local numbers or with a country code, pure --------------------------------
 
 @pytest.mark.parametrize(("text", "phone"), [
     ("之前那张SIM卡停了，现在用6123 4567，有事打这支。", "6123 4567"),
     ("換咗新號，而家用9876 5432，有事打我", "9876 5432"),
     ("you can get me on 8123 4567, text is best", "8123 4567"),
+    ("new # is 4155550142", "4155550142"),
+    ("my mobile no. 98765 43210, kindly update", "98765 43210"),
+    ("我的手機是 0412 345 678", "0412 345 678"),
 ])
 def test_a_bare_local_number_with_a_phone_word_around_it_is_a_phone(text: str,
                                                                   phone: str) -> None:
     assert phone in [e.text for e in extract_entities(text, T0) if e.kind == "phone"]
 
 
-def test_a_local_number_with_no_phone_word_is_not_a_phone() -> None:
-    assert not [e for e in extract_entities("订单61234567已经发货了", T0) if e.kind == "phone"]
+@pytest.mark.parametrize("text", ["订单61234567已经发货了", "order # 4155550142 is late",
+                                  "運單 4155550142 到哪了", "account number 1234567890"])
+def test_a_number_with_no_phone_word_or_an_id_word_is_not_a_phone(text: str) -> None:
+    assert not [e for e in extract_entities(text, T0) if e.kind == "phone"]
 
 
 @pytest.mark.parametrize("text", [

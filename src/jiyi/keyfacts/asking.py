@@ -21,16 +21,33 @@ import re
 from itertools import pairwise
 
 #: A question that asks for something to be done is a request: it states what the user wants
-#: ("Can you tell the courier to come weekdays after 4 pm?", "能不能周六上午送？").
+#: ("Can you tell the courier to come weekdays after 4 pm?", "能不能周六上午送？", "how about
+#: the office instead?").
 REQUEST = re.compile(
     r"^\s*(?:and\s+)?(?:can|could|would|will) (?:you|u|ya)\b|^\s*(?:please|pls|plz|kindly)\b|"
+    r"^\s*(?:so\s+)?how about\b|"
     r"能不能|能否|可不可以|可以.{0,12}[吗嗎]|麻烦|麻煩|帮我|幫我|请(?!问)|請(?!問)|劳驾|勞駕|"
     r"唔該|唔该|煩請|烦请",
     re.I)
+#: A sentence that ends as a question: a question mark, or 吗 / 嗎 / 呢 at its end (the write
+#: path's classifier and compression read only this).
+ENDS_AS_QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$")
+#: An English question starts with a question word, with "is / do / did …", or with a modal or
+#: "have" and then its subject ("can you see…", "have u got…"); a modal with no subject after it
+#: starts a terse statement ("Would prefer evenings", "Will be at 5 Hill St from Monday", "Have a
+#: new number: …").
+_EN_ASKS = (r"^\s*(?:what|which|where|who|whose|how(?!\s+about\b))\b|"
+            r"^\s*(?:when|why)\s+(?:is|are|was|were|do|does|did|can|could|will|would|should|has|"
+            r"have)\b|"
+            r"^\s*(?:is|are|am|was|were|do|does|did)\b|"
+            r"^\s*(?:can|could|will|would|should|have|has)\s+(?:i|"
+            r"you|u|ya|we|it|they|he|she|the|my|your|this|that|these|those|there|anyone|anything|"
+            r"any|ur)\b")
 #: A question about what the clause holds ("我现在的电话是多少", "which address do you have?").
+#: The one test of "asked" for the slot rules, typing by meaning and recall's slot rows.
 ASKED = re.compile(
-    r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$|^\s*(?:what|which|where|when|who|how|is|are|do|does|did|can|"
-    r"could|will|would|have|has)\b|多少|(?<![没沒])什么(?![的事都])|(?<![没沒])什麼(?![的事都])|"
+    ENDS_AS_QUESTION.pattern + "|" + _EN_ASKS + "|"
+    r"多少|(?<![没沒])什么(?![的事都])|(?<![没沒])什麼(?![的事都])|"
     r"哪个|哪個|哪里|哪裡|哪儿|哪兒|几点|幾點|几号|幾號|是不是|有没有|有沒有|[吗嗎][？?。，,]",
     re.I)
 #: Where one Chinese sentence ends and the next begins with no punctuation between them: after

@@ -7,14 +7,13 @@ from __future__ import annotations
 import re
 
 from ..embed.base import Embedder, Matrix
+from .asking import ASKED
 from .prototypes import PrototypeIndex, Typed, best_labels
 from .schema import schema, spec, third_party
 
-#: A question states no value ("我现在的地址是哪里？", "where do you ship my stuff?").
-QUESTION = re.compile(
-    r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$|^\s*(?:what|which|where|when|who|how|is|are|do|does|did|can|"
-    r"could|will|would)\b|多少|(?<![没沒])什么(?![的事都])|(?<![没沒])什麼(?![的事都])|哪个|哪個|哪里|哪裡|哪儿|哪兒|几点|幾點|是不是|"
-    r"有没有|有沒有|吗[？?。，,]|嗎[？?。，,]", re.I)
+#: A question states no value ("我现在的地址是哪里？", "where do you ship my stuff?"): one
+#: definition, :data:`jiyi.keyfacts.asking.ASKED`.
+QUESTION = ASKED
 #: A clause about someone else's fact ("我妈妈住在…", "my sister lives at…", "the courier called
 #: me at 6pm") states none of the user's slots.
 NOT_OWN = third_party()

@@ -79,9 +79,15 @@ ID_LABEL_WINDOW_CHARS = 40
 #: A bare 8-digit local number (Hong Kong, Macau, Singapore...) is a phone only when a phone
 #: word comes shortly before it: "手机号变了，现在是62340143"; otherwise it may be an order id.
 _LOCAL8 = re.compile(_at("2-9") + _NB + r"[2-9]\d{3}[ \-]?\d{4}" + _NA)
+#: A mobile written in 4-3-3 groups with its trunk 0 (Australia 0412 345 678, Taiwan 0912 345 678).
+_GROUPED_MOBILE = re.compile(_at("0") + _NB + r"0[4-9]\d{2}[ \-.]\d{3}[ \-.]\d{3}" + _NA)
+#: Any other run of 9 to 12 digits, grouped or not ("4155550142", "98765 43210", "6 1234 5678"),
+#: is a phone when a phone word stands close before or after it, as for ``_LOCAL8``.
+_CUED_DIGITS = re.compile(_at("0-9") + _NB + r"\d(?:[ \-.]?\d){8,11}" + _NA)
 _PHONE_CUE = re.compile(
     r"(?:手机|手機|电话|電話|号码|號碼|新号|新號|换号|換號|门号|門號|联系方式|聯繫方式|聯絡方式|联络|聯絡|致电|致電|"
-    r"打给我|打給我|打我|SIM|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact)",
+    r"打给我|打給我|打我|SIM|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact|"
+    r"\b(?:num|ph|tel|mob|hp)\b|\b(?:new|my)\s*#)",
     re.I)
 #: Said right after a bare 8-digit number, these make it a phone ("现在用9384 3997，有事打这支").
 _PHONE_CUE_AFTER = re.compile(
@@ -389,12 +395,14 @@ def _phones(text: str) -> list[Entity]:
                 out.append(_ent("phone", m, ("+" if m.group(0).startswith("+") else "") + digits))
     for rx in (_TW_MOBILE, _DASHED_LANDLINE):
         out += [_ent("phone", m, re.sub(r"[ ()\-]", "", m.group(0))) for m in rx.finditer(text)]
-    for m in _LOCAL8.finditer(text):
-        window = text[max(0, m.start() - PHONE_CUE_WINDOW_CHARS):m.start()]
-        after = text[m.end():m.end() + PHONE_CUE_AFTER_CHARS]
-        if (_PHONE_CUE.search(window) or _PHONE_CUE_AFTER.match(after)) \
-                and not _NOT_PHONE_CUE.search(window):
-            out.append(_ent("phone", m, re.sub(r"\D", "", m.group(0))))
+    out += [_ent("phone", m, re.sub(r"\D", "", m.group(0))) for m in _GROUPED_MOBILE.finditer(text)]
+    for rx in (_LOCAL8, _CUED_DIGITS):
+        for m in rx.finditer(text):
+            window = text[max(0, m.start() - PHONE_CUE_WINDOW_CHARS):m.start()]
+            after = text[m.end():m.end() + PHONE_CUE_AFTER_CHARS]
+            if (_PHONE_CUE.search(window) or _PHONE_CUE_AFTER.match(after)) \
+                    and not _NOT_PHONE_CUE.search(window):
+                out.append(_ent("phone", m, re.sub(r"\D", "", m.group(0))))
     return out
 
 

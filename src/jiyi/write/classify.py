@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..keyfacts.asking import ENDS_AS_QUESTION
 from ..units import Entity, MemoryType
 
 _CONFIRM = re.compile(
@@ -55,7 +56,6 @@ _SESSION_EN = re.compile(
     r"change|track|look up)\b", re.I)
 
 
-_QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$")
 #: Gates, each a character every match of the patterns it guards contains: a Chinese character
 #: or a question mark (_SESSION_ZH), a letter the English patterns can match (re.I also folds
 #: ı, ſ, K and İ) or "?" (_PROFILE_EN, _SESSION_EN), a digit (_BATCH). Text without one is not
@@ -101,7 +101,7 @@ def _classify(sentence: str, role: str, slot: bool) -> MemoryType:
         return MemoryType.BATCH_OPERATION
     if slot:
         return MemoryType.USER_PROFILE
-    if _QUESTION.search(sentence):
+    if ENDS_AS_QUESTION.search(sentence):
         return MemoryType.SESSION_STATE  # a question states no stable fact about the user
     zh = _ZH_GATE.search(sentence) is not None
     en = _EN_GATE.search(sentence) is not None

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..keyfacts.asking import ZH_RUN_ON
+from ..keyfacts.asking import ENDS_AS_QUESTION, ZH_RUN_ON
 from ..text.segment import has_cjk
 from ..units import MAX_CONTENT_CHARS
 
@@ -215,8 +215,6 @@ def _is_filler(sentence: str) -> bool:
     return bool(_FILLER_EN.fullmatch(s))
 
 
-#: A question: it ends with a question mark, or with 吗/嗎/呢 (the typing rules' test).
-_OPEN_QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$")
 _SAID_EDGES = " \t\n。.!！?？~～,，、;；:："
 
 
@@ -225,7 +223,7 @@ def is_open_question(clause: str) -> bool:
     of a turn, one without a value of its own asks and states nothing, so it is no unit; the
     caller checks that the clause has no entity (no id, number, name or date), and the raw
     turn keeps its words."""
-    return _OPEN_QUESTION.search(clause) is not None
+    return ENDS_AS_QUESTION.search(clause) is not None
 
 
 def said_key(content: str) -> str:

@@ -55,7 +55,8 @@ _ADDRESS_WORDS = re.compile(
     r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|place|home|house|flat|apartment|condo|"
     r"office|work|staying|stay|located|based|drop\w*|bring|parcels?|packages?|courier|post|mail|"
     r"go(?:es)? to|going to|forward\w*|redirect\w*|"
-    r"(?:I'm|I am|we're|we are|I'll be|we'll be|I've been|find me|reach me) at)\b", re.I)
+    r"(?:I'm|I am|we're|we are|I'll be|we'll be|I've been|find me|reach me|(?:will|gonna) be|"
+    r"(?:I'm|I am) now) at)\b", re.I)
 _CITY_WORDS = re.compile(
     r"(?:住在|住|搬到|搬去|搬家到|定居|移居|现居|現居|常驻|常駐|家在)|"
     r"\b(?:live in|living in|lives in|moved to|move to|moving to|relocated to|based in|reside in)\b", re.I)

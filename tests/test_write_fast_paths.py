@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from jiyi.text import timegrammar
+from jiyi.text import timebase, timegrammar
 from jiyi.text.entities import extract_entities_and_times
 from jiyi.units import MemoryType
 from jiyi.write import TurnInput, classify, compress, extract_turn, filler, pipeline, speaker
@@ -108,7 +108,7 @@ def test_time_rewrite_without_a_relative_time_is_the_sentence(text: str) -> None
     ("五月五号 I may 5", True),
 ])
 def test_month_as_verb_reads_the_word_before(text: str, month_is_verb: bool) -> None:
-    m = timegrammar._EN_MDY.search(text)
+    m = timebase.EN_MDY.search(text)
     assert m is not None
     before = text[:m.start(1)].split()
     slow = bool(before) and before[-1].lower() in timegrammar._MODAL_SUBJECTS
@@ -170,7 +170,7 @@ def _classify_ungated(sentence: str, role: str) -> MemoryType:
         return MemoryType.TOOL_RESULT
     if classify._BATCH.search(sentence) and classify.batch_progress(sentence):
         return MemoryType.BATCH_OPERATION
-    if classify._QUESTION.search(sentence):
+    if classify.ENDS_AS_QUESTION.search(sentence):
         return MemoryType.SESSION_STATE
     if role == "user" and (classify._PROFILE_ZH.search(sentence)
                            or classify._PROFILE_EN.search(sentence)):

@@ -95,15 +95,15 @@ def recent_entities(store: Store, scope: Scope, as_of: datetime) -> list[str]:
     return values
 
 
-def stage1(store: Store, request: RecallRequest, pool: int,
+def stage1(store: Store, request: RecallRequest, pool: int, entities: list[Entity],
            trace: RecallTrace | None = None) -> list[str]:
     """Unit ids found by the rules, best first: exact entities among all the user's units
     (history too), the current value of a slot asked about, else the newest units holding an
-    entity of the kind asked about."""
+    entity of the kind asked about. ``entities``: the query's
+    (:func:`.rules.query_entities`)."""
     scope, as_of = request.scope, request.as_of
     wide = Scope(scope.user_id, None)
     ids: list[str] = []
-    entities = query_entities(request.query, as_of)
     if trace is not None:
         trace.entities = entities
     if entities:
@@ -159,7 +159,8 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
     routing = as_routing(embedder)
     pending = QueryVector(routing.default, request.query)
     with recall_stage("rule"):
-        rule_ids = stage1(store, request, pool, trace)
+        entities = query_entities(request.query, as_of)
+        rule_ids = stage1(store, request, pool, entities, trace)
     with recall_stage("query"):
         terms = keyword_terms(request.query)  # segmented once for both uses
         recent = (recent_entities(store, scope, as_of)
@@ -181,8 +182,7 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
         if intent is not None:
             ctx.past = ctx.past or asks_earlier(request.query)
             ctx.view = slot_view(store, scope, as_of, intent, ctx.past,
-                                 names_id=any(e.kind in _ID_KINDS for e in
-                                              query_entities(request.query, as_of)))
+                                 names_id=any(e.kind in _ID_KINDS for e in entities))
             ctx.rule_ids = list(dict.fromkeys([*ctx.rule_ids, *ctx.view.rule_ids]))
             rule_ids = ctx.rule_ids
     with recall_stage("topic"):

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from ..text import fold
-from ..text.timegrammar import TimeMatch, find_times, safe_date
+from ..text.timebase import TimeMatch, safe_date
+from ..text.timegrammar import find_times
 from ..text.timewords import RECENT_DAYS, RECENT_WORDS
 
 

@@ -43,8 +43,9 @@ from .lexicon import (
     SURNAMES_MULTI,
 )
 from .segment import has_cjk, to_simplified
+from .timebase import TimeMatch
 from .timeclock import find_clocks
-from .timegrammar import TimeMatch, find_times
+from .timegrammar import find_times
 
 _NB = r"(?<![0-9A-Za-z])"  # a left edge that also works next to CJK (where \b does not)
 _NA = r"(?![0-9A-Za-z])"

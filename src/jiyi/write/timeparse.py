@@ -8,8 +8,9 @@ means the same day on both sides; this module only names what the write path use
 
 from __future__ import annotations
 
+from ..text.timebase import Grain, TimeMatch, render
 from ..text.timeclock import ClockMatch, find_clocks
-from ..text.timegrammar import Grain, TimeMatch, find_times, render
+from ..text.timegrammar import find_times
 from ..text.timewords import cn_int
 
 __all__ = ["ClockMatch", "Grain", "TimeMatch", "cn_int", "find_clocks", "find_times", "render"]

@@ -260,9 +260,6 @@ def _pieces_for_sentence(
     return pieces
 
 
-#: A sentence that asks something ("收货时段可以选吗？", "Can I pick a delivery slot?").
-_ASKS = re.compile(r"[？?]\s*$|[吗嗎][。.]?\s*$")
-
 
 def _merge_asked_cue(sentences: list[tuple[str, int, int]], text: str
                      ) -> list[tuple[str, int, int]]:
@@ -422,7 +419,8 @@ def _shift(e: Entity, offset: int) -> Entity:
 _ATTACHABLE_KINDS = frozenset({"amount", "date", "time", "product", "error_code", "code", "url",
                                "order_id", "tracking_no", "ticket_id"})
 _ID_KINDS = frozenset({"order_id", "tracking_no", "ticket_id", "code"})
-#: A question states nothing about an id ("明天能到吗？"): it stays apart from the id's fact.
+#: A sentence that asks something ("收货时段可以选吗？", "Can I pick a delivery slot?"): it
+#: states nothing about an id ("明天能到吗？") and stays apart from the id's fact.
 _ASKS = re.compile(r"[?？]\s*$|[吗嗎么麼呢]\s*[。.]?\s*$")
 
 

@@ -115,6 +115,18 @@ def test_run_on_parts_keep_every_character_but_the_cuts() -> None:
      "40 Harbour Road"),
     ("剛搬到台中市西區民生路20號，舊的那個地址不要再寄了", "address", "民生路20號"),
     ("新号码是13912345678，旧的不用了", "phone", "13912345678"),
+    # the old value first, said to have stopped working, then the one in use now
+    ("max_j68@163.com那个邮箱被盗了，现在用amy_n615@foxmail.com", "email", "amy_n615@foxmail.com"),
+    ("leo.w84@yahoo.com.tw那個被盜了，現在用tina_l90@gmail.com上次買的保溫瓶蓋子有點鬆",
+     "email", "tina_l90@gmail.com"),
+    ("j.smith@gmail.com got hacked, use jsmith.work@outlook.com now", "email",
+     "jsmith.work@outlook.com"),
+    # a question word before the value asked about something else
+    ("尺码表看不太懂，M和L差多少新家在天津市和平区南京路189号2座1508，上周刚搬过来", "address",
+     "南京路189号"),
+    ("尺碼表看不懂，M同L差幾多新屋喺九龍旺角彌敦道600號12樓", "address", "彌敦道600號"),
+    ("what's the fee, my new address is 12 Hill Street, Leeds LS6 2AB", "address",
+     "12 Hill Street"),
 ])
 def test_a_value_in_a_request_or_run_on_clause_is_typed(turn: str, slot: str, value: str) -> None:
     found = _slots(turn)

@@ -68,6 +68,11 @@ _RUN_ON = re.compile(ZH_RUN_ON.pattern + "|" + _EN_RUN_ON, re.I)
 def part_holding(text: str, start: int, end: int) -> str:
     """The run-on part of ``text`` that holds ``text[start:end]`` (the whole text when it has
     no run-on boundary)."""
+    lo, hi = _part_bounds(text, start, end)
+    return text[lo:hi]
+
+
+def _part_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     lo, hi = 0, len(text)
     for m in _RUN_ON.finditer(text):
         if m.start() <= start:
@@ -75,7 +80,7 @@ def part_holding(text: str, start: int, end: int) -> str:
         elif m.start() >= end:
             hi = m.start()
             break
-    return text[lo:hi]
+    return lo, hi
 
 
 def is_request(part: str) -> bool:
@@ -89,11 +94,23 @@ _EMBEDDED = re.compile(r"(?:不知道|不确定|不確定|不清楚|不晓得|�
                        r"(?:是不是|有没有|有沒有|是否)?")
 
 
+#: Words that state what follows them ("新家在…", "现在用…", "my address is …"): a question word
+#: before them asked about something else ("M和L差多少新家在天津市…": 多少 asks about sizes).
+_STATES_WHAT_FOLLOWS = re.compile(r"是|在|住|用|成|为|為|係|喺|到|\b(?:is|are|at|to|now)\b", re.I)
+
+
 def asks_value(text: str, start: int, end: int) -> bool:
     """The value at ``text[start:end]`` is asked about, not stated: the part holding it is a
-    question, and no request."""
-    part = part_holding(text, start, end)
-    return ASKED.search(_EMBEDDED.sub(" ", part)) is not None and not is_request(part)
+    question (a question word before the value counts only when no word stating the value
+    stands between them), and no request."""
+    lo, hi = _part_bounds(text, start, end)
+    part = text[lo:hi]
+    if is_request(part):
+        return False
+    read = _EMBEDDED.sub(lambda m: " " * len(m.group(0)), part)
+    at = start - lo
+    return any(m.end() > at or not _STATES_WHAT_FOLLOWS.search(read, m.end(), at)
+               for m in ASKED.finditer(read))
 
 
 def run_on_parts(text: str) -> list[str]:

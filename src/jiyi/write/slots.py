@@ -30,12 +30,13 @@ _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|�
 #: Words saying a value changed or is new: they also make a clause without "我"/"my" the
 #: speaker's own ("剛升金卡會員", "搬到深圳了", "new number: ...").
 CHANGE_WORDS = re.compile(
-    r"变了|變了|换了|換了|改了|更新|改成|改为|改為|换成|換成|变成|變成|现在是|現在是|目前是|新号|新號|新的|"
+    r"变了|變了|换了|換了|改了|更新|现在用|現在用|而家用|改用|换用|換用|被盗|被盜|被黑|改成|改为|改為|换成|換成|变成|變成|现在是|現在是|目前是|新号|新號|新的|"
     r"新手机|新手機|新电话|新電話|新地址|新邮箱|新郵箱|旧的|舊的|停机|停機|不用了|之前的|之前那个|之前那個|"
     r"原来的|原來的|以前的|作废|作廢|注销|註銷|升级|升級|升到|升为|升為|"
     r"升成|剛升|刚升|降级|降級|降到|降为|降為|成为|成為|搬到|搬去|搬家|搬来|搬來|以后|以後|往后|往後|今后|今後|"
     r"\b(?:changed|change|new|now|updated?|switched|moved|moving|relocated|upgraded|downgraded|bumped|"
-    r"promoted|became|no longer|anymore|old one|old number|from now on|going forward|dead|"
+    r"promoted|became|no longer|anymore|old one|old number|from now on|going forward|dead|hacked|"
+    r"compromised|stolen|"
     r"disconnected|out of service|inactive|stopped working|deactivated|cancell?ed)\b", re.I)
 _PHONE_WORDS = re.compile(
     r"手机|手機|电话|電話|号码|號碼|联系方式|聯繫方式|聯絡方式|联络|聯絡|换号|換號|新号|新號|打这个|打這個|"
@@ -323,6 +324,14 @@ _NOW = re.compile(r"现在|現在|新的|新号|新號|改成|改为|改為|换�
                   r"instead|switch|change|from now on)\b", re.I)
 
 
+#: Said after a value, these say it stopped working ("X那个邮箱被盗了", "X's been hacked"): retired
+#: like :data:`_OLD`; before a value they may be the reason for a new one ("号码丢了，补了张卡…").
+_GONE = re.compile(
+    r"被盗|被盜|被黑|盗号|盜號|用不了|不能用了|登不上|登唔到|收不到|唔用|冇用|停咗|冇再用|失效|"
+    r"\b(?:hacked|compromised|stolen|deactivated|bounc\w*|not working|doesn't work|don't work|"
+    r"no good|gone)\b", re.I)
+
+
 #: Said after a value, these retire *another* one: the value itself is the new one ("just
 #: moved to X so don't use the old one", "X now, the lease on the old flat ran out").
 _OTHER_OLD = re.compile(
@@ -339,7 +348,8 @@ def _retired(clause: str, e: Entity) -> bool:
     mine anymore") that names no other value as the old one, or before it with no word for the
     current value in between ("原来的X")."""
     after = clause[e.end:]
-    if _OLD.search(after) and (_IS_THE_OLD.match(after) or not _OTHER_OLD.search(after)):
+    if (_OLD.search(after) or _GONE.search(after)) \
+            and (_IS_THE_OLD.match(after) or not _OTHER_OLD.search(after)):
         return True
     before = clause[:max(0, e.start)]
     ends = [m.end() for m in _OLD.finditer(before)]

@@ -47,6 +47,9 @@ T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 NOT_YET: dict[tuple[str, str, str, str], str] = {
     (bank, slot, lang, backend): why
     for (bank, slot, lang), why in {
+        # bank F's first templates, run once when F landed (the measure left unread)
+        ("f", "address", "en"): "a measure fails",
+        ("f", "membership", "en"): "a measure fails",
     }.items()
     for backend in ("sqlite", "postgres")
 }

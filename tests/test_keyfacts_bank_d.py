@@ -8,7 +8,6 @@ here. Only the real bank d's format is checked (it loads), nothing of its text i
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -25,37 +24,19 @@ from jiyi_bench.keyfacts_bank import (
     Bank,
     load_banks,
 )
-from jiyi_bench.keyfacts_corpus import Corpus, fingerprint, generate
+from jiyi_bench.keyfacts_corpus import fingerprint, generate
 from jiyi_bench.keyfacts_report import markdown, report_dict, split_key
-
-
-def _stand_ins(folder: Path) -> Path:
-    """Banks a and b, and stand-ins for c (from b) and d (from a), in ``folder``."""
-    folder.mkdir()
-    for name, source in (("a", "a"), ("b", "b"), ("c", "b"), ("d", "a")):
-        data = json.loads((BANK_DIR / f"bank_{source}.json").read_text(encoding="utf-8"))
-        data["bank"] = name
-        data["note"] = f"stand-in for bank {name}, made from bank {source} by a test"
-        (folder / f"bank_{name}.json").write_text(json.dumps(data, ensure_ascii=False),
-                                                  encoding="utf-8")
-    return folder
-
-
-def _part(corpus: Corpus, banks: set[str]) -> tuple[object, ...]:
-    """The users, turns and questions of ``banks`` in ``corpus``."""
-    users = {u for u, (bank, _) in corpus.profiles.items() if bank in banks}
-    return (sorted((u, p) for u, p in corpus.profiles.items() if u in users),
-            [t for t in corpus.turns if t.user_id in users],
-            [q for q in corpus.questions if q.user_id in users])
+from keyfacts_stand_ins import part, stand_ins
 
 
 @pytest.fixture(scope="module")
 def banks(tmp_path_factory: pytest.TempPathFactory) -> list[Bank]:
-    return load_banks(_stand_ins(tmp_path_factory.mktemp("kf") / "banks"))
+    return load_banks(stand_ins(tmp_path_factory.mktemp("kf") / "banks",
+                                 ("a", "b", "c", "d")))
 
 
 def test_bank_d_is_a_dev_bank_reported_apart_and_keeps_the_format() -> None:
-    assert "d" in DEV and "d" not in HELD_OUT and FORMER_HELD_OUT == {"d": 30}
+    assert "d" in DEV and "d" not in HELD_OUT and FORMER_HELD_OUT["d"] == 30
     assert APPENDED[0] == "d"
     if not (BANK_DIR / "bank_d.json").is_file():
         pytest.skip("bank d not present")
@@ -70,7 +51,7 @@ def test_adding_bank_d_leaves_a_b_c_unchanged(banks: list[Bank]) -> None:
         without = generate([b for b in banks if b.name != "d"], users=users, seed=seed)
         with_d = generate(banks, users=users, seed=seed)
         # every user, turn and question of a, b and c is the same, ids included
-        assert _part(with_d, {"a", "b", "c"}) == _part(without, {"a", "b", "c"})
+        assert part(with_d, {"a", "b", "c"}) == part(without, {"a", "b", "c"})
         assert len(without.profiles) == users and without.blocks == ()
         # bank d: a block of its own after them, as many users as the most a bank gets
         block = -(-users // 3)
@@ -84,7 +65,7 @@ def test_adding_bank_d_leaves_a_b_c_unchanged(banks: list[Bank]) -> None:
         assert with_d.fingerprint != without.fingerprint
         # bank d's users are the same whichever other banks run
         alone = generate([b for b in banks if b.name == "d"], users=block, seed=seed)
-        assert _part(alone, {"d"}) == _part(with_d, {"d"})
+        assert part(alone, {"d"}) == part(with_d, {"d"})
         dev_and_d = generate([b for b in banks if b.name != "c"], users=users, seed=seed)
         assert dev_and_d.blocks == (("d", -(-users // 2)),)  # a larger block: the same first
         more = [u for u, (bank, _) in dev_and_d.profiles.items() if bank == "d"]
@@ -112,7 +93,7 @@ def test_held_out_banks_are_reported_apart(banks: list[Bank], tmp_path: Path) ->
         if c["bank"] != "all":
             q_split = "dev" if c["bank"] in ("a", "b", "d") else "held-out"
             assert c["split"] == split_key(q_split, c["bank"])
-    assert report["held_out"] == ["c"] and report["held_out_missing"] == ["e"]
+    assert report["held_out"] == ["c"] and report["held_out_missing"] == ["f"]
     assert report["corpus"]["appended_blocks"] == {"d": 1}
     assert report["corpus"]["round_robin_users"] == 3
     md = markdown(report)
@@ -123,14 +104,14 @@ def test_held_out_banks_are_reported_apart(banks: list[Bank], tmp_path: Path) ->
                   "## dev D (held out until stop 30)\n", "| Held-out bank C | all |",
                   "| dev D (held out until stop 30) | all |", "| dev A+B | all |"):
         assert title in md, title
-    assert "Held-out bank e **absent** from this run." in md
+    assert "Held-out bank f **absent** from this run." in md
     alone = {**report, "corpus": {**report["corpus"], "round_robin_users": 0}}
     assert "1 (1 for bank D in its own block) users" in markdown(alone)
 
     base = run_keyfacts(generate(banks[:3], users=3, seed=5), banks[:3], embedder="fake",
                         baselines=False)
     base_report = report_dict(base, command="test")
-    assert base_report["held_out_missing"] == ["e"]
+    assert base_report["held_out_missing"] == ["f"]
     assert "## dev D" not in markdown(base_report)
     kept = [c for c in report["cells"] if c["split"] != "dev d"]
     assert kept == base_report["cells"]

@@ -1,10 +1,10 @@
-"""The held-out phrasing banks (C and E) through the real write path and recall, on SQLite and
+"""The held-out phrasing banks (C and F) through the real write path and recall, on SQLite and
 PostgreSQL, with the default embedder: for every slot and script, the bank's first statement (and
 its first change, or for the food list its first negation, or for coupons one valid and one
 expired code) is said in one session, and its first question is asked in a later one.
 
-Banks C and E were written by authors who never read jiyi's rules, before the tuning they measure
-(E at stop 31), and nobody tuning opens them; this test only runs them. It checks what ``jiyi eval keyfacts`` measures, one case at a
+Banks C and F were written by authors who never read jiyi's rules, before the tuning they measure
+(F at stop 32), and nobody tuning opens them; this test only runs them. It checks what ``jiyi eval keyfacts`` measures, one case at a
 time: the current value in the top 5, no replaced value there, nothing replaced or expired
 presented as current. A failure names the slot, script and measure, never the phrasing (the
 bank's templates are not printed anywhere).
@@ -36,9 +36,9 @@ from jiyi_bench.keyfacts_values import (
     render_date,
 )
 
-#: The held-out banks: C, and E (written at stop 31 by an independent author before that
-#: stop's tuning). Bank D, held out until stop 30, is a development bank now.
-BANK_FILES = {"c": BANK_DIR / "bank_c.json", "e": BANK_DIR / "bank_e.json"}
+#: The held-out banks: C, and F (written at stop 32 by an independent author before that
+#: stop's tuning). Banks D and E, held out until stops 30 and 31, are development banks now.
+BANK_FILES = {"c": BANK_DIR / "bank_c.json", "f": BANK_DIR / "bank_f.json"}
 SLOTS = ("name", "phone", "email", "address", "membership", "food", "delivery_time",
          "contact_channel", "coupon", "order")
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
@@ -47,7 +47,9 @@ T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 NOT_YET: dict[tuple[str, str, str, str], str] = {
     (bank, slot, lang, backend): why
     for (bank, slot, lang), why in {
-        ("e", "email", "zh-Hant"): "replaced value in top 5",
+        # bank F's first templates, run once when F landed (the measure left unread)
+        ("f", "address", "en"): "a measure fails",
+        ("f", "membership", "en"): "a measure fails",
     }.items()
     for backend in ("sqlite", "postgres")
 }

@@ -4,8 +4,9 @@ A cell averages each measure over the questions where it is defined (``None`` le
 keeps that count. ``kind`` ``all`` is every question about a current value (past questions are
 their own kinds), ``lang`` / ``bank`` ``all`` pool the languages / the split's banks. A cell's
 ``split`` is ``dev`` (the development banks a and b, pooled), ``dev <bank>`` (a development
-bank that was held out before, d: apart) or ``held-out <bank>``: each held-out bank (c, e) is a
-split of its own, never pooled with the development banks nor with another held-out bank.
+bank that was held out before, d and e: each apart) or ``held-out <bank>``: each held-out bank
+(c, f) is a split of its own, never pooled with the development banks nor with another
+held-out bank.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def split_key(split: str, bank: str) -> str:
 
 def split_title(split: str, banks: Sequence[str] = ()) -> str:
     """``dev A+B`` (the pooled development banks: ``banks``, or every one not reported apart),
-    ``dev D (held out until stop 30)``, ``Held-out bank C``."""
+    ``dev D (held out until stop 30)``, ``dev E (held out until stop 31)``, ``Held-out bank
+    C``."""
     if split == DEV:
         names = banks or [b for b in DEV_BANKS if b not in FORMER_HELD_OUT]
         return f"{DEV} " + "+".join(b.upper() for b in names)
@@ -231,10 +233,11 @@ PROTOCOL = """\
   False.
 - **Compression**: over every ingested turn longer than 150 characters, the characters of the
   units `ingest_many` returned for it over the turn's characters.
-- Development banks (a, b, and d, held out until stop 30) may be tuned on; d is reported
-  apart from a and b ("dev D"). The held-out banks (c; e, written before stop 31's tuning) are
-  each written separately and only ever reported, each apart (never pooled with a development
-  bank nor with each other), their templates never printed.
+- Development banks (a, b; d, held out until stop 30; e, held out until stop 31) may be tuned
+  on; d and e are each reported apart from a and b ("dev D", "dev E"). The held-out banks (c;
+  f, written before stop 32's tuning) are each written separately and only ever reported, each
+  apart (never pooled with a development bank nor with each other), their templates never
+  printed.
 """
 
 

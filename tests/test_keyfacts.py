@@ -54,6 +54,9 @@ def test_a_bad_schema_row_is_a_clear_error() -> None:
     ("我喜歡吃滷肉飯", "滷肉飯", False),
     ("I don't eat beef anymore.", "beef", True),
     ("Durian is my favourite.", "durian", False),
+    ("以前爱吃榴莲", "榴莲", True),  # a like said as past is taken back
+    ("之前說愛蛋餅", "蛋餅", True),
+    ("I used to love durian", "durian", True),
 ])
 def test_list_items_and_negations(clause: str, item: str, negated: bool) -> None:
     food = spec("food")
@@ -161,6 +164,10 @@ def test_a_change_supersedes_and_the_old_value_is_never_current(e5_mem: Memory, 
     (["我喜欢吃牛肉。", "我爱吃海鲜。"], "我现在不吃牛肉了。", "牛肉", "海鲜"),
     (["我很愛吃牛肉麵。", "我喜歡吃蚵仔煎。"], "我已經不吃牛肉麵了。", "牛肉麵", "蚵仔煎"),
     (["I love sushi.", "I really like durian."], "I don't eat sushi anymore.", "sushi", "durian"),
+    (["我爱吃榴莲。", "我也喜欢寿司。"], "以前爱吃榴莲，现在闻到就想吐", "榴莲", "寿司"),
+    (["我愛吃蛋餅。", "我也喜歡牛肉麵。"], "之前說愛蛋餅，現在吃膩了，別再推", "蛋餅", "牛肉麵"),
+    (["I love durian.", "Big fan of sushi too."], "I used to love durian but can't stand it now",
+     "durian", "sushi"),
 ])
 def test_a_negation_in_a_list_invalidates_only_its_item(
         e5_mem: Memory, likes: list[str], negation: str, dropped: str, kept: str) -> None:

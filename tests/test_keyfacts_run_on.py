@@ -111,6 +111,9 @@ def test_run_on_parts_keep_every_character_but_the_cuts() -> None:
     ("I've moved, everything goes to 40 Harbour Road, Bristol BS1 5TT now", "address",
      "40 Harbour Road"),
     ("the box was dented account's Ruby as of this month", "membership", "Ruby"),
+    ("they're all 5 stars the colour looks darker than on the site account's Ruby as of this week",
+     "membership", "Ruby"),
+    ("pretty sure my account's on Diamond", "membership", "Diamond"),
     ("just moved to 40 Harbour Road, Bristol BS1 5TT so don't use the old one", "address",
      "40 Harbour Road"),
     ("剛搬到台中市西區民生路20號，舊的那個地址不要再寄了", "address", "民生路20號"),
@@ -441,3 +444,18 @@ def test_a_coupon_question_lists_coupons_not_other_codes(e5_mem: Memory) -> None
     assert hits and "SHIP5XK" in hits[0].unit.content and hits[0].current, \
         [h.unit.content for h in hits]
     assert not [h for h in hits if "SKU-16219" in h.unit.content and h.stage == "rule"]
+
+
+@pytest.mark.parametrize(("before", "change", "ask", "new", "old"), [
+    ("deliveries work best weekdays during office hours", "can we move deliveries to before 9 am?",
+     "when am I supposed to be home for deliveries?", "before 9 am", "office hours"),
+    ("送货最好周末上午", "能不能改成工作日晚上七点以后送？", "什么时候给我送货？", "七点以后", "周末上午"),
+    ("送貨最好週末上午", "可唔可以改做平日晚上七點之後送？", "你哋幾時送貨俾我最好？", "七點之後", "週末上午"),
+])
+def test_a_change_asked_for_is_the_current_delivery_time(e5_mem: Memory, before: str, change: str,
+                                                        ask: str, new: str, old: str) -> None:
+    e5_mem.ingest(before, session_id="s1", user_id="u", at=T0, role="user")
+    e5_mem.ingest(change, session_id="s2", user_id="u", at=T0 + timedelta(days=5), role="user")
+    hits = e5_mem.recall(ask, session_id="s3", user_id="u", k=5, as_of=LATER)
+    assert new in hits[0].unit.content and hits[0].current, [h.unit.content for h in hits]
+    assert not [h for h in hits if old in h.unit.content and h.current]

@@ -24,9 +24,9 @@ from itertools import pairwise
 #: ("Can you tell the courier to come weekdays after 4 pm?", "能不能周六上午送？", "how about
 #: the office instead?").
 REQUEST = re.compile(
-    r"^\s*(?:and\s+)?(?:can|could|would|will) (?:you|u|ya)\b|^\s*(?:please|pls|plz|kindly)\b|"
+    r"^\s*(?:and\s+)?(?:can|could|would|will) (?:you|u|ya|we)\b|^\s*(?:please|pls|plz|kindly)\b|"
     r"^\s*(?:so\s+)?how about\b|"
-    r"能不能|能否|可不可以|可以.{0,12}[吗嗎]|麻烦|麻煩|帮我|幫我|请(?!问)|請(?!問)|劳驾|勞駕|"
+    r"能不能|能否|可不可以|可唔可以|可否|得唔得|好唔好|幫手|帮手|可以.{0,12}[吗嗎]|麻烦|麻煩|帮我|幫我|请(?!问)|請(?!問)|劳驾|勞駕|"
     r"唔該|唔该|煩請|烦请",
     re.I)
 #: A sentence that ends as a question: a question mark, or 吗 / 嗎 / 呢 at its end (the write

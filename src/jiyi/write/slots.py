@@ -222,9 +222,16 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     return out
 
 
+#: How far before a value its holder is named: a third party further back in a run-on sentence
+#: is talking about something else ("they're all 5 stars the colour looks way darker … account's
+#: Platinum as of this week").
+HOLDER_WINDOW_CHARS = 32
+
+
 def _others(lead: str) -> bool:
-    """The words before a value name someone else as its holder: a third party with no "我"/"me"
-    after it ("我姐姐是金卡会员" yes; "They moved me up to Sapphire" no)."""
+    """The words shortly before a value name someone else as its holder: a third party with no
+    "我"/"me" after it ("我姐姐是金卡会员" yes; "They moved me up to Sapphire" no)."""
+    lead = lead[-HOLDER_WINDOW_CHARS:]
     ends = [m.end() for m in _THIRD_PARTY.finditer(lead)]
     return bool(ends) and not _SELF.search(lead[ends[-1]:])
 
@@ -252,6 +259,10 @@ _EN_LEVEL_NOW = re.compile(
     r"(?:'s| is))\s+(?:on\s+)?(?:the\s+)?)"
     r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))\s+(?:now|already|this (?:month|year|week)|"
     r"at the moment|currently|these days|as of (?:today|now|this (?:week|month|year)))\b")
+#: "my account's on Diamond", "membership is at Gold": the account's level with no time word.
+_EN_LEVEL_ON = re.compile(
+    r"\b(?i:account|membership)(?:'s| is)\s+(?:on|at)\s+(?:the\s+)?"
+    r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))(?![A-Za-z])")
 _EN_NOT_LEVEL = re.compile(r"^(?:The|A|An|My|Your|Our|As|With|I|I'm|Dear|Hi|Hey|This|That|It|"
                            r"It's|Please|Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|New|Old|"
                            r"From|Since|Until|Till|Right|Only|Even|Also|Then|Starting)$")
@@ -299,7 +310,7 @@ def level_mention(clause: str) -> tuple[str, int] | None:
             vip = " VIP" if m.group(0).rstrip("s").endswith("VIP") else ""
             found.append((m.end(1) - len(name) - 1, m.end(), name + vip))
     hint = _LEVEL_HINT.search(clause) is not None
-    for rx in (_EN_LEVEL_AFTER, _EN_LEVEL_NOW, _EN_LEVEL_LABEL):
+    for rx in (_EN_LEVEL_AFTER, _EN_LEVEL_NOW, _EN_LEVEL_LABEL, _EN_LEVEL_ON):
         for m in rx.finditer(clause):
             name = _en_name(m.group(1))
             if name and (hint or rx is not _EN_LEVEL_AFTER):

@@ -190,19 +190,21 @@ _AMOUNT_SUF = re.compile(
 
 _SURNAME_FIRSTS = "".join(sorted({*SURNAMES, *(s[0] for s in SURNAMES_MULTI)}))
 _ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
-_ZH_INTRO = re.compile(_at("我名姓叫本联聯收") + r"(?:我叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在") + r"(?:我叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 #: A name given for the account or the parcel ("收件人寫鄭凱文", "登记的名字写李娜", "名字…是郭佳怡"),
 #: or a caller naming themselves ("罗志强这边").
-_ZH_NAME_FOR = re.compile(r"(?:名字|姓名|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
-                          r"(?:是|写|寫|填|叫|为|為|[:：])\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+_ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
+                          r"(?:是|係|写|寫|填|叫|为|為|[:：])|登[记記]名用)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 _ZH_THIS_SIDE = re.compile(r"(?:^|(?<=[，,。！!？?\s]))(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)(?:这边|這邊)")
 _ZH_HONORIFIC = re.compile(_at(_SURNAME_FIRSTS) + "(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
 #: A first name and perhaps a surname; a word may be "O'Connor", "D'Souza", "McDonald".
 _EN_WORD = r"(?:[A-Z]['’])?[A-Z][a-z]+(?:[A-Z][a-z]+)?"
 _EN_NAME = r"(" + _EN_WORD + r"(?:[ \-]" + _EN_WORD + r")?)"
-_EN_INTRO = re.compile(_at("MmCcTtINnRrAaUu") + r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:|"
+_EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHh") + r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:|"
                        r"[Rr]eal name is|[Rr]eal name's|[Nn]ame on (?:the|my) (?:account|order|parcel|package) is|"
-                       r"[Aa]ccount is under|[Uu]nder the name|[Aa]ddressed to|[Rr]ecipient is)\s+"
+                       r"[Aa]ccount is under|[Uu]nder the name|[Aa]ddressed to|[Rr]ecipient is|"
+                       r"[Mm]yself|(?:[Aa]ccount|[Cc]ard)[ -]?[Hh]older is|[Hh]older is|"
+                       r"(?:[Pp]ut|[Kk]eep|[Bb]ook|[Rr]egister)\s+(?:it|the \w+|everything|this|that)\s+under)\s+"
                        + _EN_NAME + r"(?![A-Za-z])")
 #: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting.
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
@@ -274,7 +276,7 @@ _REGION = re.compile("|".join(sorted((*CITIES_ZH, *PROVINCES_ZH), key=len, rever
 _ADDR_STOP = (r"(?!(?:the|a|an|to|on|in|at|of|for|and|or|from|with|by|my|your|our|their|is|are|"
               r"was|were|be|it|its|this|that|me|i|we|you|he|she|they|down|up|off|out|over|into|"
               r"per|more|than|about|around|across|along|near|via|than|days?|weeks?|months?|"
-              r"years?|hours?|minutes?|times?|items?|things?|orders?|boxes|pieces?|pcs|miles?|"
+              r"years?|hours?|minutes?|times?|items?|things?|orders?|boxes|pieces?|pcs|(?-i:miles?)|"
               r"blocks?|km|doors?)\b)")
 _ADDR_WORD = _ADDR_STOP + r"(?:[A-Za-z][A-Za-z'’\-]*\.?|\d{1,3}(?:st|nd|rd|th))"
 _ADDR_CAP_WORD = _ADDR_STOP + r"(?-i:[A-Z][A-Za-z'’\-]*\.?|\d{1,3}(?:st|nd|rd|th))"
@@ -287,25 +289,31 @@ _STREET_CAP = (r"(?-i:Way|Place|Court|Close|Row|Walk|Hill|Green|Park|View|Rise|G
                r"Trail|Plaza|Quay|Wharf|Yard|Chase|Vale|Esplanade|Promenade|Alley|Pike|Run|Path|"
                r"Broadway|Causeway|Hollow|Landing|Meadows?|Glen|Dale)(?![A-Za-z])")
 _ADDR_UNIT_EN = r"(?:Flat|Apt\.?|Apartment|Unit|Suite|Ste\.?|Room|Rm\.?|Level|Floor|Fl\.?|Bldg\.?|Building)"
-_POSTCODE = (r"(?:\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|"
+_POSTCODE = (r"(?:\d{6}|\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|"
              r"[A-Z]\d{2}\s?[A-Z\d]{4}|\d{4})(?![A-Za-z0-9])")
 _STATE = r"(?-i:[A-Z]{2,3})(?![A-Za-z0-9])"
 _ADDR_EN = re.compile(
-    _at("0-9FfAaUuSsRrLlBbPp") + r"(?<![A-Za-z0-9$£€¥#./])"
-    r"(?:" + _ADDR_UNIT_EN + r"\s*#?\s*[A-Za-z]?\d{1,5}[A-Za-z]?,?\s+)?"
+    _at("0-9FfAaUuSsRrLlBbPpHhDd") + r"(?<![A-Za-z0-9$£€¥#./])"
+    r"(?:" + _ADDR_UNIT_EN + r"\s*#?\s*[A-Za-z]?\d{1,5}[A-Za-z]?,?\s+"
+    r"(?:(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2}),\s+)?)?"  # "Flat 9, Kestrel House, 118 …"
     r"(?:P\.?\s?O\.?\s?Box\s+\d{1,6}"
-    r"|\d{1,6}[A-Za-z]?(?:\s?[-/]\s?\d{1,5}[A-Za-z]?)?\s+(?:"
+    # India: "House No. 56, Sector 15A, …" (no street word: the locality follows)
+    r"|(?-i:House|Plot|Door|Flat|H\.)\s?No\.?\s*\d{1,5}[A-Za-z]?"
+    r"(?:,\s*(?-i:[A-Z][a-z]+)(?:\s(?-i:[A-Z0-9][A-Za-z0-9-]{0,8})){0,2}(?=,)){0,2}"
+    # Singapore: "Blk 512 Jurong West Street 52"
+    r"|(?:(?:Blk|Block)\s+)?\d{1,6}[A-Za-z]?(?:\s?[-/]\s?\d{1,5}[A-Za-z]?)?\s+(?:"
     r"(?:Route|Rte\.?|Highway|Hwy\.?|State Route|County Road|Interstate)\s+\d{1,4}"
     r"|" + _ADDR_DIR + r"(?-i:Broadway)"
     r"|" + _ADDR_DIR + r"(?:" + _ADDR_WORD + r"\s+){1,4}" + _STREET_WORD +
     r"|" + _ADDR_DIR + r"(?:" + _ADDR_CAP_WORD + r"\s+){1,4}" + _STREET_CAP +
-    r")(?:\s(?-i:West|East|North|South|NE|NW|SE|SW)(?![A-Za-z]))?)"
-    r"(?:,?\s*(?:" + _ADDR_UNIT_EN + r"\s*#?\s*|#\s*)[A-Za-z]?\d{1,5}[A-Za-z]?(?![A-Za-z0-9]))?"
+    r")(?:\s(?-i:West|East|North|South|NE|NW|SE|SW)(?![A-Za-z]))?(?:\s\d{1,3}(?![\d:.]))?)"
+    r"(?:,?\s*(?:" + _ADDR_UNIT_EN + r"\s*#?\s*|#\s*)[A-Za-z]?\d{1,5}(?:-\d{1,5})?[A-Za-z]?"
+    r"(?![A-Za-z0-9]))?"
     # the town, the state or county and the postcode when they follow ("Portland, OR 97205"); a
     # town in lower case only before a postcode ("leeds LS6 2AB")
     r"(?:,\s*(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?:,?\s*" + _STATE + r")?(?:,?\s*" + _POSTCODE
     + r")?|,\s*[a-z]+(?:\s[a-z]+){0,2},?\s*(?:" + _STATE + r",?\s*)?" + _POSTCODE
-    + r"|,?\s*" + _POSTCODE + r")?", re.I)
+    + r"|,?\s+(?-i:[A-Z][a-z]+)\s+" + _POSTCODE + r"|,?\s*" + _POSTCODE + r")?", re.I)
 _PRODUCT = re.compile(
     r"(?:" + "|".join(re.escape(b) for b in sorted(PRODUCT_BRANDS, key=len, reverse=True)) + r")"
     r"(?:\s?(?:Mate|Pura|nova|Note|Pad|Galaxy|Redmi|K))?"

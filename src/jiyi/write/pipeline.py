@@ -586,7 +586,7 @@ _CLAUSE = re.compile(
 #: names every such day, not the next one: it is not rewritten as a date.
 _HABIT = re.compile(
     r"以后|以後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|送货|送貨|配送|收货|收貨|收件|派送|在家|时间|時間|时段|時段|"
-    r"全天|整天|尽量|盡量|只有|(?<![发發])送(?:来|來|过来|過來|啦|吧|就|到)|"
+    r"全天|整天|成日|全日|尽量|盡量|只有|快递|快遞|速递|速遞|就得|(?<![发發])送(?:来|來|嚟|过来|過來|啦|吧|就|到)|"
     r"改成|改到|改为|改為|换成|換成|到周|到週|"
     r"\b(?:deliver\w*|usually|always|every|prefer\w*|best|from now on|going forward|home|slot|window|"
     r"all day|drop\w*|pls|please)\b",

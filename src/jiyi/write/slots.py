@@ -63,8 +63,10 @@ _CITY_WORDS = re.compile(
     r"\b(?:live in|living in|lives in|moved to|move to|moving to|relocated to|based in|reside in)\b", re.I)
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
-    r"我叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|本人|姓名|这边|這邊|\b(?:my name|call me|I'm|I am|it's|it is|this is|real name|name on|account is under|under the name|"
-    r"addressed to|recipient)\b|"
+    r"我叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
+    r"我嘅名|敝人|在下|本人|姓名|这边|這邊|\b(?:my name|call me|I'm|I am|it's|it is|this is|"
+    r"real name|name on|account is under|under the name|addressed to|recipient|myself|"
+    r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book) (?:it|the \w+|everything) under)\b|"
     r"\b(?:speaking|here)\s*[,.!]?\s*$", re.I)
 #: Said right after a name, these make it the speaker's ("Hello, Daniel Reyes here", "…Aisha
 #: Khan, that's me", "Ryan O'Connor as the recipient").
@@ -241,7 +243,7 @@ def _others(lead: str) -> bool:
 #: word, cut after the last character that cannot be part of a name ("你们店的普通会员").
 _ZH_LEVEL_WORD = re.compile(r"会员|會員|(?<![A-Za-z0-9])VIP(?![A-Za-z0-9])")
 _ZH_NAME = re.compile(r"[\u4e00-\u9fff0-9]{1,4}$")
-_ZH_CUT = re.compile(r".*[是到成为為了的个個我你您们們店从從升在就还還也这這那张張位名级級办辦开開买買当當"
+_ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們店从從升在就还還也这這那张張位名级級办辦开開买買当當"
                      r"做加入现現新旧舊老原本说說讲講叫称稱于於与與和跟对對给給被把将將帮幫让讓请請有没沒"
                      r"不算]")
 _ZH_NOT_LEVEL = re.compile(r"[吗嗎呢吧啊么麼什哪谁誰]")
@@ -346,7 +348,7 @@ _GONE = re.compile(
 #: Said after a value, these retire *another* one: the value itself is the new one ("just
 #: moved to X so don't use the old one", "X now, the lease on the old flat ran out").
 _OTHER_OLD = re.compile(
-    r"旧的|舊的|旧地址|舊地址|旧号|舊號|旧邮箱|舊郵箱|老的|原来那|原來那|之前那|以前那|原先那|"
+    r"旧的|舊的|旧地址|舊地址|旧号|舊號|旧邮箱|舊郵箱|老的|原来那|原來那|之前那|以前那|原先那|原址|旧址|舊址|"
     r"\b(?:the|my|that) (?:old|previous|former|other) \w+", re.I)
 
 
@@ -354,10 +356,17 @@ _OTHER_OLD = re.compile(
 _IS_THE_OLD = re.compile(r"\s*(?:is|was|'s|are|were|是|为|為|就是|算是)", re.I)
 
 
+#: Right before a value, these make it the one changed from ("由X变更为Y", "從X改成Y", "changed
+#: from X to Y").
+_FROM = re.compile(r"(?:由|从|從|自|\bfrom)\s*$", re.I)
+
+
 def _retired(clause: str, e: Entity) -> bool:
     """The clause says the value no longer holds: a retiring word after it ("X不用了", "X isn't
-    mine anymore") that names no other value as the old one, or before it with no word for the
-    current value in between ("原来的X")."""
+    mine anymore") that names no other value as the old one, before it with no word for the
+    current value in between ("原来的X"), or "from" right before it ("由X变更为Y")."""
+    if _FROM.search(clause[max(0, e.start - 6):e.start]):
+        return True
     after = clause[e.end:]
     if (_OLD.search(after) or _GONE.search(after)) \
             and (_IS_THE_OLD.match(after) or not _OTHER_OLD.search(after)):

@@ -59,6 +59,9 @@ def _last_valid_day(turn: str, at: datetime = SAID) -> set[date]:
     ("coupon ABC12 expires a week from today", date(2026, 4, 27)),
     ("我仲有張MEMBER15KZ，5月19日之前要用", date(2026, 5, 19)),  # a code is the thing
     ("朋友轉俾我一張FLASH50KA，用到5月25日，9折", date(2026, 5, 25)),
+    # a date written right after the code ("…UP5月29日"): the month number is the date's
+    ("嗯那个优惠码MEMBER30UP5月29日之前能用", date(2026, 5, 29)),
+    ("我領了個9折的券碼是VIP15PL5月11日到期", date(2026, 5, 11)),
     # en, US / UK / terse
     ("voucher SAVE20AB valid till 5/3", date(2026, 5, 3)),
     ("I have a voucher SAVE20AB valid till 3/5/2026", date(2026, 5, 3)),  # March 5 is past
@@ -71,6 +74,7 @@ def _last_valid_day(turn: str, at: datetime = SAID) -> set[date]:
     ("use the voucher WKND5 before the weekend", date(2026, 4, 25)),
     ("the voucher WEEK7 is valid for 7 days", date(2026, 4, 27)),
     ("my coupon TWO14 expires in two weeks", date(2026, 5, 4)),
+    ("Please keep SHIP10SY on my account, it lapses May 28, 2026.", date(2026, 5, 28)),
 ])
 def test_an_expiry_is_read_however_the_date_is_written(turn: str, last: date) -> None:
     assert _last_valid_day(turn) == {last}

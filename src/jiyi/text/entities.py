@@ -420,6 +420,21 @@ _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[A-Za-z]")
 
 
+#: A month number written right after a code, before 月 ("MEMBER30UP3月29日"): the date's.
+_MONTH_AFTER_CODE = re.compile(r"(?<=[A-Za-z])(?:1[0-2]|0?[1-9])$")
+
+
+def _code_end(text: str, start: int, end: int) -> int:
+    """The end of a code found at ``text[start:end]``, without the month number of a date
+    written right after it ("VIP15PL4月11日到期" -> VIP15PL), when the code keeps a digit."""
+    if text[end:end + 1] != "月":
+        return end
+    m = _MONTH_AFTER_CODE.search(text, start, end)
+    if m is None or not _HAS_DIGIT.search(text, start, m.start()) or m.start() - start < 4:
+        return end
+    return m.start()
+
+
 def _ids(text: str) -> list[Entity]:
     out: list[Entity] = []
     # A label is looked for only in the few characters before a code that holds a digit: the
@@ -438,6 +453,8 @@ def _ids(text: str) -> list[Entity]:
             continue
         kind = next(ID_KIND[cat] for cat in ID_LABELS if m.group(cat))
         s, e = m.span(m.lastindex or 0)
+        e = _code_end(text, s, e)
+        code = text[s:e]
         out.append(Entity(kind=kind, text=code, value=code.upper(), start=s, end=e))
     out += [_ent("tracking_no", m, m.group(0).upper()) for m in _TRACKING_PREFIX.finditer(text)]
     for m in _ERROR_CONTEXT.finditer(text):
@@ -446,6 +463,7 @@ def _ids(text: str) -> list[Entity]:
         out.append(_ent("error_code", m, re.sub(r"(?i)http\s?", "", m.group(0)).upper()))
     for m in _TOKEN.finditer(text):
         tok = m.group(0).rstrip("-_")
+        tok = tok[:_code_end(text, m.start(), m.start() + len(tok)) - m.start()]
         if len(tok) < 5 or not _HAS_DIGIT.search(tok) or not _HAS_ALPHA.search(tok) \
                 or _ORDINAL.fullmatch(tok):
             continue
@@ -578,7 +596,11 @@ def _resolve(cands: list[Entity], blocked: list[tuple[int, int]], size: int) -> 
 
 
 def _bare_ids(text: str) -> list[Entity]:
-    out = [_ent("code", m, m.group(0).upper()) for m in _BARE_CODE.finditer(text)]
+    out: list[Entity] = []
+    for m in _BARE_CODE.finditer(text):
+        end = _code_end(text, m.start(), m.end())
+        out.append(Entity(kind="code", text=text[m.start():end], value=text[m.start():end].upper(),
+                          start=m.start(), end=end))
     for m in _BARE_NUMBER.finditer(text):
         raw = m.group(0)
         digits = re.sub(r"\D", "", raw)

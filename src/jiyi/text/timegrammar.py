@@ -67,7 +67,9 @@ from .timewords import (
 # ------------------------------------------------------------------------------------ Chinese
 _ZH_WEEKDAY_WORD = "(?:周|週|星期|礼拜|禮拜)"
 _ZH_YMD = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]?")
-_ZH_MD = re.compile(rf"{NOT_IN_NUMBER}(\d{{1,3}}|[零〇一二两兩三四五六七八九十]{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]")
+#: A full date ("3月29日") may follow a code with no space ("优惠码MEMBER30UP3月29日之前能用"): a
+#: letter before its month number is no part of it.
+_ZH_MD = re.compile(rf"(?:(?<![\d年])(?=\d)|(?<![年零〇一二两兩三四五六七八九十])(?!\d))(\d{{1,3}}|[零〇一二两兩三四五六七八九十]{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]")
 _ZH_YM = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月(?!\s*{CN_NUM})")
 _NUM_DATE = re.compile(r"(?<![\d.])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d])")
 _ZH_DAY = re.compile("|".join(sorted(ZH_DAY_OFFSETS, key=len, reverse=True)))

@@ -108,7 +108,7 @@ _MEMBERSHIP_SELF = re.compile(
 _BIRTHDAY = re.compile(r"生日|出生|\b(?:birthday|born on)\b", re.I)
 _VALIDITY = re.compile(
     r"(?:有效期?(?:至|到|截止到?)|到|至|截止到?|截至|前有效|能用到|用到|until|till|through|thru|expires?(?:\s+on)?|"
-    r"ends?(?:\s+on)?|lasts?(?:\s+until)?|usable (?:before|until|till)|use (?:it )?(?:by|before)|before|"
+    r"ends?(?:\s+on)?|laps(?:es?|ing)(?:\s+on)?|lasts?(?:\s+until)?|usable (?:before|until|till)|use (?:it )?(?:by|before)|before|"
     r"截止日期?|期限(?:到|至|是)?|有效期|runs? out(?:\s+on)?|valid to|expire until|"
     r"valid (?:until|till|through|thru|to|for)|good (?:until|till|til|through|thru|to|for)|"
     r"(?:valid|good|usable|lasts?) for(?: another| the next| up to)?|(?:used |usable |valid )?within|runs? (?:until|till|through|to)|by|til|'til|expiring(?:\s+on)?|exp\.?|"
@@ -116,7 +116,7 @@ _VALIDITY = re.compile(
     r"deadline(?: is)?)\s*$", re.I)
 _VALIDITY_CONTEXT = re.compile(
     r"有效|过期|過期|到期|截止|券|优惠|優惠|折扣|活动|活動|促销|促銷|valid|expire|coupon|voucher|offer|"
-    r"deal|promo|discount|trial|subscription|lasts|ends|usable|runs out|能用|可用|期限|失效|"
+    r"deal|promo|discount|trial|subscription|lasts|ends|laps(?:es?|ing)|usable|runs out|能用|可用|期限|失效|"
     r"good (?:until|till|til|through|thru)|\bexp\b|deadline|last day|"
     r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d{2,}[A-Z]{0,3}(?![A-Za-z0-9])", re.I)
 
@@ -418,7 +418,8 @@ def _end(clause: str, tm: TimeMatch) -> datetime:
 _DATED_THING = dated_thing()
 #: Words that say something ends, wherever they stand ("the expiry date on BIGSALE30 is May 3",
 #: "last day to use FLASH10 is May 3"): with the one date of the clause, it is the end.
-_EXPIRY = re.compile(r"expir\w*|\bexp\b|deadline|last day|到期|过期|過期|失效|作废|作廢", re.I)
+_EXPIRY = re.compile(r"expir\w*|\bexp\b|\blaps(?:es?|ing)\b|deadline|last day|到期|过期|過期|失效|作废|作廢",
+                     re.I)
 #: Said before a date in its sub-clause, these make it when the thing was got or starts.
 _START_BEFORE = re.compile(
     r"(?:从|從|自|由|收到|领|領|拿到|送|发|發|给|給|买|買|注册|註冊|\b(?:from|since|starting|starts?|"

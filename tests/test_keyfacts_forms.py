@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from jiyi import Memory
-from jiyi.keyfacts.schema import base_name, spec
+from jiyi.keyfacts.schema import base_name, list_item, negates, spec
 from jiyi.recall.rules import slot_intent
 from jiyi.text.entities import extract_entities
 from jiyi.write.pipeline import TurnInput, extract_turn
@@ -128,3 +128,64 @@ def test_found_first_and_the_old_value_never_current(e5_mem: Memory, turns: list
     assert new in hits[0].unit.content and hits[0].current, [h.unit.content for h in hits]
     if old is not None:
         assert not [h for h in hits if old in h.unit.content and h.current]
+
+
+@pytest.mark.parametrize(("turn", "level"), [
+    ("請將會員等級更新為黑鑽會員。", "黑鑽"),
+    ("頭先儲咗錢，變咗三星會員", "三星"),
+    ("升级成钻石会员了", "钻石"),
+    ("Was Premier member, now Black card member, please reflect that.", "Black card"),
+    ("upgraded -> Black card member", "Black card"),
+])
+def test_a_level_changed_to_is_the_users(turn: str, level: str) -> None:
+    found = _slots(turn)
+    assert "membership" in found and level in found["membership"], found
+
+
+@pytest.mark.parametrize("turn", ["我朋友升咗做金卡會員", "my friend got upgraded to Gold member"])
+def test_someone_elses_level_is_not_the_users(turn: str) -> None:
+    assert "membership" not in _slots(turn)
+
+
+def test_a_phone_said_before_the_agent_is_addressed_is_stated() -> None:
+    found = _slots("我原来那个+86-17894922902不用了以后打+86-18322602944你们有没有线下门店啊")
+    assert "phone" in found and "18322602944" in found["phone"].replace("-", ""), found
+
+
+@pytest.mark.parametrize(("clause", "item", "negated"), [
+    ("我平时就好这一口螺蛳粉", "螺蛳粉", False),
+    ("麻烦您记一下螺蛳粉以后不要了", "螺蛳粉", True),
+    ("臭豆腐我食到厭咗，唔要喇", "臭豆腐", True),
+    ("敝人因健康因素已不食用臭豆腐，煩請更新偏好。", "臭豆腐", True),
+    ("I always order chicken tikka masala whenever I can.", "chicken tikka masala", False),
+    ("I don't fancy chicken tikka masala any longer.", "chicken tikka masala", True),
+    ("Big fan of masala dosa, recommend more of that.", "masala dosa", False),
+])
+def test_list_items_are_named_without_the_words_around_them(clause: str, item: str,
+                                                            negated: bool) -> None:
+    food = spec("food")
+    assert food is not None
+    assert list_item(food, clause) == item
+    assert negates(food, clause) is negated
+
+
+@pytest.mark.parametrize(("likes", "negation", "dropped", "kept"), [
+    (["我平时就好这一口螺蛳粉", "嗯那个榨菜我挺喜欢的"], "麻烦您记一下螺蛳粉以后不要了", "螺蛳粉", "榨菜"),
+    (["我好鍾意食臭豆腐", "我平時都好鍾意魚蛋"], "臭豆腐我食到厭咗，唔要喇", "臭豆腐", "魚蛋"),
+    (["I always order chicken tikka masala whenever I can.",
+      "Big fan of masala dosa, recommend more of that."],
+     "I don't fancy chicken tikka masala any longer.", "chicken tikka", "masala dosa"),
+])
+def test_a_negation_takes_back_its_item_and_no_other(e5_mem: Memory, likes: list[str],
+                                                    negation: str, dropped: str,
+                                                    kept: str) -> None:
+    for i, like in enumerate(likes):
+        e5_mem.ingest(like, session_id="s1", user_id="u", at=T0 + timedelta(minutes=i), role="user")
+    e5_mem.ingest(negation, session_id="s2", user_id="u", at=T0 + timedelta(days=2), role="user")
+    hits = e5_mem.recall("我喜欢吃什么？" if not likes[0].isascii() else "what food do I like?",
+                         session_id="s3", user_id="u", k=5, as_of=T0 + timedelta(days=9))
+    food = spec("food")
+    assert food is not None
+    assert any(kept in h.unit.content and h.current for h in hits), [h.unit.content for h in hits]
+    assert not [h for h in hits if dropped in h.unit.content and h.current
+                and not negates(food, h.unit.content)], [h.unit.content for h in hits]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from ..embed.routing import EmbedderRouting
 from ..keyfacts.asking import is_request, run_on_parts
@@ -237,10 +238,26 @@ def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: Unit
         if unit.slot is None or not unit.slot.startswith(prefix) or negates(row, unit.content):
             continue
         content = fold(unit.content)
-        if any(w in said for w in _item_words(row, unit.slot[len(prefix):])) \
-                or any(w in content for w in negated):
+        if _names_item(_item_words(row, unit.slot[len(prefix):]), said) \
+                or _names_item(negated, content):
             out.append(unit)
     return out
+
+
+_WORD = re.compile(r"[\w'-]+")
+
+
+def _names_item(words: list[str], text: str) -> bool:
+    """``text`` names the item of ``words``: one of its Chinese words, its one English word, or
+    two of its English words in a row ("grilled eel"; "masala" alone does not name "chicken
+    tikka masala" in "big fan of masala dosa")."""
+    latin = [w for w in words if w.isascii()]
+    spaced = " " + " ".join(_WORD.findall(text)) + " "
+    if len(latin) == 1 and f" {latin[0]} " in spaced:
+        return True
+    if any(f" {a} {b} " in spaced for a, b in pairwise(latin)):
+        return True
+    return any(w in text for w in words if not w.isascii())
 
 
 def negating_part(row: SlotSpec, content: str) -> str:

@@ -30,7 +30,7 @@ _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|�
 #: Words saying a value changed or is new: they also make a clause without "我"/"my" the
 #: speaker's own ("剛升金卡會員", "搬到深圳了", "new number: ...").
 CHANGE_WORDS = re.compile(
-    r"变了|變了|换了|換了|改了|更新|现在用|現在用|而家用|改用|换用|換用|被盗|被盜|被黑|改成|改为|改為|换成|換成|变成|變成|现在是|現在是|目前是|新号|新號|新的|"
+    r"变了|變了|换了|換了|改了|变咗|變咗|换咗|換咗|改咗|转咗|轉咗|升咗|更新|现在用|現在用|而家用|改用|换用|換用|被盗|被盜|被黑|改成|改为|改為|换成|換成|变成|變成|现在是|現在是|目前是|新号|新號|新的|"
     r"新手机|新手機|新电话|新電話|新地址|新邮箱|新郵箱|旧的|舊的|停机|停機|不用了|之前的|之前那个|之前那個|"
     r"原来的|原來的|以前的|作废|作廢|注销|註銷|升级|升級|升到|升为|升為|"
     r"升成|剛升|刚升|降级|降級|降到|降为|降為|成为|成為|搬到|搬去|搬家|搬来|搬來|以后|以後|往后|往後|今后|今後|"
@@ -219,7 +219,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         level = (found[0], found[1] - shift) if found and found[1] >= shift else None
     if level is not None and not asks_value(clause, level[1], level[1] + len(level[0])) \
             and not _others(clause[:level[1]]) and (
-            own or _MEMBERSHIP_SELF.search(context)):
+            own or changed or _MEMBERSHIP_SELF.search(context)):
         add("membership", level[0], None)
     return out
 
@@ -248,7 +248,8 @@ _ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們
                      r"不算]")
 _ZH_NOT_LEVEL = re.compile(r"[吗嗎呢吧啊么麼什哪谁誰]")
 _EN_LEVEL_WORD = re.compile(
-    r"(?<![A-Za-z])((?-i:(?:[A-Z][A-Za-z]+\s){1,2}))(?:VIP|member(?:ship)?|tier|status|level)s?\b")
+    r"(?<![A-Za-z])((?-i:(?:[A-Z][A-Za-z]+\s){1,2}(?:card\s)?))(?:VIP|member(?:ship)?|tier|status|"
+    r"level)s?\b")
 _EN_LEVEL_AFTER = re.compile(
     r"\b(?:from|to|reached|hit|made it to)\s+(?:the\s+)?((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))"
     r"(?![A-Za-z])")

@@ -189,3 +189,26 @@ def test_a_negation_takes_back_its_item_and_no_other(e5_mem: Memory, likes: list
     assert any(kept in h.unit.content and h.current for h in hits), [h.unit.content for h in hits]
     assert not [h for h in hits if dropped in h.unit.content and h.current
                 and not negates(food, h.unit.content)], [h.unit.content for h in hits]
+
+
+@pytest.mark.parametrize(("turns", "ask", "new", "old"), [
+    (["Please use WhatsApp for updates.", "Kindly update my preferred channel to a video call."],
+     "how do you lot reach me", "video call", "WhatsApp"),
+    (["Do get in touch via Facebook Messenger, thanks."], "Could you confirm how you'll contact me?",
+     "Facebook Messenger", None),
+    (["我之前用Telegram", "請將聯繫方式更新為寄電郵。"], "我之前講過用咩搵我？", "寄電郵", "Telegram"),
+    (["我比较习惯短信其他的不太看", "我这个语音转文字老是打错字你别介意"], "麻烦您查一下我选的联系方式", "短信",
+     None),
+    (["Please use WhatsApp for updates.",
+      "From now on please post everything to 14 Wellington Crescent, Leeds LS6 2HB."],
+     "how do you lot reach me", "WhatsApp", None),
+])
+def test_a_contact_channel_in_any_phrasing_and_no_look_alike(
+        e5_mem: Memory, turns: list[str], ask: str, new: str, old: str | None) -> None:
+    for i, turn in enumerate(turns):
+        e5_mem.ingest(turn, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=3 * i),
+                      role="user")
+    hits = e5_mem.recall(ask, session_id="s9", user_id="u", k=5, as_of=T0 + timedelta(days=20))
+    assert new in hits[0].unit.content and hits[0].current, [h.unit.content for h in hits]
+    if old is not None:
+        assert not [h for h in hits if old in h.unit.content and h.current]

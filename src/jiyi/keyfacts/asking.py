@@ -32,15 +32,16 @@ REQUEST = re.compile(
 #: A sentence that ends as a question: a question mark, or 吗 / 嗎 / 呢 at its end (the write
 #: path's classifier and compression read only this).
 ENDS_AS_QUESTION = re.compile(r"(?:[？?]|[吗嗎呢][。.！!]?)\s*$")
-#: An English question starts with a question word, with "is / do / did …", or with a modal or
-#: "have" and then its subject ("can you see…", "have u got…"); a modal with no subject after it
-#: starts a terse statement ("Would prefer evenings", "Will be at 5 Hill St from Monday", "Have a
-#: new number: …").
+#: An English question starts with a question word, with "is / does / did …", or with "do", a
+#: modal or "have" and then its subject ("do you have…", "can you see…", "have u got…"); without
+#: a subject after it they start a terse statement or an emphatic request ("Would prefer
+#: evenings", "Will be at 5 Hill St from Monday", "Have a new number: …", "Do get in touch via
+#: Messenger").
 _EN_ASKS = (r"^\s*(?:what|which|where|who|whose|how(?!\s+about\b))\b|"
             r"^\s*(?:when|why)\s+(?:is|are|was|were|do|does|did|can|could|will|would|should|has|"
             r"have)\b|"
-            r"^\s*(?:is|are|am|was|were|do|does|did)\b|"
-            r"^\s*(?:can|could|will|would|should|have|has)\s+(?:i|"
+            r"^\s*(?:is|are|am|was|were|does|did)\b|"
+            r"^\s*(?:do|can|could|will|would|should|have|has)\s+(?:i|"
             r"you|u|ya|we|it|they|he|she|the|my|your|this|that|these|those|there|anyone|anything|"
             r"any|ur)\b")
 #: A question about what the clause holds ("我现在的电话是多少", "which address do you have?").

@@ -160,6 +160,7 @@ def _pieces_for_sentence(
     plans: list[MemoryType | None] = []
     slot_seen: set[str] = set()
     states_pref = turn.role == "user" and _states_a_clause_slot(sent_text)
+    said_clauses = sum(1 for a, b in spans if not _TAG_ONLY.fullmatch(sent_text[a:b]))
     any_split = False
     for a, b in spans:
         clause = sent_text[a:b]
@@ -195,7 +196,7 @@ def _pieces_for_sentence(
             plans.append(None)  # the slot fact holds all the clause said (every entity too)
             any_split = True
             continue
-        if not c_local and len(spans) > 1 and turn.role == "user" and not states_pref \
+        if not c_local and said_clauses > 1 and turn.role == "user" and not states_pref \
                 and is_open_question(clause) and not is_request(clause):
             # compression: a question asked among other clauses ("这个保修是一年还是两年吗，
             # 我先看看别的") states nothing and holds no value; the raw turn keeps its words
@@ -225,6 +226,9 @@ def _pieces_for_sentence(
             unit_type = None  # the identifier fact already holds this clause, durably
             any_split = True
         plans.append(unit_type)
+    for i, (a, b) in enumerate(spans[:-1]):  # a speaker's tag goes with what they say
+        if _TAG_ONLY.fullmatch(sent_text[a:b]):
+            plans[i] = plans[i + 1]
     if slot_seen:  # "手机号变了哈", "舊的停機了": the supersession itself records the change
         for i, (a, b) in enumerate(spans):
             if plans[i] is not None and not any(a <= e.start and e.end <= b for e in local) \
@@ -576,6 +580,8 @@ def _id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention]
 
 
 _CLAUSE_MARK = re.compile(r"[，,;；]")
+#: A clause that is only a speaker's tag ("<Bart>:"): it says nothing of its own.
+_TAG_ONLY = re.compile(r"\s*<[^<>]{1,60}>\s*[:：]?\s*[\"“”「」]?\s*")
 _DURABLE = (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE)
 _TASK_ID = re.compile(r"(?:任务|任務|批次|task|job|batch)\s*(?:id|ID|号|號)?\s*[#:：]?\s*([A-Za-z0-9][A-Za-z0-9_\-]{1,31})", re.I)
 _CLAUSE = re.compile(

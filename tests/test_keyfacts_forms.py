@@ -97,6 +97,8 @@ def test_a_little_is_no_delivery_time(clause: str, states: bool) -> None:
     ("那个快递一般啥时候送来", "delivery_time"),
     ("Could you confirm when the courier is meant to come?", "delivery_time"),
     ("我個名你哋有冇記錯？係咩名？", "name"),
+    ("敬請告知尚在效期內之優惠代碼。", "coupon"),
+    ("嗰張單嘅編號你幫我搵返？", "order"),
     ("Kindly tell me the name registered with you.", "name"),
 ])
 def test_questions_in_cantonese_or_abbreviated_find_their_slot(query: str, slot: str) -> None:
@@ -212,3 +214,29 @@ def test_a_contact_channel_in_any_phrasing_and_no_look_alike(
     assert new in hits[0].unit.content and hits[0].current, [h.unit.content for h in hits]
     if old is not None:
         assert not [h for h in hits if old in h.unit.content and h.current]
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("唔該幫我查下0408330142呢張單", "order_id", "0408330142"),
+    ("W12345678 這筆訂單幾時到", "order_id", "W12345678"),
+    ("我的手机13912345678单位电话", "phone", "13912345678"),
+])
+def test_an_order_number_said_before_its_word(text: str, kind: str, value: str) -> None:
+    assert (kind, value) in [(e.kind, e.text) for e in extract_entities(text, T0)]
+
+
+@pytest.mark.parametrize(("turns", "ask", "liked"), [
+    (["推薦的話請多推珍珠奶茶，謝謝。", "我最愛榴槤，有就推介畀我"], "我愛食嘅嘢有邊啲？", "珍珠奶茶"),
+    (["I always order paneer butter masala whenever I can.", "Love a good chilli crab, me."],
+     "Kindly list the foods I'm fond of.", "paneer butter masala"),
+    (["I'm very fond of fish and chips.", "Can't get enough of Hainanese chicken rice."],
+     "May I know the food preferences you have for me?", "fish and chips"),
+])
+def test_a_like_said_as_a_habit_or_a_wish_is_listed(e5_mem: Memory, turns: list[str], ask: str,
+                                                    liked: str) -> None:
+    for i, turn in enumerate(turns):
+        e5_mem.ingest(turn, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=i),
+                      role="user")
+    hits = e5_mem.recall(ask, session_id="s9", user_id="u", k=5, as_of=T0 + timedelta(days=9))
+    assert any(liked in h.unit.content and h.current and h.stage == "rule" for h in hits), \
+        [(h.unit.content, h.stage) for h in hits]

@@ -412,7 +412,8 @@ def _phones(text: str) -> list[Entity]:
             if (_PHONE_CUE.search(window) or _PHONE_CUE_AFTER.match(after)) \
                     and not _NOT_PHONE_CUE.search(window):
                 out.append(_ent("phone", m, re.sub(r"\D", "", m.group(0))))
-    return out
+    # a number with its order word after it is the order's ("查下0408330142呢張單")
+    return [e for e in out if not _ORDER_WORD_AFTER.match(text, e.end)]
 
 
 _TOKEN = re.compile(_at("A-Za-z0-9") + r"(?<![A-Za-z0-9\-_])[A-Za-z0-9][A-Za-z0-9\-_]{4,39}(?![A-Za-z0-9\-_])")
@@ -433,6 +434,13 @@ def _code_end(text: str, start: int, end: int) -> int:
     if m is None or not _HAS_DIGIT.search(text, start, m.start()) or m.start() - start < 4:
         return end
     return m.start()
+
+
+_ORDER_WORD_AFTER = re.compile(r"\s*(?:呢|這|这|嗰|那|個|个)?\s*(?:張|张|筆|笔)?\s*(?:訂單|订单|單|单)(?!位)")
+#: An order number said before its word ("唔該幫我查下0408330142呢張單", "W12345678 這筆訂單").
+_ORDER_BEFORE_WORD = re.compile(
+    _at("0-9A-Z") + r"(?<![0-9A-Za-z\-_])(\d{6,20}|[A-Z]{1,4}-?\d{5,20})(?![0-9A-Za-z\-_])"
+    r"(?=\s*(?:呢|這|这|嗰|那|個|个)?\s*(?:張|张|筆|笔)?\s*(?:訂單|订单|單|单)(?!位))")
 
 
 def _ids(text: str) -> list[Entity]:
@@ -456,6 +464,9 @@ def _ids(text: str) -> list[Entity]:
         e = _code_end(text, s, e)
         code = text[s:e]
         out.append(Entity(kind=kind, text=code, value=code.upper(), start=s, end=e))
+    if "單" in text or "单" in text:
+        out += [_ent("order_id", m, m.group(1).upper(), 1)
+                for m in _ORDER_BEFORE_WORD.finditer(text)]
     out += [_ent("tracking_no", m, m.group(0).upper()) for m in _TRACKING_PREFIX.finditer(text)]
     for m in _ERROR_CONTEXT.finditer(text):
         out.append(_ent("error_code", m, m.group(1).upper(), 1))

@@ -41,6 +41,7 @@ def test_a_name_introduced_in_any_register_is_the_users_name(turn: str, name: st
 
 
 @pytest.mark.parametrize("turn", ["先自我介绍下，叫我小名也行，不过登记还是用全名吧。",
+                                  "本人方便收件時間為夜晚八點後，敬請安排",
                                   "我係香港人", "I'm myself again today"])
 def test_no_name_where_none_is_given(turn: str) -> None:
     assert "name" not in _slots(turn)
@@ -54,6 +55,10 @@ def test_no_name_where_none_is_given(turn: str) -> None:
     ("My email has changed from ivan.x64@icloud.com to coco.l95@gmail.com, kindly do the needful.",
      "email", "coco.l95@gmail.com", "ivan.x64@icloud.com"),
     ("請將收件地址更新為新界將軍澳唐德街9號28樓F室，原址已無人收件。", "address", "唐德街9號", "-"),
+    ("舊嗰個新界將軍澳唐德街9號28樓F室唔住喇，以後寄台北市信義區松仁路100號25樓", "address",
+     "松仁路100號", "唐德街"),
+    ("以後所有郵件寄去tina.y66@gmail.com啦你哋星期日有冇人返工？", "email", "tina.y66@gmail.com",
+     "-"),
 ])
 def test_a_change_from_one_value_to_another_states_the_new_one(turn: str, slot: str, new: str,
                                                                old: str) -> None:

@@ -57,7 +57,8 @@ ASKED = re.compile(
 #: the agent is addressed ("…以后打+86-18322602944你们有没有门店…"). The
 #: sentence splitter cuts here too (:func:`jiyi.write.compress.split_sentences`).
 ZH_RUN_ON = re.compile(r"(?<=[吗嗎呢])(?![啡绒絨子])(?=[\u4e00-\u9fff])|(?<=哈哈)(?=[\u4e00-\u9fff])(?!哈)|"
-                       r"(?<=[0-9A-Za-z])(?=你们|你們|你哋|请问|請問|劳驾|勞駕|谢谢|謝謝|唔該|唔该)|"
+                       r"(?<=[0-9A-Za-z])(?=[啦喇吧呀啊哦喔嘛]?(?:你们|你們|你哋|请问|請問|劳驾|勞駕|谢谢|謝謝|唔該|"
+                       r"唔该))|"
                        r"(?<=[\u4e00-\u9fff])(?<![说說猜答做选選找啊])(?=对了|對了|啊对|啊對|顺便问|順便問)")
 #: The same in English, read only to tell a question from a statement: an inverted question
 #: starting mid-clause ("… I'm on Gold now also do I have to …", "… it's gone is the outlet …").

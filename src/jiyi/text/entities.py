@@ -241,6 +241,11 @@ _ROLE_NOUN = re.compile(
     r"会员|會員|用户|用戶|客户|客戶|顾客|顧客|买家|買家|卖家|賣家|卡|级|級|学生|學生|老师|老師|经理|經理|"
     r"店长|店長|主管|医生|醫生|护士|護士|工程师|工程師|律师|律師|司机|司機|老板|老闆|员工|員工|会计|會計|"
     r"VIP|vip|Plus|PLUS")
+#: Common words that start with a surname's character ("本人方便收件…" names nobody).
+_SURNAME_LIKE_WORD = re.compile(
+    r"方便|方面|方法|高兴|高興|马上|馬上|常常|安全|文件|白天|金额|金額|余额|餘額|时间|時間|周末|週末|黄色|黃色|"
+    r"和平|游戏|遊戲|包裹|邮件|郵件|简单|簡單|于是|於是|曾经|曾經|尚未|任何|全部|全名|万一|萬一|向来|向來|"
+    r"管理|程序|谢谢|謝謝|毛病|易用|容易|师傅|師傅|关于|關於|成功|应该|應該|江湖|朱古力|汤圆|湯圓")
 _EN_TITLE = re.compile(_at("MDP") + r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
 
 _CITY_ZH = re.compile("|".join(sorted(CITIES_ZH, key=len, reverse=True)))
@@ -513,7 +518,8 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
     for m in _ZH_INTRO.finditer(text) if cjk else ():
         name = _trim_zh_name(m.group(1))
         s = m.start(1)
-        if len(name) >= 2 and not _ROLE_NOUN.search(text, s + 1, s + len(name) + 2):
+        if len(name) >= 2 and not _ROLE_NOUN.search(text, s + 1, s + len(name) + 2) \
+                and not _SURNAME_LIKE_WORD.match(name):
             out.append(Entity(kind="person", text=name, value=to_simplified(name), start=s,
                               end=s + len(name)))
     for rx in (_ZH_NAME_FOR, _ZH_THIS_SIDE) if cjk else ():

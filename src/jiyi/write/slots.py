@@ -331,6 +331,7 @@ def level_mention(clause: str) -> tuple[str, int] | None:
 #: introduce the current one ("现在是", "new one").
 _OLD = re.compile(
     r"不用了|不用|停机|停機|停用|注销|註銷|作废|作廢|旧的|舊的|旧号|舊號|旧邮箱|舊郵箱|旧地址|舊地址|原来|原來|原本|"
+    r"舊嗰|旧嗰|舊個|旧个|唔住|冇住|唔再用|"
     r"之前|以前|不是我的|不再|满了|滿了|不住|没住|沒住|不寄|别寄|別寄|别送|別送|不要寄|不要送|"
     r"\b(?:old|anymore|any more|no longer|previous|used to|dead|"
     r"disconnected|not mine|isn't mine|stopped|cancell?ed|don't use|do not use)\b", re.I)

@@ -104,6 +104,9 @@ def test_a_little_is_no_delivery_time(clause: str, states: bool) -> None:
     ("我個名你哋有冇記錯？係咩名？", "name"),
     ("敬請告知尚在效期內之優惠代碼。", "coupon"),
     ("嗰張單嘅編號你幫我搵返？", "order"),
+    ("敬請告知貴公司存檔之本人手機號碼。", "phone"),
+    ("what number will the courier ring", "phone"),
+    ("我個會籍係咩級數？", "membership"),
     ("Kindly tell me the name registered with you.", "name"),
 ])
 def test_questions_in_cantonese_or_abbreviated_find_their_slot(query: str, slot: str) -> None:
@@ -245,3 +248,16 @@ def test_a_like_said_as_a_habit_or_a_wish_is_listed(e5_mem: Memory, turns: list[
     hits = e5_mem.recall(ask, session_id="s9", user_id="u", k=5, as_of=T0 + timedelta(days=9))
     assert any(liked in h.unit.content and h.current and h.stage == "rule" for h in hits), \
         [(h.unit.content, h.stage) for h in hits]
+
+
+@pytest.mark.parametrize(("turn", "level"), [
+    ("level: Emerald VIP", "Emerald VIP"),
+    ("我係你哋嘅貴賓會員你哋幾點收工？", "貴賓"),
+])
+def test_a_level_labelled_or_said_before_another_question(turn: str, level: str) -> None:
+    found = _slots(turn)
+    assert "membership" in found and level in found["membership"], found
+
+
+def test_a_month_is_no_level() -> None:
+    assert "membership" not in _slots("My free shipping coupon VIP20MJ can be used up to April 30.")

@@ -67,6 +67,12 @@ _EN_RUN_ON = (r"(?<=[A-Za-z0-9'])\s+(?=(?:(?:also|and|btw|oh|so)\s+(?:why|what|h
               r"would|will|should)\s+)(?:i|you|u|we|it|they|he|she|the|my|your|this|that|these|those|"
               r"there|anyone|anything|ever)\b)")
 _RUN_ON = re.compile(ZH_RUN_ON.pattern + "|" + _EN_RUN_ON, re.I)
+#: Where the agent is addressed in the middle of a Chinese run-on ("我係你哋嘅貴賓會員你哋幾點收工"):
+#: the question after it is another sentence's, unless 你们 is an object ("跟你们说"). Read only
+#: to find the part holding a value (sentences are not cut here).
+_ADDRESSED = re.compile(r"(?<=[\u4e00-\u9fff])(?<![跟和同给給对對问問让讓叫诉訴帮幫替与與向把被是係说說话話嘅的])"
+                        r"(?=你们|你們|你哋)")
+_PART_BOUNDS = re.compile(_RUN_ON.pattern + "|" + _ADDRESSED.pattern, re.I)
 
 
 def part_holding(text: str, start: int, end: int) -> str:
@@ -78,7 +84,7 @@ def part_holding(text: str, start: int, end: int) -> str:
 
 def _part_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     lo, hi = 0, len(text)
-    for m in _RUN_ON.finditer(text):
+    for m in _PART_BOUNDS.finditer(text):
         if m.start() <= start:
             lo = m.end()
         elif m.start() >= end:

@@ -61,8 +61,9 @@ class SlotIntent:
 #: The question is about the user's own record: "my"/"我", the user's account or file ("帐号上的",
 #: "on file"), or where something is sent to the user ("寄到哪", "发到哪个邮箱").
 _OWN_RE = re.compile(
-    r"我|咱|帐号|账号|账户|帐户|登记|记录|纪录|寄到|寄去|寄给|发到|发去|发给|送到|送去|"
-    r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|\byou (?:ring|call|text)\b")
+    r"我|咱|本人|敝人|俺|帐号|账号|账户|帐户|登记|记录|纪录|存档|存檔|寄到|寄去|寄给|发到|发去|发给|送到|送去|"
+    r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|\byou (?:ring|call|text)\b|"
+    r"\b(?:courier|driver) (?:will |would |should )?(?:ring|call|text|phone)\b")
 #: Someone else's fact ("my sister", "我妈妈的"): a slot asked for without "my" is not the user's.
 OTHERS_RE = re.compile(
     r"(?<!其)他|她|朋友|同事|妈|爸|老婆|老公|妻子|丈夫|儿子|女儿|姐|妹|哥|弟|爷|奶|孩子|"

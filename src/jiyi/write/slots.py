@@ -254,7 +254,7 @@ _EN_LEVEL_AFTER = re.compile(
     r"\b(?:from|to|reached|hit|made it to)\s+(?:the\s+)?((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))"
     r"(?![A-Za-z])")
 #: "Membership: Obsidian", "Tier: Four Star".
-_EN_LEVEL_LABEL = re.compile(r"\b(?i:membership|member level|tier|status)\s*[:：]\s*"
+_EN_LEVEL_LABEL = re.compile(r"\b(?i:membership|member level|level|tier|status)\s*[:：]\s*"
                              r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))(?![A-Za-z])")
 #: "It's Infinite now", "Five Star now".
 _EN_LEVEL_NOW = re.compile(
@@ -266,7 +266,9 @@ _EN_LEVEL_NOW = re.compile(
 _EN_LEVEL_ON = re.compile(
     r"\b(?i:account|membership)(?:'s| is)\s+(?:on|at)\s+(?:the\s+)?"
     r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))(?![A-Za-z])")
-_EN_NOT_LEVEL = re.compile(r"^(?:The|A|An|My|Your|Our|As|With|I|I'm|Dear|Hi|Hey|This|That|It|"
+_EN_NOT_LEVEL = re.compile(r"^(?:January|February|March|April|May|June|July|August|September|"
+                           r"October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|"
+                           r"Saturday|Sunday|The|A|An|My|Your|Our|As|With|I|I'm|Dear|Hi|Hey|This|That|It|"
                            r"It's|Please|Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|New|Old|"
                            r"From|Since|Until|Till|Right|Only|Even|Also|Then|Starting)$")
 #: Said just before a level, these make it the old one ("从银卡升到金卡", "from Silver to Gold").

@@ -261,3 +261,18 @@ def test_a_level_labelled_or_said_before_another_question(turn: str, level: str)
 
 def test_a_month_is_no_level() -> None:
     assert "membership" not in _slots("My free shipping coupon VIP20MJ can be used up to April 30.")
+
+
+@pytest.mark.parametrize(("turn", "phone"), [
+    ("you can text or call (439) 648-2603, it's my personal one", "(439) 648-2603"),
+    ("if you need me call 390-527-2559, I don't have (502) 845-8724 anymore", "390-527-2559"),
+    ("I got a new number, +1 770 422 2756 which warehouse does stuff ship from?", "770 422 2756"),
+    ("找不到我的話就撥9808 6230，我都有開機", "9808 6230"),
+])
+def test_a_number_to_call_is_the_users_phone(turn: str, phone: str) -> None:
+    found = _slots(turn)
+    assert "phone" in found and phone in found["phone"], found
+
+
+def test_a_discount_is_no_phone() -> None:
+    assert not [e for e in extract_entities("我打9折买的，单号12345678", T0) if e.kind == "phone"]

@@ -62,7 +62,8 @@ ZH_RUN_ON = re.compile(r"(?<=[吗嗎呢])(?![啡绒絨子])(?=[\u4e00-\u9fff])|(
                        r"(?<=[\u4e00-\u9fff])(?<![说說猜答做选選找啊])(?=对了|對了|啊对|啊對|顺便问|順便問)")
 #: The same in English, read only to tell a question from a statement: an inverted question
 #: starting mid-clause ("… I'm on Gold now also do I have to …", "… it's gone is the outlet …").
-_EN_RUN_ON = (r"(?<=[A-Za-z0-9'])\s+(?=(?:(?:also|and|btw|oh|so)\s+(?:why|what|how|where|when|which|"
+_EN_RUN_ON = (r"(?<=\d)\s+(?=(?:which|what|where|when|why|how|who)\s)|"
+              r"(?<=[A-Za-z0-9'])\s+(?=(?:(?:also|and|btw|oh|so)\s+(?:why|what|how|where|when|which|"
               r"who)\s+|(?:also\s+|and\s+|btw\s+|oh\s+|so\s+)?(?:do|does|did|is|are|am|can|could|"
               r"would|will|should)\s+)(?:i|you|u|we|it|they|he|she|the|my|your|this|that|these|those|"
               r"there|anyone|anything|ever)\b)")

@@ -87,7 +87,7 @@ _GROUPED_MOBILE = re.compile(_at("0") + _NB + r"0[4-9]\d{2}[ \-.]\d{3}[ \-.]\d{3
 _CUED_DIGITS = re.compile(_at("0-9") + _NB + r"\d(?:[ \-.]?\d){8,11}" + _NA)
 _PHONE_CUE = re.compile(
     r"(?:手机|手機|电话|電話|号码|號碼|新号|新號|换号|換號|门号|門號|联系方式|聯繫方式|聯絡方式|联络|聯絡|致电|致電|"
-    r"打给我|打給我|打我|SIM|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact|"
+    r"打给我|打給我|打我|撥|拨|打\s*$|SIM|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact|"
     r"\b(?:num|ph|tel|mob|hp)\b|\b(?:new|my)\s*#)",
     re.I)
 #: Said right after a bare 8-digit number, these make it a phone ("现在用9384 3997，有事打这支").

@@ -40,7 +40,9 @@ CHANGE_WORDS = re.compile(
     r"disconnected|out of service|inactive|stopped working|deactivated|cancell?ed)\b", re.I)
 _PHONE_WORDS = re.compile(
     r"手机|手機|电话|電話|号码|號碼|联系方式|聯繫方式|聯絡方式|联络|聯絡|换号|換號|新号|新號|打这个|打這個|"
-    r"打我|打给我|打給我|的号是|的號是|\b(?:phone|number|cell|mobile|call me|reach me|text me|whatsapp|contact)\b", re.I)
+    r"打我|打给我|打給我|的号是|的號是|撥|拨|\b(?:phone|number|cell|mobile|call me|reach me|text me|whatsapp|contact)\b", re.I)
+#: Said right before a number, these make it one to call ("text or call (439) 648-2603").
+_CALL_BEFORE = re.compile(r"\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?\s*[:：]?\s*$", re.I)
 #: The number is how to reach the speaker ("快递员联系我就打…", "you'll get me on…"): theirs even
 #: when a third party is named ("让他打…找我").
 _REACH_ME = re.compile(
@@ -200,6 +202,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
                 and not _TITLE_SUFFIX.search(e.text) and not _NOT_A_NAME.match(clause[e.end:]):
             add("name", e.text, e)
         elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)
+                                    or _CALL_BEFORE.search(lead)
                                     or _REACH_ME.search(context) or changed):
             add("phone", e.text, e)
         elif e.kind == "email" and (own or changed or _EMAIL_WORDS.search(context)

@@ -83,6 +83,9 @@ def test_a_request_states_the_value_it_asks_for(text: str) -> None:
     ("請問有現貨嗎哈哈我很急", ["請問有現貨嗎", "哈哈", "我很急"]),
     ("吗啡是处方药吗", ["吗啡是处方药吗"]),
     ("Is it in stock? I need it", ["Is it in stock?", "I need it"]),
+    ("以后别推荐小龙虾了我不吃这个了麻烦您说慢一点", ["以后别推荐小龙虾了我不吃这个了", "麻烦您说慢一点"]),
+    ("蚵仔煎我食到厭咗，唔要喇麻煩晒", ["蚵仔煎我食到厭咗，唔要喇", "麻煩晒"]),
+    ("他走了然后我也走了", ["他走了然后我也走了"]),
 ])
 def test_a_chinese_question_particle_ends_a_sentence_without_a_mark(
         text: str, sentences: list[str]) -> None:

@@ -53,12 +53,15 @@ ASKED = re.compile(
     re.I)
 #: Where one Chinese sentence ends and the next begins with no punctuation between them: after
 #: a question particle ("…有大特价吗请问…") or a laugh ("哈哈我…") before more Chinese, before
-#: "对了" / "顺便问" ("by the way": "…现在是黑钻会员对了退货…"), or right after a value where
-#: the agent is addressed ("…以后打+86-18322602944你们有没有门店…"). The
+#: "对了" / "顺便问" ("by the way": "…现在是黑钻会员对了退货…"), right after a value where the
+#: agent is addressed ("…以后打+86-18322602944你们有没有门店…"), or after a closing particle
+#: before words that open an utterance ("…我不吃这个了麻烦您说慢一点…", "…唔要喇麻煩晒"). The
 #: sentence splitter cuts here too (:func:`jiyi.write.compress.split_sentences`).
 ZH_RUN_ON = re.compile(r"(?<=[吗嗎呢])(?![啡绒絨子])(?=[\u4e00-\u9fff])|(?<=哈哈)(?=[\u4e00-\u9fff])(?!哈)|"
                        r"(?<=[0-9A-Za-z])(?=[啦喇吧呀啊哦喔嘛]?(?:你们|你們|你哋|请问|請問|劳驾|勞駕|谢谢|謝謝|唔該|"
                        r"唔该))|"
+                       r"(?<=[了吧啊呀啦喇嘞哦喔嘛])(?=嗯|麻烦|麻煩|好的|哎呀|喂喂|谢谢|謝謝|请问|請問|劳驾|"
+                       r"勞駕)|"
                        r"(?<=[\u4e00-\u9fff])(?<![说說猜答做选選找啊])(?=对了|對了|啊对|啊對|顺便问|順便問)")
 #: The same in English, read only to tell a question from a statement: an inverted question
 #: starting mid-clause ("… I'm on Gold now also do I have to …", "… it's gone is the outlet …").

@@ -105,7 +105,8 @@ def normalise_long_tokens(text: str) -> str:
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 #: A character after which a Chinese sentence may end without a mark (see ``ZH_RUN_ON``).
-_RUN_ON_CHARS = re.compile(r"[吗嗎呢]|哈哈|对了|對了|啊对|啊對|顺便问|順便問")
+_RUN_ON_CHARS = re.compile(r"[吗嗎呢]|哈哈|对了|對了|啊对|啊對|顺便问|順便問|[0-9A-Za-z了吧啊呀啦喇嘞哦喔嘛]"
+                           r"(?:你们|你們|你哋|嗯|麻烦|麻煩|好的|哎呀|喂喂|谢谢|謝謝|请问|請問|劳驾|勞駕|唔該|唔该)")
 _SPACES = re.compile(r"[ \t\u3000]+")
 #: Words a Chinese sentence opens with: after a code or an address written with a space
 #: ("订单号是 DD75131379 我的邮箱是…") they start a new sentence.

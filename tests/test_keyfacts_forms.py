@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from jiyi import Memory
+from jiyi import Hit, Memory
 from jiyi.keyfacts.schema import base_name, list_item, negates, spec
 from jiyi.recall.rules import slot_intent
 from jiyi.text.entities import extract_entities
@@ -24,6 +24,17 @@ def _slots(turn: str) -> dict[str, str]:
     drafts = extract_turn(TurnInput(text=turn, role="user", at=T0, session_id="s", user_id="u",
                                     turn_id="t")).drafts
     return {base_name(d.slot): d.content for d in drafts if d.slot}
+
+def _ask_after(mem: Memory, turns: list[str], ask: str, days_apart: int,
+               asked_on_day: int) -> list[Hit]:
+    """Each turn said by user "u" in a session of its own, ``days_apart`` days after the one
+    before; then ``ask`` in a new session on day ``asked_on_day``, top 5."""
+    for i, turn in enumerate(turns):
+        mem.ingest(turn, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=days_apart * i),
+                   role="user")
+    return mem.recall(ask, session_id="s9", user_id="u", k=5,
+                      as_of=T0 + timedelta(days=asked_on_day))
+
 
 
 @pytest.mark.parametrize(("turn", "name"), [
@@ -131,10 +142,7 @@ def test_look_alike_words_ask_for_no_slot(query: str) -> None:
 ])
 def test_found_first_and_the_old_value_never_current(e5_mem: Memory, turns: list[str], ask: str,
                                                      new: str, old: str | None) -> None:
-    for i, turn in enumerate(turns):
-        e5_mem.ingest(turn, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=3 * i),
-                      role="user")
-    hits = e5_mem.recall(ask, session_id="s9", user_id="u", k=5, as_of=T0 + timedelta(days=20))
+    hits = _ask_after(e5_mem, turns, ask, days_apart=3, asked_on_day=20)
     assert new in hits[0].unit.content and hits[0].current, [h.unit.content for h in hits]
     if old is not None:
         assert not [h for h in hits if old in h.unit.content and h.current]
@@ -215,10 +223,7 @@ def test_a_negation_takes_back_its_item_and_no_other(e5_mem: Memory, likes: list
 ])
 def test_a_contact_channel_in_any_phrasing_and_no_look_alike(
         e5_mem: Memory, turns: list[str], ask: str, new: str, old: str | None) -> None:
-    for i, turn in enumerate(turns):
-        e5_mem.ingest(turn, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=3 * i),
-                      role="user")
-    hits = e5_mem.recall(ask, session_id="s9", user_id="u", k=5, as_of=T0 + timedelta(days=20))
+    hits = _ask_after(e5_mem, turns, ask, days_apart=3, asked_on_day=20)
     assert new in hits[0].unit.content and hits[0].current, [h.unit.content for h in hits]
     if old is not None:
         assert not [h for h in hits if old in h.unit.content and h.current]
@@ -242,10 +247,7 @@ def test_an_order_number_said_before_its_word(text: str, kind: str, value: str) 
 ])
 def test_a_like_said_as_a_habit_or_a_wish_is_listed(e5_mem: Memory, turns: list[str], ask: str,
                                                     liked: str) -> None:
-    for i, turn in enumerate(turns):
-        e5_mem.ingest(turn, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=i),
-                      role="user")
-    hits = e5_mem.recall(ask, session_id="s9", user_id="u", k=5, as_of=T0 + timedelta(days=9))
+    hits = _ask_after(e5_mem, turns, ask, days_apart=1, asked_on_day=9)
     assert any(liked in h.unit.content and h.current and h.stage == "rule" for h in hits), \
         [(h.unit.content, h.stage) for h in hits]
 

@@ -76,7 +76,7 @@ _RUN_ON = re.compile(ZH_RUN_ON.pattern + "|" + _EN_RUN_ON, re.I)
 #: Read only to find the part holding a value: sentences are not cut here (after a verb 你们 is
 #: its object far too often: "我朋友推荐你们家的").
 _ADDRESSED = re.compile(r"(?<=[\u4e00-\u9fff])(?<![跟和同给給对對问問让讓叫诉訴帮幫替与與向把被是係说說话話嘅的"
-                        r"谢謝爱愛请請求烦煩祝等找催告提醒跟])(?=你们|你們|你哋)")
+                        r"谢謝爱愛请請求烦煩祝等找催告提醒])(?=你们|你們|你哋)")
 _PART_BOUNDS = re.compile(_RUN_ON.pattern + "|" + _ADDRESSED.pattern, re.I)
 
 

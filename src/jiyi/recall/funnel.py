@@ -19,6 +19,7 @@ from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
 from ..store.base import Scope, Scored, Store, TurnRecord, Vector
 from ..text import fold, keyword_terms
+from ..text.entities import ID_KINDS
 from ..timing import recall_stage, recording
 from ..units import USER_LEVEL_TYPES, Entity, Hit, MemoryUnit, unit_date, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
@@ -120,10 +121,6 @@ def stage1(store: Store, request: RecallRequest, pool: int, entities: list[Entit
     return list(dict.fromkeys(ids))
 
 
-#: Entity kinds that name one identifier ("订单 A123456 发货了吗" names its order).
-_ID_KINDS = frozenset({"order_id", "code", "tracking_no", "ticket_id"})
-
-
 def run_recall(
     store: Store,
     embedder: Embedder | EmbedderRouting,
@@ -182,7 +179,7 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
         if intent is not None:
             ctx.past = ctx.past or asks_earlier(request.query)
             ctx.view = slot_view(store, scope, as_of, intent, ctx.past,
-                                 names_id=any(e.kind in _ID_KINDS for e in entities))
+                                 names_id=any(e.kind in ID_KINDS for e in entities))
             ctx.rule_ids = list(dict.fromkeys([*ctx.rule_ids, *ctx.view.rule_ids]))
             rule_ids = ctx.rule_ids
     with recall_stage("topic"):

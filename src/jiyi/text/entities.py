@@ -85,6 +85,9 @@ _GROUPED_MOBILE = re.compile(_at("0") + _NB + r"0[4-9]\d{2}[ \-.]\d{3}[ \-.]\d{3
 #: Any other run of 9 to 12 digits, grouped or not ("4155550142", "98765 43210", "6 1234 5678"),
 #: is a phone when a phone word stands close before or after it, as for ``_LOCAL8``.
 _CUED_DIGITS = re.compile(_at("0-9") + _NB + r"\d(?:[ \-.]?\d){8,11}" + _NA)
+#: An order's word right after a number ("0408330142呢張單", "W12345678 這筆訂單"): the number is
+#: the order's, never a phone.
+_ORDER_WORD_AFTER = re.compile(r"\s*(?:呢|這|这|嗰|那|個|个)?\s*(?:張|张|筆|笔)?\s*(?:訂單|订单|單|单)(?!位)")
 _PHONE_CUE = re.compile(
     r"(?:手机|手機|电话|電話|号码|號碼|新号|新號|换号|換號|门号|門號|联系方式|聯繫方式|聯絡方式|联络|聯絡|致电|致電|"
     r"打给我|打給我|打我|撥|拨|打\s*$|SIM|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact|"
@@ -127,6 +130,8 @@ ID_LABELS: dict[str, str] = {
 ID_KIND: dict[str, str] = {"tracking": "tracking_no", "return": "order_id", "refund": "order_id",
                            "ticket": "ticket_id", "booking": "ticket_id", "order": "order_id",
                            "coupon": "code", "account": "code"}
+#: The entity kinds that name one identifier (an order, a parcel, a ticket, a code).
+ID_KINDS = frozenset(ID_KIND.values())
 _CODE_BODY = r"([A-Za-z0-9][A-Za-z0-9\-_]{2,39})"
 _MIN_CODE_CHARS = 3
 _SEP = r"\s*(?:(?:是|为|為|:|：|#|＃|is|was|no\.?|No\.?)\s*)*"
@@ -441,11 +446,10 @@ def _code_end(text: str, start: int, end: int) -> int:
     return m.start()
 
 
-_ORDER_WORD_AFTER = re.compile(r"\s*(?:呢|這|这|嗰|那|個|个)?\s*(?:張|张|筆|笔)?\s*(?:訂單|订单|單|单)(?!位)")
 #: An order number said before its word ("唔該幫我查下0408330142呢張單", "W12345678 這筆訂單").
 _ORDER_BEFORE_WORD = re.compile(
     _at("0-9A-Z") + r"(?<![0-9A-Za-z\-_])(\d{6,20}|[A-Z]{1,4}-?\d{5,20})(?![0-9A-Za-z\-_])"
-    r"(?=\s*(?:呢|這|这|嗰|那|個|个)?\s*(?:張|张|筆|笔)?\s*(?:訂單|订单|單|单)(?!位))")
+    r"(?=" + _ORDER_WORD_AFTER.pattern + ")")
 
 
 def _ids(text: str) -> list[Entity]:

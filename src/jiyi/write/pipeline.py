@@ -21,7 +21,7 @@ from typing import Protocol
 
 from ..keyfacts.asking import is_request
 from ..keyfacts.schema import schema
-from ..text.entities import ID_LABELS, extract_entities, extract_entities_and_times
+from ..text.entities import ID_KINDS, ID_LABELS, extract_entities, extract_entities_and_times
 from ..text.secrets import redact
 from ..text.segment import detect_language, has_cjk
 from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
@@ -264,7 +264,6 @@ def _pieces_for_sentence(
     return pieces
 
 
-
 def _merge_asked_cue(sentences: list[tuple[str, int, int]], text: str
                      ) -> list[tuple[str, int, int]]:
     """A value answering the user's own question about its slot ("收货时段可以选吗？选周六上午，
@@ -422,7 +421,6 @@ def _shift(e: Entity, offset: int) -> Entity:
 #: ("订单PO-10023，金额¥199"); a name, phone, email, city or address is the user's own slot.
 _ATTACHABLE_KINDS = frozenset({"amount", "date", "time", "product", "error_code", "code", "url",
                                "order_id", "tracking_no", "ticket_id"})
-_ID_KINDS = frozenset({"order_id", "tracking_no", "ticket_id", "code"})
 #: A sentence that asks something ("收货时段可以选吗？", "Can I pick a delivery slot?"): it
 #: states nothing about an id ("明天能到吗？") and stays apart from the id's fact.
 _ASKS = re.compile(r"[?？]\s*$|[吗嗎么麼呢]\s*[。.]?\s*$")
@@ -502,7 +500,7 @@ def _id_groups(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention]
 
 def _id_claims(sent_text: str, start: int, entities: list[Entity]) -> frozenset[tuple[int, int]]:
     """The clauses of a sentence its identifier facts hold (see :func:`_id_groups`)."""
-    if not any(e.kind in _ID_KINDS for e in entities):
+    if not any(e.kind in ID_KINDS for e in entities):
         return frozenset()
     return _sentence_groups(sent_text, start, tuple(entities))[1]
 

@@ -1,4 +1,4 @@
-"""Helpers shared by the key-facts bank tests (banks d, e and f): stand-ins for the banks that
+"""Helpers shared by the key-facts bank tests (banks d, e, f and g): stand-ins for the banks that
 are or were held out, made from the development banks a and b, so their phrasings are never
 read by a corpus test; the part of a corpus that belongs to some banks; and a check that a real
 bank keeps the format and that its gold values can be matched, which reports a count only
@@ -15,10 +15,11 @@ from jiyi_bench.keyfacts_score import holds
 from jiyi_bench.keyfacts_values import match_key
 
 #: Each bank of a test folder and the development bank its copy is made from.
-SOURCES = (("a", "a"), ("b", "b"), ("c", "b"), ("d", "a"), ("e", "b"), ("f", "a"))
+SOURCES = (("a", "a"), ("b", "b"), ("c", "b"), ("d", "a"), ("e", "b"), ("f", "a"), ("g", "b"))
 
 
-def stand_ins(folder: Path, names: tuple[str, ...] = ("a", "b", "c", "d", "e", "f")) -> Path:
+def stand_ins(folder: Path, names: tuple[str, ...] = ("a", "b", "c", "d", "e", "f", "g")
+              ) -> Path:
     """Banks a and b, and stand-ins for the other ``names`` made from them, in ``folder`` (each
     with its own note, so every digest differs)."""
     folder.mkdir()

@@ -248,12 +248,12 @@ def test_tiny_run_writes_the_report(dev_banks, tmp_path: Path) -> None:  # type:
     for ext in ("md", "json", "png"):
         assert (tmp_path / "out" / f"keyfacts.{ext}").stat().st_size > 200
     saved = json.loads((tmp_path / "out" / "keyfacts.json").read_text(encoding="utf-8"))
-    assert saved["held_out"] == [] and saved["held_out_missing"] == ["c", "f"]
+    assert saved["held_out"] == [] and saved["held_out_missing"] == ["c", "g"]
     assert saved["corpus"]["fingerprint"] == corpus.fingerprint
     assert {"p50_ms", "p95_ms"} <= set(saved["recall_latency"])
     assert report["cells"] and all(c["split"] == "dev" for c in report["cells"])
     md = (tmp_path / "out" / "keyfacts.md").read_text(encoding="utf-8")
-    assert "Held-out bank c, f **absent**" in md and "## Protocol" in md
+    assert "Held-out bank c, g **absent**" in md and "## Protocol" in md
     assert "| **all key facts** | all |" in md and "## Overview" in md
     # the same corpus on the same store: reused, nothing ingested again, same answers
     again = run_keyfacts(corpus, dev_banks, store_path=store, embedder="fake", baselines=False)
@@ -272,7 +272,7 @@ def test_cli(tmp_path: Path) -> None:
                                       "--bank-dir", str(banks), "--out-dir", str(out),
                                       "--no-baselines", "--dump", str(tmp_path / "q.jsonl")])
     assert result.exit_code == 0, result.output
-    assert "held-out bank c, f absent" in result.output and (out / "keyfacts.md").is_file()
+    assert "held-out bank c, g absent" in result.output and (out / "keyfacts.md").is_file()
     lines = [json.loads(x) for x in (tmp_path / "q.jsonl").read_text(encoding="utf-8").splitlines()]
     saved = json.loads((out / "keyfacts.json").read_text(encoding="utf-8"))
     assert lines and {x["bank"] for x in lines} <= {"a", "b"}

@@ -20,9 +20,9 @@ Protocol (``docs/benchmarks/keyfacts.md`` repeats it):
 - compression: over every ingested turn longer than 150 characters, the characters of the
   units :meth:`~jiyi.Memory.ingest_many` returned for it over the turn's characters.
 
-Banks a, b, d and e are development banks (rules and prototypes may be tuned on them; d and e,
-held out until stops 30 and 31, are each reported apart); banks c and f are held out and only
-reported, each apart.
+Banks a, b, d, e and f are development banks (rules and prototypes may be tuned on them; d, e
+and f, held out until stops 30, 31 and 32, are each reported apart); banks c and g are held out
+and only reported, each apart.
 Their templates are never printed.
 """
 

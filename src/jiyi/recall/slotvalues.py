@@ -37,7 +37,23 @@ _LEVEL_RE = re.compile(
     r"\b(?:level|tier|status|membership)\s*(?:is|:|：)\s*([a-z]+(?: [a-z]+)?)|"
     r"\bi'?m\s+(?:a |an |on )?([a-z]+(?: [a-z]+)?)\s+now\b")
 _LEVEL_STOP = frozenset({"is", "my", "i'm", "im", "the", "a", "an", "from", "to", "now", "of",
-                         "one", "your", "our", "on", "am", "at", "as", "still", "already"})
+                         "one", "your", "our", "on", "am", "at", "as", "still", "already",
+                         # a verb of reaching before the level belongs to no level ("just hit
+                         # Legend tier", "finally made Onyx level")
+                         "just", "finally", "hit", "made", "reached", "got", "became", "unlocked",
+                         "earned", "achieved", "joined", "went", "moved", "account's", "accounts"})
+#: "会员等级是黑钻", "等級：金卡" (the canonical sentence): the level after the label.
+_ZH_LEVEL_AFTER = re.compile(r"(?:会员等级|会员级别|等级|级别)\s*(?:是|为|:|：)\s*([\u4e00-\u9fffa-z0-9]{1,6})")
+#: Characters no level name holds: what stands before them is not the name ("用户的会员" is no
+#: level "户的"; "我是金牌会员" is 金牌).
+_ZH_NOT_NAME = re.compile(r".*[的是了我你您户个在为成到从升降变改换咱俺那这]")
+#: "Legend level", "Onyx status" (the original case: a capitalised name before the word).
+_EN_LEVEL_CASED = re.compile(r"\b((?:[A-Z][A-Za-z]+\s){1,2})(?:level|status)\b")
+#: Capitalised words before "status"/"level" that name no level ("Order status", "Shipping
+#: status").
+_EN_NOT_LEVEL = frozenset({"order", "shipping", "delivery", "payment", "account", "refund",
+                           "return", "tracking", "application", "current", "new", "old",
+                           "previous", "what", "which", "member", "membership", "vip", "loyalty"})
 #: A unit that speaks of the slot's value without a value recall can read ("二星會員可以…" is
 #: read; "My membership level: see above" is not): it still names no current value.
 UNREAD = "\x00"
@@ -45,13 +61,16 @@ UNREAD = "\x00"
 
 def _levels(content: str) -> frozenset[str]:
     out: set[str] = set()
-    for m in _LEVEL_RE.finditer(fold(content)):
-        for g in m.groups():
-            if g:
-                words = [w for w in g.split() if w not in _LEVEL_STOP]
-                key = "".join(words)
-                if key and key not in GENERIC_WORDS:
-                    out.add(key)
+    folded = fold(content)
+    found = [g for m in _LEVEL_RE.finditer(folded) for g in m.groups() if g]
+    found += [m.group(1) for m in _ZH_LEVEL_AFTER.finditer(folded)]
+    found += [" ".join(w for w in m.group(1).lower().split() if w not in _EN_NOT_LEVEL)
+              for m in _EN_LEVEL_CASED.finditer(content)]
+    for g in found:
+        words = [_ZH_NOT_NAME.sub("", w) for w in g.split() if w not in _LEVEL_STOP]
+        key = "".join(words)
+        if key and key not in GENERIC_WORDS:
+            out.add(key)
     return frozenset(out)
 
 

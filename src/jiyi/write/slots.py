@@ -105,6 +105,9 @@ _MEMBERSHIP_SELF = re.compile(
     r"我|本人|\b(?:my|me|I|I'm|I've|I was)\b|升|降|成为|成為|变成|變成|办了|辦了|开通|開通|拿到|"
     r"现在是|現在是|现在|現在|目前|如今|已经是|已經是|\b(?:upgraded|downgraded|promoted|became|got|now|"
     r"as an?|with my|account'?s|account is|as of)\b|"
+    # reaching a level is said of oneself ("just hit Legend tier", "finally made Onyx level")
+    r"\b(?:hit|made|reached|went (?:up|from)|moved (?:up|from)|unlocked|earned|achieved|"
+    r"climbed)\b|"
     r"^\s*(?:membership|member level|tier|level|status|会员等级|會員等級|会员|會員|等级|等級)\s*[:：]",
     re.I)
 _BIRTHDAY = re.compile(r"生日|出生|\b(?:birthday|born on)\b", re.I)
@@ -273,7 +276,8 @@ _EN_NOT_LEVEL = re.compile(r"^(?:January|February|March|April|May|June|July|Augu
                            r"October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|"
                            r"Saturday|Sunday|The|A|An|My|Your|Our|As|With|I|I'm|Dear|Hi|Hey|This|That|It|"
                            r"It's|Please|Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|New|Old|"
-                           r"From|Since|Until|Till|Right|Only|Even|Also|Then|Starting)$")
+                           r"From|Since|Until|Till|Right|Only|Even|Also|Then|Starting|Finally|Made|Hit|Reached|"
+                           r"Got|Became|Unlocked|Earned|Achieved|Joined|Went|Moved)$")
 #: Said just before a level, these make it the old one ("从银卡升到金卡", "from Silver to Gold").
 _LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|之前是|以前是|\bfrom|\bwas|"
                                r"\bused to be)\s*(?:the\s+)?$", re.I)

@@ -231,3 +231,113 @@ def test_a_newer_untyped_statement_keeps_the_old_value_from_being_shown_as_curre
                      current_ids={name: {"cur"}})
     early.contest([_said("new", newer, T0 - timedelta(days=1))])
     assert not early.contested_current(cur)
+    # the statement is ranked with the rule hits and shown as the current value
+    assert view.newer_value(_said("new", newer, T0 + timedelta(days=3))) is True
+    assert view.newer_value(_said("remark", remark, T0 + timedelta(days=2))) is None
+
+
+# -- the contest is symmetric: a replaced level is never current, a newer one never hidden -------
+
+#: (the typed current level, a later statement of another level the write path may miss, a later
+#: unit naming another level without stating it, a question about the present, old, new)
+LEVELS = {
+    "zh-Hans": ("用户的会员等级是银卡", "刚冲上黑曜会员了", "黑曜会员的福利真不错，终于轮到我了",
+                "我现在是什么等级", "银卡", "黑曜"),
+    "zh-Hant": ("用戶的會員等級是銀卡", "剛衝上黑曜會員了", "黑曜會員的福利真不錯，終於輪到我了",
+                "我現在是什麼等級", "銀卡", "黑曜"),
+    "en": ("The user's membership level is Silver", "just hit Onyx tier!!",
+           "Onyx tier perks are great, finally", "what tier am I now", "Silver", "Onyx"),
+}
+
+
+@pytest.mark.parametrize("lang", list(LEVELS))
+def test_a_newer_level_contests_the_current_one_in_both_directions(lang: str) -> None:
+    from jiyi.recall.keyslots import SlotView
+
+    current, stated, named, _, _, _ = LEVELS[lang]
+    row = spec("membership")
+    assert row is not None
+    cur = _said("cur", current, T0)
+
+    def view() -> SlotView:
+        return SlotView(current_values=[(row, slot_values(row, cur), T0)],
+                        current_ids={"membership": {"cur"}})
+
+    weak = view()
+    assert weak.contest([cur, named_unit := _said("named", named, T0 + timedelta(days=3))])
+    assert weak.contested_current(cur)  # the old level is not presented as current ...
+    assert weak.newer_value(named_unit) is False  # ... nor the one only named
+    if lang == "en":  # "hit" states the level (a Chinese verb of reaching is no cue word here)
+        strong = view()
+        strong.contest([stated_unit := _said("stated", stated, T0 + timedelta(days=3))])
+        assert strong.contested_current(cur) and strong.newer_value(stated_unit) is True
+
+
+def test_a_verb_of_reaching_is_no_part_of_a_level() -> None:
+    row = spec("membership")
+    assert row is not None
+    assert slot_values(row, _unit("just hit Onyx tier!!")) == {"onyx"}
+    assert slot_values(row, _unit("finally made Onyx level lol")) == {"onyx"}
+    # the canonical sentence's level is the one after the label, in both scripts
+    assert slot_values(row, _unit("用户的会员等级是黑曜")) == {"黑曜"}
+    assert slot_values(row, _unit("用戶的會員等級是黑曜")) == {"黑曜"}
+    assert not names_other_value(slot_values(row, _unit("用户的会员等级是银卡")),
+                                 slot_values(row, _unit("我是银卡会员")))
+
+
+@pytest.mark.parametrize("lang", list(LEVELS))
+def test_a_level_named_after_the_current_one_is_shown_and_neither_is_current(
+        e5_mem: Memory, lang: str) -> None:
+    _, _, named, ask, old, new = LEVELS[lang]
+    first = {"zh-Hans": "我是银卡会员", "zh-Hant": "我是銀卡會員",
+             "en": "I'm a Silver member"}[lang]
+    _say(e5_mem, [first], T0, "s1")
+    _say(e5_mem, [named], T0 + timedelta(days=3), "s2")
+    hits = e5_mem.recall(ask, session_id="s3", user_id="u", as_of=LATER, k=5)
+    assert _with(hits[:3], new), [(h.unit.content, h.status) for h in hits]
+    assert not [h for h in _with(hits, old) if h.current], \
+        [(h.unit.content, h.status) for h in hits]
+
+
+# -- a question about a shipment's status asks for the order -------------------------------------
+
+@pytest.mark.parametrize("query", [
+    "我寄的那个快递现在到哪一步了", "上回查的那单出库了没", "这笔有动静没",
+    "我買的東西寄出了嗎", "之前說的那筆處理好了沒", "我的包裹現在什麼狀態",
+    "has my box been dispatched yet?", "any update on my last purchase", "where is my parcel now",
+])
+def test_a_question_about_a_shipments_status_asks_for_the_order(query: str) -> None:
+    intent = slot_intent(query)
+    assert intent is not None and intent.slots[0] == "order", intent
+
+
+@pytest.mark.parametrize(("query", "not_slot"), [
+    ("我的快递寄到哪了", "order"),  # where it is sent: the address
+    ("Where are my parcels shipped to these days?", "order"),
+    ("我的退款到哪一步了", "order"),  # a refund is no order
+    ("那个怎么样了", "order"),  # a pointer back without a thing of an order
+    ("Did Ana's parcel arrive?", "order"),  # someone else's
+])
+def test_a_status_look_alike_does_not_ask_for_the_order(query: str, not_slot: str) -> None:
+    intent = slot_intent(query)
+    assert intent is None or intent.slots[0] != not_slot, intent
+
+
+ORDERS = {
+    "zh-Hans": ("订单号是JD20260503118，麻烦帮我盯一下", "你们周末几点下班？", "我那单现在啥状态了",
+                "JD20260503118"),
+    "zh-Hant": ("訂單編號TW5520331874，幫我看一下", "你們週末幾點下班？", "上次問的那筆出貨了沒",
+                "TW5520331874"),
+    "en": ("order ORD-55120337 still hasn't moved", "what time do you close on weekends?",
+           "has my parcel been dispatched yet", "ORD-55120337"),
+}
+
+
+@pytest.mark.parametrize("lang", list(ORDERS))
+def test_a_status_question_finds_the_order_said_sessions_before(e5_mem: Memory, lang: str
+                                                               ) -> None:
+    said, noise, ask, order = ORDERS[lang]
+    _say(e5_mem, [said], T0, "s1")
+    _say(e5_mem, [noise], T0 + timedelta(days=2), "s2")
+    hits = e5_mem.recall(ask, session_id="s3", user_id="u", as_of=LATER, k=5)
+    assert _with(hits[:2], order), [h.unit.content for h in hits]

@@ -295,12 +295,13 @@ class _Context:
             self.fetch(ids)
             replaced = self.replaced_slots(ids)
             view = self.view
-            if view is not None and view.current_values and not self.past:
-                before = len(view.contested)
-                view.contest([u for i in ids if (u := self.units.get(i)) is not None
-                              and unit_status(u, self.request.as_of) == "current"])
-                if len(view.contested) != before:
-                    self.forget_scores()  # a slot's current unit is contested now
+            if view is not None and view.current_values and not self.past and view.contest(
+                    [u for i in ids if (u := self.units.get(i)) is not None
+                     and unit_status(u, self.request.as_of) == "current"]):
+                # a slot's current unit is contested now, by units ranked with the rule hits
+                self.rule_ids = list(dict.fromkeys([*self.rule_ids, *view.newer]))
+                self._basis_cache = None
+                self.forget_scores()
         with recall_stage("rerank"):
             return self._score(ids, episode, replaced, extra)
 
@@ -380,6 +381,10 @@ class _Context:
         elif view is not None and status == "current" and rule \
                 and view.contested_current(unit):
             status = "superseded"  # a newer statement names another value: not claimed current
+        elif view is not None and status == "current" and rule \
+                and view.newer_value(unit) is not None:
+            if not view.newer_value(unit):
+                status = "superseded"  # names a newer value without stating it: not claimed
         elif view is not None and status == "current" and (
                 since := view.names_other(unit, rule)) is not None:
             if self.past:

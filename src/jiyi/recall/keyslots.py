@@ -59,14 +59,22 @@ class SlotView:
     #: slots a unit said after their current value names another value of (the write path
     #: may have missed a change): their current unit is then not presented as current
     contested: set[str] = field(default_factory=set)
+    #: the units that contest a slot (unit id -> whether it states the new value as the
+    #: user's): ranked with the rule hits, never hidden; shown as current only when it states it
+    newer: dict[str, bool] = field(default_factory=dict)
     #: the values each single-valued slot held before (its replaced units' values)
     earlier_values: dict[str, frozenset[str]] = field(default_factory=dict)
 
-    def newer_other(self, unit: MemoryUnit) -> str | None:
-        """The slot whose current value a unit said after it contradicts: it names another
-        value of the slot (an exact one for a phone, e-mail or address, else a value word),
-        as the user's own and as a statement of the slot (not a question, not a look-alike,
-        not someone else's). None when it contradicts none."""
+    def newer_other(self, unit: MemoryUnit) -> tuple[str, bool] | None:
+        """The slot whose current value a unit said after it contradicts, and whether the unit
+        states the new value: it names another value of the slot (an exact one for a phone,
+        e-mail or address, else a value word) as the user's own (not a question, not a
+        look-alike, not someone else's, not a value the slot held before). A clause-valued slot
+        is contradicted only by a statement of the slot ("以后下午三点到五点送吧", not "下午三点我
+        有个会"); a level is named only with its membership word, so naming another one
+        contradicts the current level even without a statement cue ("Legend tier perks are
+        nice, finally"): then neither level is presented as current. None when it contradicts
+        none."""
         if unit.id in self.stale_units or QUESTION.search(unit.content):
             return None
         for row, value, since in self.current_values:
@@ -80,17 +88,31 @@ class SlotView:
                 continue  # a value the slot held before ("my old number X is dead")
             if not owns(row.name, unit.content):
                 continue
-            if row.value_words is not None and not row.states(unit.content):
+            states = row.value_words is None or row.states(unit.content)
+            if not states and row.value != "level":
                 continue
-            return row.name
+            return row.name, states
         return None
 
-    def contest(self, units: list[MemoryUnit]) -> None:
-        """Mark the slots whose current value a newer unit among ``units`` contradicts."""
+    def contest(self, units: list[MemoryUnit]) -> bool:
+        """Mark the slots whose current value a newer unit among ``units`` contradicts, and
+        the units that do; True when a unit was marked now."""
+        marked = False
         for unit in units:
-            name = self.newer_other(unit)
-            if name is not None:
-                self.contested.add(name)
+            if unit.id in self.newer:
+                continue
+            found = self.newer_other(unit)
+            if found is not None:
+                self.contested.add(found[0])
+                self.newer[unit.id] = found[1]
+                marked = True
+        return marked
+
+    def newer_value(self, unit: MemoryUnit) -> bool | None:
+        """For a unit that contradicts a slot's current value (:meth:`contest`): True when it
+        states the new value (shown as current), False when it only names it (shown, not as
+        current); None for any other unit."""
+        return self.newer.get(unit.id)
 
     def contested_current(self, unit: MemoryUnit) -> bool:
         """The unit is a contested slot's current value: shown, not as current."""

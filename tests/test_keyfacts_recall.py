@@ -341,3 +341,24 @@ def test_a_status_question_finds_the_order_said_sessions_before(e5_mem: Memory, 
     _say(e5_mem, [noise], T0 + timedelta(days=2), "s2")
     hits = e5_mem.recall(ask, session_id="s3", user_id="u", as_of=LATER, k=5)
     assert _with(hits[:2], order), [h.unit.content for h in hits]
+
+
+# -- a question about an earlier value, without "my" -----------------------------------------------
+
+@pytest.mark.parametrize(("query", "slot"), [
+    ("换邮箱前留的是哪个邮箱", "email"), ("以前留给你们的号码是多少", "phone"),
+    ("改電話前那支號碼是幾號", "phone"), ("搬家前留的地址是哪裡", "address"),
+    ("can you pull up the prior # you had for me", "phone"),
+    ("the old cell # I gave you, what was it", "phone"),
+])
+def test_a_question_about_an_earlier_value_finds_its_slot_and_asks_for_the_past(
+        query: str, slot: str) -> None:
+    from jiyi.recall.keyslots import asks_earlier
+
+    intent = slot_intent(query)
+    assert intent is not None and intent.slots[0] == slot, intent
+    assert asks_earlier(query)
+
+
+def test_the_shops_own_number_is_not_the_users() -> None:
+    assert slot_intent("你们的客服电话是多少") is None

@@ -159,7 +159,8 @@ class SlotView:
 #: gave you first"): read only once the question names a slot, so general recall is unchanged.
 _EARLIER = re.compile(
     r"之前|以前|原来|原本|旧|最早|最初|上一|老的|搬家前|换号前|改号前|换之前|改之前|"
-    r"\b(?:before|first|originally|original|old|previous|previously|used to|earlier|former)\b")
+    r"(?:改|换|变|搬)[^，,。？?!！\s]{0,4}前(?![天日])|"
+    r"\b(?:before|first|originally|original|old|previous|previously|prior|used to|earlier|former)\b")
 
 
 #: "之前" / "before" said of the telling, not of the value ("我之前跟你们说的收货时间", "what

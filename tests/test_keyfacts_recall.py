@@ -362,3 +362,9 @@ def test_a_question_about_an_earlier_value_finds_its_slot_and_asks_for_the_past(
 
 def test_the_shops_own_number_is_not_the_users() -> None:
     assert slot_intent("你们的客服电话是多少") is None
+
+
+@pytest.mark.parametrize("query", ["付款时哪张还能用", "買單能用哪張，要沒過期的", "which ones haven't expired yet?"])
+def test_a_question_about_what_has_not_expired_asks_for_the_coupons(query: str) -> None:
+    intent = slot_intent(query)
+    assert intent is not None and intent.slots[0] == "coupon", intent

@@ -368,3 +368,16 @@ def test_the_shops_own_number_is_not_the_users() -> None:
 def test_a_question_about_what_has_not_expired_asks_for_the_coupons(query: str) -> None:
     intent = slot_intent(query)
     assert intent is not None and intent.slots[0] == "coupon", intent
+
+
+@pytest.mark.parametrize("remark", ["我是用信用卡付的", "我是用銀行卡付的", "paid with my Visa card"])
+def test_a_card_that_is_no_level_contests_nothing(remark: str) -> None:
+    from jiyi.recall.keyslots import SlotView
+
+    row = spec("membership")
+    assert row is not None
+    cur = _said("cur", "用户的会员等级是金卡", T0)
+    view = SlotView(current_values=[(row, slot_values(row, cur), T0)],
+                    current_ids={"membership": {"cur"}})
+    assert not view.contest([_said("card", remark, T0 + timedelta(days=1))])
+    assert not view.contested_current(cur)

@@ -71,10 +71,10 @@ class SlotView:
         e-mail or address, else a value word) as the user's own (not a question, not a
         look-alike, not someone else's, not a value the slot held before). A clause-valued slot
         is contradicted only by a statement of the slot ("以后下午三点到五点送吧", not "下午三点我
-        有个会"); a level is named only with its membership word, so naming another one
+        有个会"); a level named in the row's value words (a name with its membership word)
         contradicts the current level even without a statement cue ("Legend tier perks are
-        nice, finally"): then neither level is presented as current. None when it contradicts
-        none."""
+        nice, finally"; not "用信用卡付的"): then neither level is presented as current. None
+        when it contradicts none."""
         if unit.id in self.stale_units or QUESTION.search(unit.content):
             return None
         for row, value, since in self.current_values:
@@ -89,8 +89,9 @@ class SlotView:
             if not owns(row.name, unit.content):
                 continue
             states = row.value_words is None or row.states(unit.content)
-            if not states and row.value != "level":
-                continue
+            if not states and not (row.value == "level" and row.value_words is not None
+                                   and row.value_words.search(unit.content)):
+                continue  # a remark naming a time; a credit card is no level
             return row.name, states
         return None
 

@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import Literal
 
 from ..units import Entity
+from . import slotwords as sw
 from .lexicon import (
     CITIES_EN,
     CITIES_ZH,
@@ -89,9 +90,8 @@ _CUED_DIGITS = re.compile(_at("0-9") + _NB + r"\d(?:[ \-.]?\d){8,11}" + _NA)
 #: the order's, never a phone.
 _ORDER_WORD_AFTER = re.compile(r"\s*(?:呢|這|这|嗰|那|個|个)?\s*(?:張|张|筆|笔)?\s*(?:訂單|订单|單|单)(?!位)")
 _PHONE_CUE = re.compile(
-    r"(?:手机|手機|电话|電話|号码|號碼|新号|新號|换号|換號|门号|門號|联系方式|聯繫方式|聯絡方式|联络|聯絡|致电|致電|"
-    r"打给我|打給我|打我|撥|拨|打\s*$|SIM|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact|"
-    r"\b(?:num|ph|tel|mob|hp)\b|\b(?:new|my)\s*#)",
+    "(?:" + sw.alternation(sw.PHONE_ZH, sw.PHONE_CUE_ZH, sw.PHONE_EN, ("call",))
+    + r"|打\s*$|\b(?:num|ph|tel|mob|hp)\b|\b(?:new|my)\s*#)",
     re.I)
 #: Said right after a bare 8-digit number, these make it a phone ("现在用9384 3997，有事打这支").
 _PHONE_CUE_AFTER = re.compile(

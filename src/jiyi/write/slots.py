@@ -19,6 +19,7 @@ from datetime import datetime
 
 from ..keyfacts.asking import asks_value
 from ..keyfacts.schema import dated_thing, spec, third_party
+from ..text import slotwords as sw
 from ..text.segment import to_simplified
 from ..units import Entity
 from .filler import content_left
@@ -30,17 +31,14 @@ _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|�
 #: Words saying a value changed or is new: they also make a clause without "我"/"my" the
 #: speaker's own ("剛升金卡會員", "搬到深圳了", "new number: ...").
 CHANGE_WORDS = re.compile(
-    r"变了|變了|换了|換了|改了|变咗|變咗|换咗|換咗|改咗|转咗|轉咗|升咗|更新|现在用|現在用|而家用|改用|换用|換用|被盗|被盜|被黑|改成|改为|改為|换成|換成|变成|變成|现在是|現在是|目前是|新号|新號|新的|"
-    r"新手机|新手機|新电话|新電話|新地址|新邮箱|新郵箱|旧的|舊的|停机|停機|不用了|之前的|之前那个|之前那個|"
-    r"原来的|原來的|以前的|作废|作廢|注销|註銷|升级|升級|升到|升为|升為|"
-    r"升成|剛升|刚升|降级|降級|降到|降为|降為|成为|成為|搬到|搬去|搬家|搬来|搬來|以后|以後|往后|往後|今后|今後|"
-    r"\b(?:changed|change|new|now|updated?|switched|moved|moving|relocated|upgraded|downgraded|bumped|"
-    r"promoted|became|no longer|anymore|old one|old number|from now on|going forward|dead|hacked|"
-    r"compromised|stolen|"
-    r"disconnected|out of service|inactive|stopped working|deactivated|cancell?ed)\b", re.I)
-_PHONE_WORDS = re.compile(
-    r"手机|手機|电话|電話|号码|號碼|联系方式|聯繫方式|聯絡方式|联络|聯絡|换号|換號|新号|新號|打这个|打這個|"
-    r"打我|打给我|打給我|的号是|的號是|撥|拨|\b(?:phone|number|cell|mobile|call me|reach me|text me|whatsapp|contact)\b", re.I)
+    sw.alternation(sw.CHANGED_ZH, sw.USING_NOW_ZH, sw.BROKEN_ZH, sw.CHANGED_TO_ZH, sw.IS_NOW_ZH,
+                   sw.NEW_ZH, sw.RETIRED_ZH, sw.FORMER_ZH, sw.LEVEL_MOVED_ZH, sw.MOVED_ZH,
+                   sw.FROM_NOW_ON_ZH) + "|"
+    + sw.en_words(sw.CHANGED_EN, sw.NEW_EN, sw.IS_NOW_EN, sw.MOVED_EN, sw.LEVEL_MOVED_EN,
+                  sw.RETIRED_EN, sw.FORMER_EN, sw.FROM_NOW_ON_EN, sw.BROKEN_EN,
+                  sw.OUT_OF_SERVICE_EN), re.I)
+_PHONE_WORDS = re.compile(sw.alternation(sw.PHONE_ZH, sw.PHONE_MINE_ZH) + "|"
+                          + sw.en_words(sw.PHONE_EN, sw.PHONE_MINE_EN), re.I)
 #: Said right before a number, these make it one to call ("text or call (439) 648-2603").
 _CALL_BEFORE = re.compile(r"\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?\s*[:：]?\s*$", re.I)
 #: The number is how to reach the speaker ("快递员联系我就打…", "you'll get me on…"): theirs even
@@ -334,29 +332,21 @@ def level_mention(clause: str) -> tuple[str, int] | None:
 
 #: Words that retire a value ("原来的…停机了", "I don't use … anymore") and words that then
 #: introduce the current one ("现在是", "new one").
-_OLD = re.compile(
-    r"不用了|不用|停机|停機|停用|注销|註銷|作废|作廢|旧的|舊的|旧号|舊號|旧邮箱|舊郵箱|旧地址|舊地址|原来|原來|原本|"
-    r"舊嗰|旧嗰|舊個|旧个|唔住|冇住|唔再用|"
-    r"之前|以前|不是我的|不再|满了|滿了|不住|没住|沒住|不寄|别寄|別寄|别送|別送|不要寄|不要送|"
-    r"\b(?:old|anymore|any more|no longer|previous|used to|dead|"
-    r"disconnected|not mine|isn't mine|stopped|cancell?ed|don't use|do not use)\b", re.I)
-_NOW = re.compile(r"现在|現在|新的|新号|新號|改成|改为|改為|换成|換成|以后|以後|今后|今後|\b(?:now|new|"
-                  r"instead|switch|change|from now on)\b", re.I)
+_OLD = re.compile(sw.alternation(sw.RETIRED_ZH, sw.NOT_ANY_MORE_ZH, sw.PAST_ZH) + "|"
+                  + sw.en_words(sw.RETIRED_EN, sw.NOT_ANY_MORE_EN, sw.PAST_EN), re.I)
+_NOW = re.compile(sw.alternation(sw.CURRENT_ZH) + "|" + sw.en_words(sw.CURRENT_EN), re.I)
 
 
 #: Said after a value, these say it stopped working ("X那个邮箱被盗了", "X's been hacked"): retired
 #: like :data:`_OLD`; before a value they may be the reason for a new one ("号码丢了，补了张卡…").
-_GONE = re.compile(
-    r"被盗|被盜|被黑|盗号|盜號|用不了|不能用了|登不上|登唔到|收不到|唔用|冇用|停咗|冇再用|失效|"
-    r"\b(?:hacked|compromised|stolen|deactivated|bounc\w*|not working|doesn't work|don't work|"
-    r"no good|gone)\b", re.I)
+_GONE = re.compile(sw.alternation(sw.BROKEN_ZH, sw.BROKEN_AFTER_ZH) + "|"
+                   + sw.en_words(sw.BROKEN_EN, sw.BROKEN_AFTER_EN), re.I)
 
 
 #: Said after a value, these retire *another* one: the value itself is the new one ("just
 #: moved to X so don't use the old one", "X now, the lease on the old flat ran out").
 _OTHER_OLD = re.compile(
-    r"旧的|舊的|旧地址|舊地址|旧号|舊號|旧邮箱|舊郵箱|老的|原来那|原來那|之前那|以前那|原先那|原址|旧址|舊址|"
-    r"\b(?:the|my|that) (?:old|previous|former|other) \w+", re.I)
+    sw.alternation(sw.OTHER_OLD_ZH) + r"|\b(?:the|my|that) (?:old|previous|former|other) \w+", re.I)
 
 
 #: "X is my old number", "X是旧的": the value itself is the old one.

@@ -82,7 +82,9 @@ OUT_OF_SERVICE_EN: tuple[str, ...] = (
 #: Stopped working, said after the value only ("X登不上了", "X bounces").
 BROKEN_AFTER_ZH: tuple[str, ...] = (
     "盗号", "盜號", "用不了", "不能用了", "登不上", "登唔到", "收不到", "唔用", "冇用", "停咗", "冇再用",
-    "失效",
+    "失效", "打不通", "打唔通", "登入不了", "登不进", "登不進", "登唔入",
+    # no signal ("没信号", "木有信號", "冇訊號")
+    "(?:没|沒|木|冇|無|无)有?(?:信号|信號|訊號)",
 )
 BROKEN_AFTER_EN: tuple[str, ...] = (
     r"bounc\w*", "not working", "doesn't work", "don't work", "no good", "gone",
@@ -93,6 +95,11 @@ NOT_ANY_MORE_ZH: tuple[str, ...] = (
     "不用", "停用", "旧号", "舊號", "旧邮箱", "舊郵箱", "旧地址", "舊地址", "舊嗰", "旧嗰", "舊個",
     "旧个", "唔住", "冇住", "唔再用", "不是我的", "不再", "满了", "滿了", "不住", "没住", "沒住",
     "不寄", "别寄", "別寄", "别送", "別送", "不要寄", "不要送",
+    # no longer opened or read ("那个邮箱我不开了"), not in use
+    "不开了", "不開了", "不看了", "没在用", "沒在用", "冇再開", "冇再开",
+    # asked not to be used again ("别再寄…", "不要再打…", "…别打了"): never "别寄错了"
+    "(?:别|別|不要|唔好|勿)再(?:寄|送|发|發|打|用|找|联系|聯繫|聯絡)(?![错錯])",
+    "(?:别|別|不要|唔好)(?:打|发|發|寄|送)(?:了|啦|喇|咯|囉)",
 )
 NOT_ANY_MORE_EN: tuple[str, ...] = (
     "any more", "not mine", "isn't mine", "stopped", "don't use", "do not use",
@@ -104,6 +111,15 @@ PAST_EN: tuple[str, ...] = ("old", "previous", "used to")
 OTHER_OLD_ZH: tuple[str, ...] = (
     "旧的", "舊的", "旧地址", "舊地址", "旧号", "舊號", "旧邮箱", "舊郵箱", "老的", "原来那", "原來那",
     "之前那", "以前那", "原先那", "原址", "旧址", "舊址",
+)
+#: Words of using a value ("打…", "寄…", "send it to …"): after a retiring word that belongs to
+#: an earlier value ("X不用了 改打Y"), they introduce the current one.
+USE_ZH: tuple[str, ...] = (
+    "打", "寄", "送", "发", "發", "用", "找", "联系", "聯繫", "聯絡", "传", "傳", "搬到", "搬去",
+)
+USE_EN: tuple[str, ...] = (
+    "call", "text", "ring", "send", "use", "email", "e-mail", "mail", "ship", "reach", "contact",
+    "try", "moved to",
 )
 #: The words that then introduce the current value ("现在", "改成", "instead").
 CURRENT_ZH: tuple[str, ...] = (

@@ -23,7 +23,7 @@ from ..keyfacts.asking import is_request
 from ..keyfacts.schema import schema
 from ..text.entities import ID_KINDS, ID_LABELS, extract_entities, extract_entities_and_times
 from ..text.secrets import redact
-from ..text.segment import detect_language, has_cjk
+from ..text.segment import detect_language, has_cjk, script_of_text
 from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
 from . import idfacts
 from .classify import classify, is_confirmation
@@ -157,6 +157,9 @@ def _pieces_for_sentence(
     pieces = _id_pieces(sent_text, local, ids, spans, entities, times, start, lang)
     covered = _ids_worded(sent_text, start, entities, ids)
     asked = _TAG_QUESTION.search(sent_text) is not None  # "I'm a Silver member, right?"
+    # a slot fact in a clause of neither script ("寄kevin@…") is written in the turn's
+    slot_lang = "hant" if lang == "zh" and script_of_text(
+        turn.text[:LANGUAGE_SNIFF_CHARS]) == "hant" else lang
     plans: list[MemoryType | None] = []
     slot_seen: set[str] = set()
     states_pref = turn.role == "user" and _states_a_clause_slot(sent_text)
@@ -181,7 +184,7 @@ def _pieces_for_sentence(
             and CHANGE_WORDS.search(sent_text[max(0, a - CUE_WINDOW_CHARS):b]) is not None
         facts = [] if asked and not told else [
             f for f in (_slot_facts if b <= CACHED_TEXT_CHARS else _slot_facts.__wrapped__)(
-                clause, tuple(c_local), turn.role, lang, turn.speaker, sent_text[:a])
+                clause, tuple(c_local), turn.role, slot_lang, turn.speaker, sent_text[:a])
             if f.slot not in slot_seen]
         for fact in facts:
             slot_seen.add(fact.slot)

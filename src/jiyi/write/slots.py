@@ -14,13 +14,14 @@ Validity: "这张券到5月3日有效", "valid until May 3", "有效期至2026�
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from ..keyfacts.asking import asks_value
 from ..keyfacts.schema import dated_thing, spec, third_party
 from ..text import slotwords as sw
-from ..text.segment import to_simplified
+from ..text.segment import script_of_text
 from ..units import Entity
 from .filler import content_left
 from .timeparse import TimeMatch
@@ -39,8 +40,10 @@ CHANGE_WORDS = re.compile(
                   sw.OUT_OF_SERVICE_EN), re.I)
 _PHONE_WORDS = re.compile(sw.alternation(sw.PHONE_ZH, sw.PHONE_MINE_ZH) + "|"
                           + sw.en_words(sw.PHONE_EN, sw.PHONE_MINE_EN), re.I)
-#: Said right before a number, these make it one to call ("text or call (439) 648-2603").
-_CALL_BEFORE = re.compile(r"\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?\s*[:：]?\s*$", re.I)
+#: Said right before a number, these make it one to call ("text or call (439) 648-2603",
+#: "改打0933…", "撥這支").
+_CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?|打|撥|拨|致电|致電)"
+                          r"\s*[:：]?\s*$", re.I)
 #: The number is how to reach the speaker ("快递员联系我就打…", "you'll get me on…"): theirs even
 #: when a third party is named ("让他打…找我").
 _REACH_ME = re.compile(
@@ -52,7 +55,7 @@ _SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|swit
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
     r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|家|屋|公司|办公|辦公|单位|單位|宿舍|"
-    r"\b(?:address\w*|ship\w*|deliver\w*|"
+    r"\b(?:address\w*|addy|addr|ship\w*|deliver\w*|"
     r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|place|home|house|flat|apartment|condo|"
     r"office|work|staying|stay|located|based|drop\w*|bring|parcels?|packages?|courier|post|mail|"
     r"go(?:es)? to|going to|forward\w*|redirect\w*|"
@@ -157,9 +160,21 @@ def _template(slot: str, value: str, lang: str, speaker: str | None) -> str:
     return row.render(value, lang, speaker)
 
 
+def _script(clause: str, lang: str) -> str:
+    """The script a slot fact is written in: the clause's own, or the turn's (``lang`` "hant":
+    a Traditional turn) when the clause has no character of either script ("寄kevin@…")."""
+    if lang not in ("zh", "hant"):
+        return lang
+    own = script_of_text(clause)
+    return "hant" if own == "hant" or (own == "" and lang == "hant") else "zh"
+
+
 def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
                speaker: str | None, before: str = "") -> list[SlotFact]:
     """Slot facts stated by the speaker about themselves in one clause.
+
+    ``lang``: "en", "zh" or "hant" (a turn written in Traditional: a fact in a clause of
+    neither script is written in Traditional).
 
     ``before``: the text of the sentence before this clause, where a cue may stand
     ("手机号变了哈，现在是62340143": the phone word is in the previous clause). A question
@@ -177,7 +192,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     def add(slot: str, value: str, entity: Entity | None) -> None:
         if slot not in seen:
             seen.add(slot)
-            script = "hant" if lang == "zh" and to_simplified(clause) != clause else lang
+            script = _script(clause, lang)
             out.append(SlotFact(slot, value, _template(slot, value, script, speaker), entity))
 
     near = before[-THIRD_PARTY_WINDOW_CHARS:]
@@ -185,7 +200,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     for e in entities:
         if asks_value(clause, e.start, e.end):
             continue  # "我现在的电话是13800138000吗？" asks; "can you change it to …?" states
-        if e.kind in ("phone", "email", "address") and _retired(clause, e):
+        if e.kind in ("phone", "email", "address") and _retired(
+                clause, e, [k for k in entities if k.kind == e.kind and k is not e]):
             continue  # "我不用X了", "X isn't mine anymore": the value being replaced
         # A third party owns the value only when named before it ("快递员的电话是…", "my
         # friend's number is…"); "我的手机号是…，快递员可以打这个电话" is still the user's own.
@@ -358,19 +374,33 @@ _IS_THE_OLD = re.compile(r"\s*(?:is|was|'s|are|were|是|为|為|就是|算是)",
 _FROM = re.compile(r"(?:由|从|從|自|\bfrom)\s*$", re.I)
 
 
-def _retired(clause: str, e: Entity) -> bool:
+#: Words of using a value: after a retiring word that belongs to an earlier value, they
+#: introduce this one ("X不用了 改打Y", "X那个不开了 寄Y", "X is dead, use Y").
+_USE = re.compile(sw.alternation(sw.USE_ZH) + "|" + sw.en_words(sw.USE_EN), re.I)
+
+
+def _retired(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
     """The clause says the value no longer holds: a retiring word after it ("X不用了", "X isn't
     mine anymore") that names no other value as the old one, before it with no word for the
-    current value in between ("原来的X"), or "from" right before it ("由X变更为Y")."""
+    current value in between ("原来的X"), or "from" right before it ("由X变更为Y").
+
+    ``kin``: the other values of the same kind in the clause. The words after the next of them
+    are that one's ("寄X 之前那个Y别寄了"); a retiring word after an earlier one is that one's
+    when a word of using a value comes between it and this value ("X不用了 改打Y": Y is the
+    current one)."""
     if _FROM.search(clause[max(0, e.start - 6):e.start]):
         return True
-    after = clause[e.end:]
+    nxt = min((k.start for k in kin if k.start >= e.end), default=len(clause))
+    after = clause[e.end:nxt]
     if (_OLD.search(after) or _GONE.search(after)) \
             and (_IS_THE_OLD.match(after) or not _OTHER_OLD.search(after)):
         return True
     before = clause[:max(0, e.start)]
     ends = [m.end() for m in _OLD.finditer(before)]
-    return bool(ends) and not _NOW.search(before[ends[-1]:])
+    if not ends or _NOW.search(before[ends[-1]:]):
+        return False
+    # "X那支不用了 改打Y", "之前那个X别打了 打Y": the retiring word is X's
+    return not (any(k.end <= ends[-1] for k in kin) and _USE.search(before[ends[-1]:][1:]))
 
 
 def _only(clause: str, e: Entity) -> bool:

@@ -267,6 +267,10 @@ _STREET_NUMBER = r"(?:[A-Za-z]{0,3}\d{1,3}(?:/\d{1,3})?)?"
 _ADDR_ZH = re.compile(r"[\u4e00-\u9fff]{2,18}?" + _STREET_NUMBER + r"(?:路|街|道|大道|巷|弄|胡同)(?:[东西南北東][一二三四五六七八九十\d]{0,3}段|[一二三四五六七八九十\d]{1,3}段)?(?:\d{1,4}[巷弄]){0,2}\s?[0-9一二三四五六七八九十百]+\s?[号號]院?"
                       + _ADDR_UNIT + _ADDR_BUILDING + _ADDR_UNIT)
 _ADDR_LEAD = re.compile(r"^.*?(?:地址是|地址为|地址為|地址[:：]?|住在|住址是|寄到|送到|搬到了?|搬去了?|位于|位於|改成|改为|改為|在|是)(?=.{4})")
+#: A verb or label of an address inside a matched run (a run-on turn: "…满额折扣搬到X",
+#: "…谢谢寄到X"): the address starts after the last one.
+_ADDR_AFTER_VERB = re.compile(r".*(?:地址是|地址为|地址為|地址[:：]|住址是|住在|寄到|寄去|送到|送去|发到|發到|"
+                              r"搬到了|搬到|搬去了|搬去|搬家到|搬咗去|改成|改为|改為)")
 #: Words that may stand before an address but are never part of it ("我住", "以后都送",
 #: "收货地址改成", "别再寄"): stripped from the front of a matched address, repeatedly.
 _ADDR_LEAD_WORDS = re.compile(
@@ -581,6 +585,9 @@ def _places(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         region = _REGION.search(raw, skip)
         if region and region.start() > skip and _ADDR_ZH.fullmatch(raw, region.start()) is not None:
             skip = region.start()  # "公司在上海市…" -> the address starts at the region
+        cut = _ADDR_AFTER_VERB.match(raw, skip)
+        if cut and _ADDR_ZH.fullmatch(raw, cut.end()) is not None:
+            skip = cut.end()  # "…有没有满额折扣搬到X": the address starts after the verb
         if len(raw) - skip < 4:
             cut = _ADDR_LEAD.match(raw)
             skip = cut.end() if cut else 0

@@ -60,6 +60,20 @@ LEVEL_MOVED_ZH: tuple[str, ...] = (
 )
 LEVEL_MOVED_EN: tuple[str, ...] = ("upgraded", "downgraded", "bumped", "promoted", "became")
 
+#: Moved to an address ("搬到…", "moved to …").
+MOVED_TO_ZH: tuple[str, ...] = ("搬到了", "搬到", "搬去了", "搬去", "搬家到", "搬咗去", "搬咗到")
+MOVED_TO_EN: tuple[str, ...] = ("moved to", "moving to", "relocated to")
+#: The nouns of single values, after "新"/"new" ("新邮箱", "new addy").
+VALUE_NOUNS_ZH: tuple[str, ...] = (
+    "邮箱", "郵箱", "信箱", "电邮", "電郵", "邮件地址", "郵件地址", "号码", "號碼", "手机号码", "手機號碼",
+    "手机号", "手機號", "手机", "手機", "电话", "電話", "门号", "門號", "号", "號", "地址", "住址",
+    "收件地址", "email", "e-mail", "Email", "E-mail",
+)
+VALUE_NOUNS_EN: tuple[str, ...] = (
+    "e-?mail(?: address)?", "address", "addy", "addr", "number", "phone(?: number)?", "mobile",
+    "cell", "place", "home",
+)
+
 # --- a value is retired --------------------------------------------------------------------
 
 #: Words that by themselves say a value no longer holds ("停机", "不用了", "no longer"): they

@@ -40,6 +40,13 @@ CHANGE_WORDS = re.compile(
                   sw.OUT_OF_SERVICE_EN), re.I)
 _PHONE_WORDS = re.compile(sw.alternation(sw.PHONE_ZH, sw.PHONE_MINE_ZH) + "|"
                           + sw.en_words(sw.PHONE_EN, sw.PHONE_MINE_EN), re.I)
+#: A new value labelled right before it ("新邮箱X", "新號碼：X", "new addy is X", "搬到X了") is
+#: stated, whatever question stands around it in a run-on turn ("…啥时候有活动啊新邮箱X 老的那个
+#: 登不上了…便宜点不").
+_STATED_BEFORE = re.compile(
+    r"(?:(?:新|\bnew\s+)(?:的\s*)?(?:" + sw.alternation(sw.VALUE_NOUNS_ZH) + "|"
+    + sw.en_words(sw.VALUE_NOUNS_EN) + r")|" + sw.alternation(sw.MOVED_TO_ZH) + "|"
+    + sw.en_words(sw.MOVED_TO_EN) + r")\s*(?:\bis\s+|[:：]\s*)?$", re.I)
 #: Said right before a number, these make it one to call ("text or call (439) 648-2603",
 #: "改打0933…", "撥這支").
 _CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?|打|撥|拨|致电|致電)"
@@ -198,7 +205,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     near = before[-THIRD_PARTY_WINDOW_CHARS:]
     prev_third = bool(_THIRD_PARTY.search(near)) and not _SELF.search(near)
     for e in entities:
-        if asks_value(clause, e.start, e.end):
+        labelled = _STATED_BEFORE.search(clause[:e.start]) is not None
+        if asks_value(clause, e.start, e.end) and not labelled:
             continue  # "我现在的电话是13800138000吗？" asks; "can you change it to …?" states
         if e.kind in ("phone", "email", "address") and _retired(
                 clause, e, [k for k in entities if k.kind == e.kind and k is not e]):
@@ -206,7 +214,10 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         # A third party owns the value only when named before it ("快递员的电话是…", "my
         # friend's number is…"); "我的手机号是…，快递员可以打这个电话" is still the user's own.
         lead = clause[:max(0, e.start)]
-        third = bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
+        # a new value labelled right before it ("…客服小姐姐挺好的…新邮箱X"): its holder is named
+        # close before the label, a third party further back in a run-on talks of something else
+        third = _others(lead) if labelled else \
+            bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
         if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)) \
                 and not (e.kind == "person" and _IS_ME.search(clause[e.end:])):
             continue

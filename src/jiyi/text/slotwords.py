@@ -36,7 +36,11 @@ CHANGED_ZH: tuple[str, ...] = (
 )
 CHANGED_EN: tuple[str, ...] = ("changed", "change", "updated?", "switched")
 #: Changed to a value ("改成…", "换成…").
-CHANGED_TO_ZH: tuple[str, ...] = ("改成", "改为", "改為", "换成", "換成", "变成", "變成")
+CHANGED_TO_ZH: tuple[str, ...] = (
+    "改成", "改为", "改為", "换成", "換成", "变成", "變成",
+    # changed to calling or sending to ("改打Y", "改寄到Y")
+    "改打", "改拨", "改撥", "改寄", "改送", "改发", "改發",
+)
 #: Now using a value ("现在用…", "改用…").
 USING_NOW_ZH: tuple[str, ...] = ("现在用", "現在用", "而家用", "改用", "换用", "換用")
 #: The value now ("现在是…", "now").
@@ -141,6 +145,16 @@ CURRENT_ZH: tuple[str, ...] = (
     "今后", "今後",
 )
 CURRENT_EN: tuple[str, ...] = ("now", "new", "instead", "switch", "change", "from now on")
+
+#: A correction of a value just said ("不对，是…", "写错了", "I mean …").
+CORRECTION_ZH: tuple[str, ...] = (
+    "不对", "不對", "唔係", "唔啱", "打错", "打錯", "写错", "寫錯", "说错", "說錯", "讲错", "講錯", "更正",
+    "更正一下", "应该是", "應該是",
+)
+CORRECTION_EN: tuple[str, ...] = (
+    "i mean", "sorry", "wait no", "actually", "correction", "typo", "oops", "scratch that",
+    "rather",
+)
 
 # --- a value wanted instead (a clause-valued slot: a delivery time, a channel) ---------------
 

@@ -40,7 +40,14 @@ from .compress import (
 )
 from .filler import content_left, filler_kind
 from .idfacts import find_ids, script_of
-from .slots import CHANGE_WORDS, CUE_WINDOW_CHARS, SlotFact, find_slots, validity_end
+from .slots import (
+    CHANGE_WORDS,
+    CUE_WINDOW_CHARS,
+    SlotFact,
+    current_between,
+    find_slots,
+    validity_end,
+)
 from .speaker import attribute_once
 from .timeparse import TimeMatch
 from .toolsum import ToolFact, summarise_tool
@@ -161,7 +168,7 @@ def _pieces_for_sentence(
     slot_lang = "hant" if lang == "zh" and script_of_text(
         turn.text[:LANGUAGE_SNIFF_CHARS]) == "hant" else lang
     plans: list[MemoryType | None] = []
-    slot_seen: set[str] = set()
+    slot_seen: dict[str, Entity | None] = {}  # slot -> its value (in the sentence)
     states_pref = turn.role == "user" and _states_a_clause_slot(sent_text)
     said_clauses = sum(1 for a, b in spans if not _TAG_ONLY.fullmatch(sent_text[a:b]))
     any_split = False
@@ -185,9 +192,12 @@ def _pieces_for_sentence(
         facts = [] if asked and not told else [
             f for f in (_slot_facts if b <= CACHED_TEXT_CHARS else _slot_facts.__wrapped__)(
                 clause, tuple(c_local), turn.role, slot_lang, turn.speaker, sent_text[:a])
-            if f.slot not in slot_seen]
+            if f.slot not in slot_seen or current_between(
+                sent_text, slot_seen[f.slot], f.entity and _shift(f.entity, -a))]
         for fact in facts:
-            slot_seen.add(fact.slot)
+            # a later value the words say is current ("X，不对，是Y") is written after the first:
+            # placing the turn, it supersedes it (the first stays, as history)
+            slot_seen[fact.slot] = fact.entity and _shift(fact.entity, -a)
             ent = next((entities[i] for i, e in enumerate(local)
                         if fact.entity is not None and e.start == fact.entity.start + a), None)
             slot_name = f"{fact.slot}@{turn.speaker.casefold()}" if turn.speaker else fact.slot

@@ -197,10 +197,14 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     seen: set[str] = set()
 
     def add(slot: str, value: str, entity: Entity | None) -> None:
+        fact = SlotFact(slot, value, _template(slot, value, _script(clause, lang), speaker), entity)
         if slot not in seen:
             seen.add(slot)
-            script = _script(clause, lang)
-            out.append(SlotFact(slot, value, _template(slot, value, script, speaker), entity))
+            out.append(fact)
+            return
+        i = next(i for i, f in enumerate(out) if f.slot == slot)
+        if current_between(clause, out[i].entity, entity):
+            out[i] = fact  # "X，不对，是Y", "X for now, from next week Y"
 
     near = before[-THIRD_PARTY_WINDOW_CHARS:]
     prev_third = bool(_THIRD_PARTY.search(near)) and not _SELF.search(near)
@@ -412,6 +416,22 @@ def _retired(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
         return False
     # "X那支不用了 改打Y", "之前那个X别打了 打Y": the retiring word is X's
     return not (any(k.end <= ends[-1] for k in kin) and _USE.search(before[ends[-1]:][1:]))
+
+
+#: Words that correct a value just said ("不对，是…", "打错了", "I mean …", "wait no").
+_CORRECTION = re.compile(sw.alternation(sw.CORRECTION_ZH) + "|" + sw.en_words(sw.CORRECTION_EN),
+                         re.I)
+
+
+def current_between(clause: str, first: Entity | None, then: Entity | None) -> bool:
+    """Two values of one slot in a clause: the later one is the current one when the words
+    between them say so (a word for the current value, a change or a correction: "X，现在改成Y",
+    "X, I mean Y"); otherwise the first stands."""
+    if first is None or then is None or then.start < first.end:
+        return False
+    between = clause[first.end:then.start]
+    return bool(_NOW.search(between) or CHANGE_WORDS.search(between)
+                or _CORRECTION.search(between))
 
 
 def _only(clause: str, e: Entity) -> bool:

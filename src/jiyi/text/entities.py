@@ -195,7 +195,7 @@ _AMOUNT_SUF = re.compile(
 
 _SURNAME_FIRSTS = "".join(sorted({*SURNAMES, *(s[0] for s in SURNAMES_MULTI)}))
 _ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
-_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在") + r"(?:我叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在俺") + r"(?:我叫|俺叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 #: A name given for the account or the parcel ("收件人寫鄭凱文", "登记的名字写李娜", "名字…是郭佳怡"),
 #: or a caller naming themselves ("罗志强这边").
 _ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
@@ -211,9 +211,11 @@ _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHh") + r"(?:[Mm]y name is|[Mm]y
                        r"[Mm]yself|(?:[Aa]ccount|[Cc]ard)[ -]?[Hh]older is|[Hh]older is|"
                        r"(?:[Pp]ut|[Kk]eep|[Bb]ook|[Rr]egister)\s+(?:it|the \w+|everything|this|that)\s+under)\s+"
                        + _EN_NAME + r"(?![A-Za-z])")
-#: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting.
+#: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting; in
+#: a run-on chat turn before a chat word ("g'day, Tom Reed here lol ok …").
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
-                          + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—]))")
+                          + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—])|\s+(?:lol|haha|lmao|"
+                          r"ok|okay|thx|thanks|ty|pls|btw)\b)")
 #: "it's Megan Fletcher again", "Um, it's Isabel Ortega?": a first name and a surname after
 #: "it's" that end the clause or come before again/here/speaking/calling.
 _EN_ITS = re.compile(_at("Ii") + r"\b[Ii]t(?:'s|’s| is)\s+(" + _EN_WORD + r"[ \-]" + _EN_WORD

@@ -182,7 +182,7 @@ PHONE_EN: tuple[str, ...] = (
     "phone", "number", "cell", "mobile", "reach me", "text me", "whatsapp", "contact",
 )
 #: Phone words the entity recogniser also reads before a number ("门号", "致电", "SIM").
-PHONE_CUE_ZH: tuple[str, ...] = ("门号", "門號", "致电", "致電", "SIM")
+PHONE_CUE_ZH: tuple[str, ...] = ("门号", "門號", "致电", "致電", "SIM", "打返", "打番")
 #: Phone words that make a number the speaker's ("打这个", "的号是", "call me").
 PHONE_MINE_ZH: tuple[str, ...] = ("打这个", "打這個", "的号是", "的號是")
 PHONE_MINE_EN: tuple[str, ...] = ("call me",)

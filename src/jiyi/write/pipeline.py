@@ -164,9 +164,10 @@ def _pieces_for_sentence(
     pieces = _id_pieces(sent_text, local, ids, spans, entities, times, start, lang)
     covered = _ids_worded(sent_text, start, entities, ids)
     asked = _TAG_QUESTION.search(sent_text) is not None  # "I'm a Silver member, right?"
-    # a slot fact in a clause of neither script ("寄kevin@…") is written in the turn's
-    slot_lang = "hant" if lang == "zh" and script_of_text(
-        turn.text[:LANGUAGE_SNIFF_CHARS]) == "hant" else lang
+    # a slot fact in a clause of neither script ("寄kevin@…") is written in its sentence's, or
+    # when that has neither either, in the turn's
+    slot_lang = "hant" if lang == "zh" and (script_of_text(sent_text) or script_of_text(
+        turn.text[:LANGUAGE_SNIFF_CHARS])) == "hant" else lang
     plans: list[MemoryType | None] = []
     slot_seen: dict[str, Entity | None] = {}  # slot -> its value (in the sentence)
     states_pref = turn.role == "user" and _states_a_clause_slot(sent_text)

@@ -49,7 +49,7 @@ _STATED_BEFORE = re.compile(
     + sw.en_words(sw.MOVED_TO_EN) + r")\s*(?:\bis\s+|[:：]\s*)?$", re.I)
 #: Said right before a number, these make it one to call ("text or call (439) 648-2603",
 #: "改打0933…", "撥這支").
-_CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?|打|撥|拨|致电|致電)"
+_CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?|打|打返|打番|撥|拨|致电|致電)"
                           r"\s*[:：]?\s*$", re.I)
 #: The number is how to reach the speaker ("快递员联系我就打…", "you'll get me on…"): theirs even
 #: when a third party is named ("让他打…找我").
@@ -73,7 +73,7 @@ _CITY_WORDS = re.compile(
     r"\b(?:live in|living in|lives in|moved to|move to|moving to|relocated to|based in|reside in)\b", re.I)
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
-    r"我叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
+    r"我叫|俺叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
     r"我嘅名|敝人|在下|本人|姓名|这边|這邊|\b(?:my name|call me|I'm|I am|it's|it is|this is|"
     r"real name|name on|account is under|under the name|addressed to|recipient|myself|"
     r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book) (?:it|the \w+|everything) under)\b|"

@@ -49,6 +49,14 @@ def _slots(turn: str) -> dict[str, list[str]]:
      "tom.h@aol.com"),
     ("sam@old.io stopped working ages ago, send stuff to sam@new.io", "email", "sam@new.io",
      "sam@old.io"),
+    ("stop shipping to 8 Ash Road, Bristol BS1 4DJ please, I'm at 21 Mill Lane, Bath BA1 1AA now",
+     "address", "21 Mill Lane", "Ash Road"),
+    ("my old mobile 212-555-0147 got cut off so text 212-555-0190 instead", "phone",
+     "212-555-0190", "212-555-0147"),
+    ("别往武汉市洪山区珞喻路10号寄了 现在寄武汉市江汉区解放大道20号", "address", "解放大道20号",
+     "珞喻路"),
+    ("不要往台中市北區三民路三段5號送了 以後送台中市南屯區公益路二段8號", "address", "公益路二段8號",
+     "三民路"),
 ])
 def test_the_retired_value_is_never_written_and_the_other_one_is(
         turn: str, slot: str, new: str, old: str) -> None:

@@ -105,7 +105,8 @@ BROKEN_AFTER_ZH: tuple[str, ...] = (
     "(?:没|沒|木|冇|無|无)有?(?:信号|信號|訊號)",
 )
 BROKEN_AFTER_EN: tuple[str, ...] = (
-    r"bounc\w*", "not working", "doesn't work", "don't work", "no good", "gone",
+    r"bounc\w*", "not working", "doesn't work", "don't work", "no good", "gone", "cut off",
+    "shut down", "got blocked",
 )
 #: Not used any more, not the speaker's, not lived at, not to be sent to ("不再", "不住",
 #: "别寄", "not mine"): retire the value they stand by.
@@ -118,9 +119,11 @@ NOT_ANY_MORE_ZH: tuple[str, ...] = (
     # asked not to be used again ("别再寄…", "不要再打…", "…别打了"): never "别寄错了"
     "(?:别|別|不要|唔好|勿)再(?:寄|送|发|發|打|用|找|联系|聯繫|聯絡)(?![错錯])",
     "(?:别|別|不要|唔好)(?:打|发|發|寄|送)(?:了|啦|喇|咯|囉)",
+    "(?:别|別|不要|唔好|勿)再?(?:往|寄到|送到|发到|發到|寄去|送去)",
 )
 NOT_ANY_MORE_EN: tuple[str, ...] = (
     "any more", "not mine", "isn't mine", "stopped", "don't use", "do not use",
+    r"stop (?:using|sending|shipping|mailing|posting|calling|texting)\w*", "no more",
 )
 #: Before or in time ("之前", "原来", "previous", "used to").
 PAST_ZH: tuple[str, ...] = ("原来", "原來", "原本", "之前", "以前")

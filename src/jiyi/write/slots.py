@@ -414,8 +414,10 @@ def _retired(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
     ends = [m.end() for m in _OLD.finditer(before)]
     if not ends or _NOW.search(before[ends[-1]:]):
         return False
-    # "X那支不用了 改打Y", "之前那个X别打了 打Y": the retiring word is X's
-    return not (any(k.end <= ends[-1] for k in kin) and _USE.search(before[ends[-1]:][1:]))
+    # "X那支不用了 改打Y", "之前那个X别打了 打Y": the retiring word is X's; so it is when X
+    # stands between it and this value ("stop sending to X - I'm at Y now")
+    return not ((any(k.end <= ends[-1] for k in kin) and _USE.search(before[ends[-1]:][1:]))
+                or any(ends[-1] <= k.start and k.end <= e.start for k in kin))
 
 
 #: Words that correct a value just said ("不对，是…", "打错了", "I mean …", "wait no").

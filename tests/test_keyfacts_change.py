@@ -14,6 +14,7 @@ import pytest
 
 from jiyi import Hit, Memory
 from jiyi.keyfacts.schema import base_name
+from jiyi.store.base import Scope
 from jiyi.text import slotwords as sw
 from jiyi.text.entities import extract_entities
 from jiyi.text.segment import script_of_text
@@ -175,3 +176,18 @@ def test_end_to_end_the_new_value_is_current_and_the_old_never(
     current = [h.unit.content for h in hits if h.current]
     assert any(new.replace("號", "号") in c.replace("號", "号") for c in current), current
     assert not [c for c in current if old in c and new not in c], current
+
+
+@pytest.mark.parametrize(("turn", "current", "replaced"), [
+    ("我的邮箱是ab.c@qq.com，不对，是ab.d@qq.com", "ab.d@qq.com", "ab.c@qq.com"),
+    ("手機先記0912 111 222。下週起改打0933 444 555。", "0933 444 555", "0912 111 222"),
+    ("My email is jo@mail.com. Sorry, I mean it's jo2@mail.com now.", "jo2@mail.com", "jo@mail.com"),
+])
+def test_the_later_value_of_one_turn_supersedes_the_earlier(any_mem: Memory, turn: str,
+                                                           current: str, replaced: str) -> None:
+    any_mem.ingest(turn, session_id="s", user_id="u", at=T0, role="user")
+    units = any_mem.store.find_units(Scope("u", None), as_of=T0 + timedelta(days=1))
+    slot = [u for u in units if u.slot in ("email", "phone")]
+    assert len(slot) == 1 and current in slot[0].content, [u.content for u in slot]
+    old = any_mem.store.get_units([slot[0].supersedes] if slot[0].supersedes else [])
+    assert old and replaced in old[0].content and old[0].invalidated_at is not None, old

@@ -75,6 +75,16 @@ def test_a_warning_not_to_get_it_wrong_retires_nothing(turn: str) -> None:
     assert "email" in found and "lin.y@qq.com" in found["email"][0], found
 
 
+@pytest.mark.parametrize("turn", [
+    "以后包裹都送西安市雁塔区小寨东路6号 别再往老地方寄了",
+    "以後包裹都送台北市松山區八德路四段7號 不要再寄舊地址了",
+    "ship everything to 5 Oak Lane, Hull HU1 2AA from now on, nothing to the old address anymore",
+])
+def test_retiring_the_old_place_after_the_new_one_keeps_the_new_one(turn: str) -> None:
+    found = _slots(turn)
+    assert "address" in found and any(w in found["address"][0] for w in ("号", "號", "Oak")), found
+
+
 @pytest.mark.parametrize(("turn", "slot", "current"), [
     ("我的邮箱是ab.c@qq.com，不对，是ab.d@qq.com", "email", "ab.d@qq.com"),
     ("電話先打0912 111 222 下週起改打0933 444 555", "phone", "0933 444 555"),

@@ -132,6 +132,8 @@ PAST_EN: tuple[str, ...] = ("old", "previous", "used to")
 OTHER_OLD_ZH: tuple[str, ...] = (
     "旧的", "舊的", "旧地址", "舊地址", "旧号", "舊號", "旧邮箱", "舊郵箱", "老的", "原来那", "原來那",
     "之前那", "以前那", "原先那", "原址", "旧址", "舊址",
+    # the old place ("以后送X，别再往老地方寄了")
+    "老地方", "旧地方", "舊地方", "老地址", "原地址", "旧家", "舊家",
 )
 #: Words of using a value ("打…", "寄…", "send it to …"): after a retiring word that belongs to
 #: an earlier value ("X不用了 改打Y"), they introduce the current one.

@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import Literal
 
 from ..units import Entity
+from . import slotwords as sw
 from .lexicon import (
     CITIES_EN,
     CITIES_ZH,
@@ -89,9 +90,8 @@ _CUED_DIGITS = re.compile(_at("0-9") + _NB + r"\d(?:[ \-.]?\d){8,11}" + _NA)
 #: the order's, never a phone.
 _ORDER_WORD_AFTER = re.compile(r"\s*(?:呢|這|这|嗰|那|個|个)?\s*(?:張|张|筆|笔)?\s*(?:訂單|订单|單|单)(?!位)")
 _PHONE_CUE = re.compile(
-    r"(?:手机|手機|电话|電話|号码|號碼|新号|新號|换号|換號|门号|門號|联系方式|聯繫方式|聯絡方式|联络|聯絡|致电|致電|"
-    r"打给我|打給我|打我|撥|拨|打\s*$|SIM|call|phone|number|cell|mobile|reach me|text me|whatsapp|contact|"
-    r"\b(?:num|ph|tel|mob|hp)\b|\b(?:new|my)\s*#)",
+    "(?:" + sw.alternation(sw.PHONE_ZH, sw.PHONE_CUE_ZH, sw.PHONE_EN, ("call",))
+    + r"|打\s*$|\b(?:num|ph|tel|mob|hp)\b|\b(?:new|my)\s*#)",
     re.I)
 #: Said right after a bare 8-digit number, these make it a phone ("现在用9384 3997，有事打这支").
 _PHONE_CUE_AFTER = re.compile(
@@ -195,7 +195,7 @@ _AMOUNT_SUF = re.compile(
 
 _SURNAME_FIRSTS = "".join(sorted({*SURNAMES, *(s[0] for s in SURNAMES_MULTI)}))
 _ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
-_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在") + r"(?:我叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在俺") + r"(?:我叫|俺叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 #: A name given for the account or the parcel ("收件人寫鄭凱文", "登记的名字写李娜", "名字…是郭佳怡"),
 #: or a caller naming themselves ("罗志强这边").
 _ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
@@ -211,9 +211,11 @@ _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHh") + r"(?:[Mm]y name is|[Mm]y
                        r"[Mm]yself|(?:[Aa]ccount|[Cc]ard)[ -]?[Hh]older is|[Hh]older is|"
                        r"(?:[Pp]ut|[Kk]eep|[Bb]ook|[Rr]egister)\s+(?:it|the \w+|everything|this|that)\s+under)\s+"
                        + _EN_NAME + r"(?![A-Za-z])")
-#: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting.
+#: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting; in
+#: a run-on chat turn before a chat word ("g'day, Tom Reed here lol ok …").
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
-                          + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—]))")
+                          + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—])|\s+(?:lol|haha|lmao|"
+                          r"ok|okay|thx|thanks|ty|pls|btw)\b)")
 #: "it's Megan Fletcher again", "Um, it's Isabel Ortega?": a first name and a surname after
 #: "it's" that end the clause or come before again/here/speaking/calling.
 _EN_ITS = re.compile(_at("Ii") + r"\b[Ii]t(?:'s|’s| is)\s+(" + _EN_WORD + r"[ \-]" + _EN_WORD
@@ -261,13 +263,20 @@ _ADDR_BUILDING = (r"(?:[\u4e00-\u9fffA-Za-z]{0,10}?(?:大厦|大廈|广场|廣�
                   r"产业园|產業園|园区|園區|校区|校區|宿舍|国际|國際|一期|二期|三期|新村|家园|家園|苑|舍)){0,3}")
 _ADDR_UNIT = (r"(?:\s?[0-9A-Z一二三四五六七八九十]{1,4}\s?(?:栋|棟|号楼|號樓|幢|单元|單元|楼|樓|室|层|層|座|舍|期|区|區))*"
               r"(?:之[\d一二三四五六七八九十]{1,3})?(?:\s?[0-9]{2,5}\s?[室房]?|\s?[A-Z]室)?")
-_ADDR_ZH = re.compile(r"[\u4e00-\u9fff]{2,18}?(?:路|街|道|大道|巷|弄|胡同)(?:[东西南北東][一二三四五六七八九十\d]{0,3}段|[一二三四五六七八九十\d]{1,3}段)?(?:\d{1,4}[巷弄]){0,2}\s?[0-9一二三四五六七八九十百]+\s?[号號]院?"
+#: A numbered street ("花园7路", "SS2/24路", "PJ5/12路": Malaysian and mainland estates number
+#: their roads): the number between the street's name and its road word.
+_STREET_NUMBER = r"(?:[A-Za-z]{0,3}\d{1,3}(?:/\d{1,3})?)?"
+_ADDR_ZH = re.compile(r"[\u4e00-\u9fff]{2,18}?" + _STREET_NUMBER + r"(?:路|街|道|大道|巷|弄|胡同)(?:[东西南北東][一二三四五六七八九十\d]{0,3}段|[一二三四五六七八九十\d]{1,3}段)?(?:\d{1,4}[巷弄]){0,2}\s?[0-9一二三四五六七八九十百]+\s?[号號]院?"
                       + _ADDR_UNIT + _ADDR_BUILDING + _ADDR_UNIT)
 _ADDR_LEAD = re.compile(r"^.*?(?:地址是|地址为|地址為|地址[:：]?|住在|住址是|寄到|送到|搬到了?|搬去了?|位于|位於|改成|改为|改為|在|是)(?=.{4})")
+#: A verb or label of an address inside a matched run (a run-on turn: "…满额折扣搬到X",
+#: "…谢谢寄到X"): the address starts after the last one.
+_ADDR_AFTER_VERB = re.compile(r".*(?:地址是|地址为|地址為|地址[:：]|住址是|住在|寄到|寄去|送到|送去|发到|發到|"
+                              r"搬到了|搬到|搬去了|搬去|搬家到|搬咗去|改成|改为|改為)")
 #: Words that may stand before an address but are never part of it ("我住", "以后都送",
-#: "收货地址改成"): stripped from the front of a matched address, repeatedly.
+#: "收货地址改成", "别再寄"): stripped from the front of a matched address, repeatedly.
 _ADDR_LEAD_WORDS = re.compile(
-    r"^(?:我们|我們|我|咱们|咱們|咱|家里|家裡|家|现在|現在|目前|以后|以後|之后|之後|今后|今後|往后|往後|"
+    r"^(?:不要|别|別|唔好|勿|再|我们|我們|我|咱们|咱們|咱|家里|家裡|家|现在|現在|目前|以后|以後|之后|之後|今后|今後|往后|往後|"
     r"一律|统一|統一|全部|都|就|也|还是|還是|已经|已經|刚刚|剛剛|刚|剛|新的|新|收货|收貨|收件|送货|送貨|"
     r"住在|住|搬到|搬去|搬家到|搬来|搬來|搬进|搬進|寄到|寄去|寄给|寄給|寄|送到|送去|送|发到|發到|发往|發往|"
     r"改到|改成|改为|改為|换成|換成|换到|換到|更新为|更新為|更新成|地址|住址|是|为|為|在|了|请|請|帮我|幫我|"
@@ -578,6 +587,9 @@ def _places(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         region = _REGION.search(raw, skip)
         if region and region.start() > skip and _ADDR_ZH.fullmatch(raw, region.start()) is not None:
             skip = region.start()  # "公司在上海市…" -> the address starts at the region
+        cut = _ADDR_AFTER_VERB.match(raw, skip)
+        if cut and _ADDR_ZH.fullmatch(raw, cut.end()) is not None:
+            skip = cut.end()  # "…有没有满额折扣搬到X": the address starts after the verb
         if len(raw) - skip < 4:
             cut = _ADDR_LEAD.match(raw)
             skip = cut.end() if cut else 0

@@ -17,6 +17,7 @@ from typing import Any
 _lock = threading.Lock()
 _jieba: Any = None
 _t2s: Any = None
+_s2t: Any = None
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_RE = re.compile(r"[A-Za-z]")
@@ -54,6 +55,17 @@ def _get_t2s() -> Any:
     return _t2s
 
 
+def _get_s2t() -> Any:
+    global _s2t
+    if _s2t is None:
+        with _lock:
+            if _s2t is None:
+                import opencc
+
+                _s2t = opencc.OpenCC("s2t")
+    return _s2t
+
+
 def is_cjk(ch: str) -> bool:
     return bool(_CJK_RE.match(ch))
 
@@ -83,6 +95,18 @@ def to_simplified(text: str) -> str:
     if not has_cjk(text):
         return text
     return str(_get_t2s().convert(text))
+
+
+@lru_cache(maxsize=4096)
+def script_of_text(text: str) -> str:
+    """``"hant"`` when the text has a Traditional-only character, ``"hans"`` when it has a
+    Simplified-only one (and no Traditional), ``""`` when it is neither (no CJK, or only
+    characters both scripts share: "寄", "地址是")."""
+    if not has_cjk(text):
+        return ""
+    if to_simplified(text) != text:
+        return "hant"
+    return "hans" if str(_get_s2t().convert(text)) != text else ""
 
 
 def fold(text: str) -> str:

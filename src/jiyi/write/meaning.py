@@ -38,6 +38,7 @@ from ..keyfacts.schema import (
 from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, cued_slot, owns, statement_slot
 from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vector
 from ..text import fold
+from ..text import slotwords as sw
 from ..units import MemoryType, MemoryUnit
 from .pipeline import UnitDraft
 
@@ -299,12 +300,7 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
 #: Words that say a value is wanted instead of another ("改成…", "…不行了，改…", "make it …
 #: instead", "… works best now"): with a value word of a slot the user already has a value of,
 #: a clause naming no slot is that slot's new value.
-CHANGE_TO = re.compile(
-    r"改(?!天|日)|换(?![货貨])|換(?![货貨])|调(?!查)|調(?!查)|转(?![账帐发])|轉(?![賬帳發])|不行了|唔得|"
-    r"不方便了|最合适|最合適|最方便|最好|"
-    r"比较好|比較好|就行|就好|才有空|才方便|才有人|"
-    r"\b(?:instead|make it|switch\w*|move\w*|change\w*|works? (?:best|better)|is (?:best|better|"
-    r"easiest)|(?:could|can) you do|how about|from now on|going forward)\b", re.I)
+CHANGE_TO = re.compile(sw.alternation(sw.INSTEAD_ZH) + "|" + sw.en_words(sw.INSTEAD_EN), re.I)
 
 
 def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -> None:

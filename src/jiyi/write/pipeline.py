@@ -23,7 +23,7 @@ from ..keyfacts.asking import is_request
 from ..keyfacts.schema import schema
 from ..text.entities import ID_KINDS, ID_LABELS, extract_entities, extract_entities_and_times
 from ..text.secrets import redact
-from ..text.segment import detect_language, has_cjk
+from ..text.segment import detect_language, has_cjk, script_of_text
 from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
 from . import idfacts
 from .classify import classify, is_confirmation
@@ -40,7 +40,14 @@ from .compress import (
 )
 from .filler import content_left, filler_kind
 from .idfacts import find_ids, script_of
-from .slots import CHANGE_WORDS, CUE_WINDOW_CHARS, SlotFact, find_slots, validity_end
+from .slots import (
+    CHANGE_WORDS,
+    CUE_WINDOW_CHARS,
+    SlotFact,
+    current_between,
+    find_slots,
+    validity_end,
+)
 from .speaker import attribute_once
 from .timeparse import TimeMatch
 from .toolsum import ToolFact, summarise_tool
@@ -157,8 +164,12 @@ def _pieces_for_sentence(
     pieces = _id_pieces(sent_text, local, ids, spans, entities, times, start, lang)
     covered = _ids_worded(sent_text, start, entities, ids)
     asked = _TAG_QUESTION.search(sent_text) is not None  # "I'm a Silver member, right?"
+    # a slot fact in a clause of neither script ("寄kevin@…") is written in its sentence's, or
+    # when that has neither either, in the turn's
+    slot_lang = "hant" if lang == "zh" and (script_of_text(sent_text) or script_of_text(
+        turn.text[:LANGUAGE_SNIFF_CHARS])) == "hant" else lang
     plans: list[MemoryType | None] = []
-    slot_seen: set[str] = set()
+    slot_seen: dict[str, Entity | None] = {}  # slot -> its value (in the sentence)
     states_pref = turn.role == "user" and _states_a_clause_slot(sent_text)
     said_clauses = sum(1 for a, b in spans if not _TAG_ONLY.fullmatch(sent_text[a:b]))
     any_split = False
@@ -181,10 +192,13 @@ def _pieces_for_sentence(
             and CHANGE_WORDS.search(sent_text[max(0, a - CUE_WINDOW_CHARS):b]) is not None
         facts = [] if asked and not told else [
             f for f in (_slot_facts if b <= CACHED_TEXT_CHARS else _slot_facts.__wrapped__)(
-                clause, tuple(c_local), turn.role, lang, turn.speaker, sent_text[:a])
-            if f.slot not in slot_seen]
+                clause, tuple(c_local), turn.role, slot_lang, turn.speaker, sent_text[:a])
+            if f.slot not in slot_seen or current_between(
+                sent_text, slot_seen[f.slot], f.entity and _shift(f.entity, -a))]
         for fact in facts:
-            slot_seen.add(fact.slot)
+            # a later value the words say is current ("X，不对，是Y") is written after the first:
+            # placing the turn, it supersedes it (the first stays, as history)
+            slot_seen[fact.slot] = fact.entity and _shift(fact.entity, -a)
             ent = next((entities[i] for i, e in enumerate(local)
                         if fact.entity is not None and e.start == fact.entity.start + a), None)
             slot_name = f"{fact.slot}@{turn.speaker.casefold()}" if turn.speaker else fact.slot

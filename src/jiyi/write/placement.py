@@ -232,6 +232,11 @@ class WritePath:
             older = store.find_units(slot_scope, as_of=turn.at, slot=draft.slot,
                                     limit=SLOT_VERSIONS_REPLACED)
             replaced = [u for u in older if u.content_hash != chash]
+            # a value of the slot written earlier in this turn: the words put this one after it
+            # ("X，不对，是Y"; "My number is X. Call Y from Monday."): this one replaces it
+            gone = {u.id for u in replaced} | {i for i, *_ in batch.invalidations}
+            replaced += [u for u in batch.upserts if u.slot == draft.slot
+                         and u.content_hash != chash and u.id not in gone]
             replaced += [u for u in contradicted_items(store, slot_scope, turn, draft)
                          if u not in replaced]
             if replaced:

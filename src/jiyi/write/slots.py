@@ -14,12 +14,14 @@ Validity: "这张券到5月3日有效", "valid until May 3", "有效期至2026�
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from ..keyfacts.asking import asks_value
 from ..keyfacts.schema import dated_thing, spec, third_party
-from ..text.segment import to_simplified
+from ..text import slotwords as sw
+from ..text.segment import script_of_text
 from ..units import Entity
 from .filler import content_left
 from .timeparse import TimeMatch
@@ -30,19 +32,25 @@ _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|�
 #: Words saying a value changed or is new: they also make a clause without "我"/"my" the
 #: speaker's own ("剛升金卡會員", "搬到深圳了", "new number: ...").
 CHANGE_WORDS = re.compile(
-    r"变了|變了|换了|換了|改了|变咗|變咗|换咗|換咗|改咗|转咗|轉咗|升咗|更新|现在用|現在用|而家用|改用|换用|換用|被盗|被盜|被黑|改成|改为|改為|换成|換成|变成|變成|现在是|現在是|目前是|新号|新號|新的|"
-    r"新手机|新手機|新电话|新電話|新地址|新邮箱|新郵箱|旧的|舊的|停机|停機|不用了|之前的|之前那个|之前那個|"
-    r"原来的|原來的|以前的|作废|作廢|注销|註銷|升级|升級|升到|升为|升為|"
-    r"升成|剛升|刚升|降级|降級|降到|降为|降為|成为|成為|搬到|搬去|搬家|搬来|搬來|以后|以後|往后|往後|今后|今後|"
-    r"\b(?:changed|change|new|now|updated?|switched|moved|moving|relocated|upgraded|downgraded|bumped|"
-    r"promoted|became|no longer|anymore|old one|old number|from now on|going forward|dead|hacked|"
-    r"compromised|stolen|"
-    r"disconnected|out of service|inactive|stopped working|deactivated|cancell?ed)\b", re.I)
-_PHONE_WORDS = re.compile(
-    r"手机|手機|电话|電話|号码|號碼|联系方式|聯繫方式|聯絡方式|联络|聯絡|换号|換號|新号|新號|打这个|打這個|"
-    r"打我|打给我|打給我|的号是|的號是|撥|拨|\b(?:phone|number|cell|mobile|call me|reach me|text me|whatsapp|contact)\b", re.I)
-#: Said right before a number, these make it one to call ("text or call (439) 648-2603").
-_CALL_BEFORE = re.compile(r"\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?\s*[:：]?\s*$", re.I)
+    sw.alternation(sw.CHANGED_ZH, sw.USING_NOW_ZH, sw.BROKEN_ZH, sw.CHANGED_TO_ZH, sw.IS_NOW_ZH,
+                   sw.NEW_ZH, sw.RETIRED_ZH, sw.FORMER_ZH, sw.LEVEL_MOVED_ZH, sw.MOVED_ZH,
+                   sw.FROM_NOW_ON_ZH) + "|"
+    + sw.en_words(sw.CHANGED_EN, sw.NEW_EN, sw.IS_NOW_EN, sw.MOVED_EN, sw.LEVEL_MOVED_EN,
+                  sw.RETIRED_EN, sw.FORMER_EN, sw.FROM_NOW_ON_EN, sw.BROKEN_EN,
+                  sw.OUT_OF_SERVICE_EN), re.I)
+_PHONE_WORDS = re.compile(sw.alternation(sw.PHONE_ZH, sw.PHONE_MINE_ZH) + "|"
+                          + sw.en_words(sw.PHONE_EN, sw.PHONE_MINE_EN), re.I)
+#: A new value labelled right before it ("新邮箱X", "新號碼：X", "new addy is X", "搬到X了") is
+#: stated, whatever question stands around it in a run-on turn ("…啥时候有活动啊新邮箱X 老的那个
+#: 登不上了…便宜点不").
+_STATED_BEFORE = re.compile(
+    r"(?:(?:新|\bnew\s+)(?:的\s*)?(?:" + sw.alternation(sw.VALUE_NOUNS_ZH) + "|"
+    + sw.en_words(sw.VALUE_NOUNS_EN) + r")|" + sw.alternation(sw.MOVED_TO_ZH) + "|"
+    + sw.en_words(sw.MOVED_TO_EN) + r")\s*(?:\bis\s+|[:：]\s*)?$", re.I)
+#: Said right before a number, these make it one to call ("text or call (439) 648-2603",
+#: "改打0933…", "撥這支").
+_CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?|打|打返|打番|撥|拨|致电|致電)"
+                          r"\s*[:：]?\s*$", re.I)
 #: The number is how to reach the speaker ("快递员联系我就打…", "you'll get me on…"): theirs even
 #: when a third party is named ("让他打…找我").
 _REACH_ME = re.compile(
@@ -54,7 +62,7 @@ _SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|swit
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
     r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|家|屋|公司|办公|辦公|单位|單位|宿舍|"
-    r"\b(?:address\w*|ship\w*|deliver\w*|"
+    r"\b(?:address\w*|addy|addr|ship\w*|deliver\w*|"
     r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|place|home|house|flat|apartment|condo|"
     r"office|work|staying|stay|located|based|drop\w*|bring|parcels?|packages?|courier|post|mail|"
     r"go(?:es)? to|going to|forward\w*|redirect\w*|"
@@ -65,7 +73,7 @@ _CITY_WORDS = re.compile(
     r"\b(?:live in|living in|lives in|moved to|move to|moving to|relocated to|based in|reside in)\b", re.I)
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
-    r"我叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
+    r"我叫|俺叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
     r"我嘅名|敝人|在下|本人|姓名|这边|這邊|\b(?:my name|call me|I'm|I am|it's|it is|this is|"
     r"real name|name on|account is under|under the name|addressed to|recipient|myself|"
     r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book) (?:it|the \w+|everything) under)\b|"
@@ -162,9 +170,21 @@ def _template(slot: str, value: str, lang: str, speaker: str | None) -> str:
     return row.render(value, lang, speaker)
 
 
+def _script(clause: str, lang: str) -> str:
+    """The script a slot fact is written in: the clause's own, or the turn's (``lang`` "hant":
+    a Traditional turn) when the clause has no character of either script ("寄kevin@…")."""
+    if lang not in ("zh", "hant"):
+        return lang
+    own = script_of_text(clause)
+    return "hant" if own == "hant" or (own == "" and lang == "hant") else "zh"
+
+
 def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
                speaker: str | None, before: str = "") -> list[SlotFact]:
     """Slot facts stated by the speaker about themselves in one clause.
+
+    ``lang``: "en", "zh" or "hant" (a turn written in Traditional: a fact in a clause of
+    neither script is written in Traditional).
 
     ``before``: the text of the sentence before this clause, where a cue may stand
     ("手机号变了哈，现在是62340143": the phone word is in the previous clause). A question
@@ -180,22 +200,31 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     seen: set[str] = set()
 
     def add(slot: str, value: str, entity: Entity | None) -> None:
+        fact = SlotFact(slot, value, _template(slot, value, _script(clause, lang), speaker), entity)
         if slot not in seen:
             seen.add(slot)
-            script = "hant" if lang == "zh" and to_simplified(clause) != clause else lang
-            out.append(SlotFact(slot, value, _template(slot, value, script, speaker), entity))
+            out.append(fact)
+            return
+        i = next(i for i, f in enumerate(out) if f.slot == slot)
+        if current_between(clause, out[i].entity, entity):
+            out[i] = fact  # "X，不对，是Y", "X for now, from next week Y"
 
     near = before[-THIRD_PARTY_WINDOW_CHARS:]
     prev_third = bool(_THIRD_PARTY.search(near)) and not _SELF.search(near)
     for e in entities:
-        if asks_value(clause, e.start, e.end):
+        labelled = _STATED_BEFORE.search(clause[:e.start]) is not None
+        if asks_value(clause, e.start, e.end) and not labelled:
             continue  # "我现在的电话是13800138000吗？" asks; "can you change it to …?" states
-        if e.kind in ("phone", "email", "address") and _retired(clause, e):
+        if e.kind in ("phone", "email", "address") and _retired(
+                clause, e, [k for k in entities if k.kind == e.kind and k is not e]):
             continue  # "我不用X了", "X isn't mine anymore": the value being replaced
         # A third party owns the value only when named before it ("快递员的电话是…", "my
         # friend's number is…"); "我的手机号是…，快递员可以打这个电话" is still the user's own.
         lead = clause[:max(0, e.start)]
-        third = bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
+        # a new value labelled right before it ("…客服小姐姐挺好的…新邮箱X"): its holder is named
+        # close before the label, a third party further back in a run-on talks of something else
+        third = _others(lead) if labelled else \
+            bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
         if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)) \
                 and not (e.kind == "person" and _IS_ME.search(clause[e.end:])):
             continue
@@ -338,29 +367,21 @@ def level_mention(clause: str) -> tuple[str, int] | None:
 
 #: Words that retire a value ("原来的…停机了", "I don't use … anymore") and words that then
 #: introduce the current one ("现在是", "new one").
-_OLD = re.compile(
-    r"不用了|不用|停机|停機|停用|注销|註銷|作废|作廢|旧的|舊的|旧号|舊號|旧邮箱|舊郵箱|旧地址|舊地址|原来|原來|原本|"
-    r"舊嗰|旧嗰|舊個|旧个|唔住|冇住|唔再用|"
-    r"之前|以前|不是我的|不再|满了|滿了|不住|没住|沒住|不寄|别寄|別寄|别送|別送|不要寄|不要送|"
-    r"\b(?:old|anymore|any more|no longer|previous|used to|dead|"
-    r"disconnected|not mine|isn't mine|stopped|cancell?ed|don't use|do not use)\b", re.I)
-_NOW = re.compile(r"现在|現在|新的|新号|新號|改成|改为|改為|换成|換成|以后|以後|今后|今後|\b(?:now|new|"
-                  r"instead|switch|change|from now on)\b", re.I)
+_OLD = re.compile(sw.alternation(sw.RETIRED_ZH, sw.NOT_ANY_MORE_ZH, sw.PAST_ZH) + "|"
+                  + sw.en_words(sw.RETIRED_EN, sw.NOT_ANY_MORE_EN, sw.PAST_EN), re.I)
+_NOW = re.compile(sw.alternation(sw.CURRENT_ZH) + "|" + sw.en_words(sw.CURRENT_EN), re.I)
 
 
 #: Said after a value, these say it stopped working ("X那个邮箱被盗了", "X's been hacked"): retired
 #: like :data:`_OLD`; before a value they may be the reason for a new one ("号码丢了，补了张卡…").
-_GONE = re.compile(
-    r"被盗|被盜|被黑|盗号|盜號|用不了|不能用了|登不上|登唔到|收不到|唔用|冇用|停咗|冇再用|失效|"
-    r"\b(?:hacked|compromised|stolen|deactivated|bounc\w*|not working|doesn't work|don't work|"
-    r"no good|gone)\b", re.I)
+_GONE = re.compile(sw.alternation(sw.BROKEN_ZH, sw.BROKEN_AFTER_ZH) + "|"
+                   + sw.en_words(sw.BROKEN_EN, sw.BROKEN_AFTER_EN), re.I)
 
 
 #: Said after a value, these retire *another* one: the value itself is the new one ("just
 #: moved to X so don't use the old one", "X now, the lease on the old flat ran out").
 _OTHER_OLD = re.compile(
-    r"旧的|舊的|旧地址|舊地址|旧号|舊號|旧邮箱|舊郵箱|老的|原来那|原來那|之前那|以前那|原先那|原址|旧址|舊址|"
-    r"\b(?:the|my|that) (?:old|previous|former|other) \w+", re.I)
+    sw.alternation(sw.OTHER_OLD_ZH) + r"|\b(?:the|my|that) (?:old|previous|former|other) \w+", re.I)
 
 
 #: "X is my old number", "X是旧的": the value itself is the old one.
@@ -372,19 +393,51 @@ _IS_THE_OLD = re.compile(r"\s*(?:is|was|'s|are|were|是|为|為|就是|算是)",
 _FROM = re.compile(r"(?:由|从|從|自|\bfrom)\s*$", re.I)
 
 
-def _retired(clause: str, e: Entity) -> bool:
+#: Words of using a value: after a retiring word that belongs to an earlier value, they
+#: introduce this one ("X不用了 改打Y", "X那个不开了 寄Y", "X is dead, use Y").
+_USE = re.compile(sw.alternation(sw.USE_ZH) + "|" + sw.en_words(sw.USE_EN), re.I)
+
+
+def _retired(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
     """The clause says the value no longer holds: a retiring word after it ("X不用了", "X isn't
     mine anymore") that names no other value as the old one, before it with no word for the
-    current value in between ("原来的X"), or "from" right before it ("由X变更为Y")."""
+    current value in between ("原来的X"), or "from" right before it ("由X变更为Y").
+
+    ``kin``: the other values of the same kind in the clause. The words after the next of them
+    are that one's ("寄X 之前那个Y别寄了"); a retiring word after an earlier one is that one's
+    when a word of using a value comes between it and this value ("X不用了 改打Y": Y is the
+    current one)."""
     if _FROM.search(clause[max(0, e.start - 6):e.start]):
         return True
-    after = clause[e.end:]
+    nxt = min((k.start for k in kin if k.start >= e.end), default=len(clause))
+    after = clause[e.end:nxt]
     if (_OLD.search(after) or _GONE.search(after)) \
             and (_IS_THE_OLD.match(after) or not _OTHER_OLD.search(after)):
         return True
     before = clause[:max(0, e.start)]
     ends = [m.end() for m in _OLD.finditer(before)]
-    return bool(ends) and not _NOW.search(before[ends[-1]:])
+    if not ends or _NOW.search(before[ends[-1]:]):
+        return False
+    # "X那支不用了 改打Y", "之前那个X别打了 打Y": the retiring word is X's; so it is when X
+    # stands between it and this value ("stop sending to X - I'm at Y now")
+    return not ((any(k.end <= ends[-1] for k in kin) and _USE.search(before[ends[-1]:][1:]))
+                or any(ends[-1] <= k.start and k.end <= e.start for k in kin))
+
+
+#: Words that correct a value just said ("不对，是…", "打错了", "I mean …", "wait no").
+_CORRECTION = re.compile(sw.alternation(sw.CORRECTION_ZH) + "|" + sw.en_words(sw.CORRECTION_EN),
+                         re.I)
+
+
+def current_between(clause: str, first: Entity | None, then: Entity | None) -> bool:
+    """Two values of one slot in a clause: the later one is the current one when the words
+    between them say so (a word for the current value, a change or a correction: "X，现在改成Y",
+    "X, I mean Y"); otherwise the first stands."""
+    if first is None or then is None or then.start < first.end:
+        return False
+    between = clause[first.end:then.start]
+    return bool(_NOW.search(between) or CHANGE_WORDS.search(between)
+                or _CORRECTION.search(between))
 
 
 def _only(clause: str, e: Entity) -> bool:

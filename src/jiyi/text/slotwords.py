@@ -1,0 +1,193 @@
+"""The words of single-valued facts changing: a value changed, is new, is retired, stopped
+working; and the words of a phone number. Plain data, one list per concept, each holding
+Simplified Chinese, Traditional Chinese (and Cantonese) and English together.
+
+The rules compose these lists (:func:`alternation`, :func:`en_words`): the write path's slot
+rules (:mod:`jiyi.write.slots`: which value is the speaker's, which one is retired), the
+entity recogniser (:mod:`jiyi.text.entities`: a number is a phone near a phone word) and the
+clause-valued changes (:mod:`jiyi.write.meaning`). A word added to a concept here reaches every
+rule built from it.
+
+Chinese entries are literal words; English entries are regular-expression fragments read
+case-insensitively between word boundaries ("updated?", "cancell?ed").
+"""
+
+from __future__ import annotations
+
+
+def alternation(*lists: tuple[str, ...]) -> str:
+    """One alternation of the words of several lists, longest first (a longer word wins over
+    its own prefix at the same place: "不用了" over "不用"); each word once."""
+    words = list(dict.fromkeys(w for words in lists for w in words))
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+def en_words(*lists: tuple[str, ...]) -> str:
+    r"""English words as one group between word boundaries: ``\b(?:a|b)\b``."""
+    return r"\b(?:" + alternation(*lists) + r")\b"
+
+
+# --- a value changed -----------------------------------------------------------------------
+
+#: A change happened ("换了", "改咗", "更新").
+CHANGED_ZH: tuple[str, ...] = (
+    "变了", "變了", "换了", "換了", "改了", "变咗", "變咗", "换咗", "換咗", "改咗", "转咗", "轉咗",
+    "升咗", "更新",
+)
+CHANGED_EN: tuple[str, ...] = ("changed", "change", "updated?", "switched")
+#: Changed to a value ("改成…", "换成…").
+CHANGED_TO_ZH: tuple[str, ...] = (
+    "改成", "改为", "改為", "换成", "換成", "变成", "變成",
+    # changed to calling or sending to ("改打Y", "改寄到Y")
+    "改打", "改拨", "改撥", "改寄", "改送", "改发", "改發",
+)
+#: Now using a value ("现在用…", "改用…").
+USING_NOW_ZH: tuple[str, ...] = ("现在用", "現在用", "而家用", "改用", "换用", "換用")
+#: The value now ("现在是…", "now").
+IS_NOW_ZH: tuple[str, ...] = ("现在是", "現在是", "目前是")
+IS_NOW_EN: tuple[str, ...] = ("now",)
+#: A new value ("新号", "新邮箱", "new").
+NEW_ZH: tuple[str, ...] = (
+    "新号", "新號", "新的", "新手机", "新手機", "新电话", "新電話", "新地址", "新邮箱", "新郵箱",
+)
+NEW_EN: tuple[str, ...] = ("new",)
+#: From now on ("以后", "going forward").
+FROM_NOW_ON_ZH: tuple[str, ...] = ("以后", "以後", "往后", "往後", "今后", "今後")
+FROM_NOW_ON_EN: tuple[str, ...] = ("from now on", "going forward")
+#: Moved house ("搬到", "relocated").
+MOVED_ZH: tuple[str, ...] = ("搬到", "搬去", "搬家", "搬来", "搬來")
+MOVED_EN: tuple[str, ...] = ("moved", "moving", "relocated")
+#: A level moved up or down ("升到", "downgraded").
+LEVEL_MOVED_ZH: tuple[str, ...] = (
+    "升级", "升級", "升到", "升为", "升為", "升成", "剛升", "刚升", "降级", "降級", "降到", "降为",
+    "降為", "成为", "成為",
+)
+LEVEL_MOVED_EN: tuple[str, ...] = ("upgraded", "downgraded", "bumped", "promoted", "became")
+
+#: Moved to an address ("搬到…", "moved to …").
+MOVED_TO_ZH: tuple[str, ...] = ("搬到了", "搬到", "搬去了", "搬去", "搬家到", "搬咗去", "搬咗到")
+MOVED_TO_EN: tuple[str, ...] = ("moved to", "moving to", "relocated to")
+#: The nouns of single values, after "新"/"new" ("新邮箱", "new addy").
+VALUE_NOUNS_ZH: tuple[str, ...] = (
+    "邮箱", "郵箱", "信箱", "电邮", "電郵", "邮件地址", "郵件地址", "号码", "號碼", "手机号码", "手機號碼",
+    "手机号", "手機號", "手机", "手機", "电话", "電話", "门号", "門號", "号", "號", "地址", "住址",
+    "收件地址", "email", "e-mail", "Email", "E-mail",
+)
+VALUE_NOUNS_EN: tuple[str, ...] = (
+    "e-?mail(?: address)?", "address", "addy", "addr", "number", "phone(?: number)?", "mobile",
+    "cell", "place", "home",
+)
+
+# --- a value is retired --------------------------------------------------------------------
+
+#: Words that by themselves say a value no longer holds ("停机", "不用了", "no longer"): they
+#: mark a change and retire the value they stand by.
+RETIRED_ZH: tuple[str, ...] = (
+    "旧的", "舊的", "停机", "停機", "不用了", "作废", "作廢", "注销", "註銷",
+)
+RETIRED_EN: tuple[str, ...] = ("no longer", "anymore", "dead", "disconnected", "cancell?ed")
+#: The former one ("之前那个…", "old number").
+FORMER_ZH: tuple[str, ...] = ("之前的", "之前那个", "之前那個", "原来的", "原來的", "以前的")
+FORMER_EN: tuple[str, ...] = ("old one", "old number")
+#: Stopped working ("被盗", "hacked"): said after a value, it is retired; before one, the reason
+#: for a new one ("号码丢了，补了张卡…").
+BROKEN_ZH: tuple[str, ...] = ("被盗", "被盜", "被黑")
+BROKEN_EN: tuple[str, ...] = ("hacked", "compromised", "stolen", "deactivated")
+#: Out of service (English only: a change word, not a retiring one next to a value).
+OUT_OF_SERVICE_EN: tuple[str, ...] = (
+    "out of service", "inactive", "stopped working",
+)
+#: Stopped working, said after the value only ("X登不上了", "X bounces").
+BROKEN_AFTER_ZH: tuple[str, ...] = (
+    "盗号", "盜號", "用不了", "不能用了", "登不上", "登唔到", "收不到", "唔用", "冇用", "停咗", "冇再用",
+    "失效", "打不通", "打唔通", "登入不了", "登不进", "登不進", "登唔入",
+    # no signal ("没信号", "木有信號", "冇訊號")
+    "(?:没|沒|木|冇|無|无)有?(?:信号|信號|訊號)",
+)
+BROKEN_AFTER_EN: tuple[str, ...] = (
+    r"bounc\w*", "not working", "doesn't work", "don't work", "no good", "gone", "cut off",
+    "shut down", "got blocked",
+)
+#: Not used any more, not the speaker's, not lived at, not to be sent to ("不再", "不住",
+#: "别寄", "not mine"): retire the value they stand by.
+NOT_ANY_MORE_ZH: tuple[str, ...] = (
+    "不用", "停用", "旧号", "舊號", "旧邮箱", "舊郵箱", "旧地址", "舊地址", "舊嗰", "旧嗰", "舊個",
+    "旧个", "唔住", "冇住", "唔再用", "不是我的", "不再", "满了", "滿了", "不住", "没住", "沒住",
+    "不寄", "别寄", "別寄", "别送", "別送", "不要寄", "不要送",
+    # no longer opened or read ("那个邮箱我不开了"), not in use
+    "不开了", "不開了", "不看了", "没在用", "沒在用", "冇再開", "冇再开",
+    # asked not to be used again ("别再寄…", "不要再打…", "…别打了"): never "别寄错了"
+    "(?:别|別|不要|唔好|勿)再(?:寄|送|发|發|打|用|找|联系|聯繫|聯絡)(?![错錯])",
+    "(?:别|別|不要|唔好)(?:打|发|發|寄|送)(?:了|啦|喇|咯|囉)",
+    "(?:别|別|不要|唔好|勿)再?(?:往|寄到|送到|发到|發到|寄去|送去)",
+)
+NOT_ANY_MORE_EN: tuple[str, ...] = (
+    "any more", "not mine", "isn't mine", "stopped", "don't use", "do not use",
+    r"stop (?:using|sending|shipping|mailing|posting|calling|texting)\w*", "no more",
+)
+#: Before or in time ("之前", "原来", "previous", "used to").
+PAST_ZH: tuple[str, ...] = ("原来", "原來", "原本", "之前", "以前")
+PAST_EN: tuple[str, ...] = ("old", "previous", "used to")
+#: After a value, these retire *another* one: the value itself is the new one ("the old one").
+OTHER_OLD_ZH: tuple[str, ...] = (
+    "旧的", "舊的", "旧地址", "舊地址", "旧号", "舊號", "旧邮箱", "舊郵箱", "老的", "原来那", "原來那",
+    "之前那", "以前那", "原先那", "原址", "旧址", "舊址",
+    # the old place ("以后送X，别再往老地方寄了")
+    "老地方", "旧地方", "舊地方", "老地址", "原地址", "旧家", "舊家",
+)
+#: Words of using a value ("打…", "寄…", "send it to …"): after a retiring word that belongs to
+#: an earlier value ("X不用了 改打Y"), they introduce the current one.
+USE_ZH: tuple[str, ...] = (
+    "打", "寄", "送", "发", "發", "用", "找", "联系", "聯繫", "聯絡", "传", "傳", "搬到", "搬去",
+)
+USE_EN: tuple[str, ...] = (
+    "call", "text", "ring", "send", "use", "email", "e-mail", "mail", "ship", "reach", "contact",
+    "try", "moved to",
+)
+#: The words that then introduce the current value ("现在", "改成", "instead").
+CURRENT_ZH: tuple[str, ...] = (
+    "现在", "現在", "新的", "新号", "新號", "改成", "改为", "改為", "换成", "換成", "以后", "以後",
+    "今后", "今後",
+)
+CURRENT_EN: tuple[str, ...] = ("now", "new", "instead", "switch", "change", "from now on")
+
+#: A correction of a value just said ("不对，是…", "写错了", "I mean …").
+CORRECTION_ZH: tuple[str, ...] = (
+    "不对", "不對", "唔係", "唔啱", "打错", "打錯", "写错", "寫錯", "说错", "說錯", "讲错", "講錯", "更正",
+    "更正一下", "应该是", "應該是",
+)
+CORRECTION_EN: tuple[str, ...] = (
+    "i mean", "sorry", "wait no", "actually", "correction", "typo", "oops", "scratch that",
+    "rather",
+)
+
+# --- a value wanted instead (a clause-valued slot: a delivery time, a channel) ---------------
+
+#: Words that want a value instead of another ("改成…", "…不行了", "make it … instead"); regular
+#: expression fragments (a lookahead keeps "改天", "换货", "转账" out).
+INSTEAD_ZH: tuple[str, ...] = (
+    "改(?!天|日)", "换(?![货貨])", "換(?![货貨])", "调(?!查)", "調(?!查)", "转(?![账帐发])",
+    "轉(?![賬帳發])", "不行了", "唔得", "不方便了", "最合适", "最合適", "最方便", "最好", "比较好",
+    "比較好", "就行", "就好", "才有空", "才方便", "才有人",
+)
+INSTEAD_EN: tuple[str, ...] = (
+    "instead", "make it", r"switch\w*", r"move\w*", r"change\w*", "works? (?:best|better)",
+    "is (?:best|better|easiest)", "(?:could|can) you do", "how about", "from now on",
+    "going forward",
+)
+
+# --- a phone number --------------------------------------------------------------------------
+
+#: Words of a phone number ("手机", "號碼", "whatsapp").
+PHONE_ZH: tuple[str, ...] = (
+    "手机", "手機", "电话", "電話", "号码", "號碼", "联系方式", "聯繫方式", "聯絡方式", "联络", "聯絡",
+    "换号", "換號", "新号", "新號", "打我", "打给我", "打給我", "撥", "拨",
+)
+PHONE_EN: tuple[str, ...] = (
+    "phone", "number", "cell", "mobile", "reach me", "text me", "whatsapp", "contact",
+)
+#: Phone words the entity recogniser also reads before a number ("门号", "致电", "SIM").
+PHONE_CUE_ZH: tuple[str, ...] = ("门号", "門號", "致电", "致電", "SIM", "打返", "打番")
+#: Phone words that make a number the speaker's ("打这个", "的号是", "call me").
+PHONE_MINE_ZH: tuple[str, ...] = ("打这个", "打這個", "的号是", "的號是")
+PHONE_MINE_EN: tuple[str, ...] = ("call me",)

@@ -188,7 +188,7 @@ _CHAT_RUN_ON = re.compile(
     r"(?:(?<=[吧呗唄嘛啦啊呀哇喔噢咯囉嘞哒噠哈])|(?<=[哈呵嘿]{2})|(?<=[Hh]{3}))"
     r"(?<![酒网網贴貼])(?=" + _CHAT_ZH_OPENER + r")"
     # a hesitation, wait or thanks word glued after a clause's last character
-    r"|(?<=[\u4e00-\u9fff])(?<![说說想叫让讓])(?<!算了)(?<!好滴)(?=算了|好滴好滴|我再想想|让我想想|讓我想想|蟹蟹|谢啦|謝啦|等下 |"
+    r"|(?<=[\u4e00-\u9fff])(?<![说說想叫让讓谢謝蟹])(?<!算了)(?<!好滴)(?=算了|好滴好滴|我再想想|让我想想|讓我想想|蟹蟹|谢啦|謝啦|等下 |"
     r"等一下 |[Ee]mm|[Hh]hh)")
 #: In English chat a run of chat tokens ("lol ok", "k cool", "thx!!", "brb") ends what comes
 #: before it and starts what follows: the run is cut out as its own sentence. Tokens that are

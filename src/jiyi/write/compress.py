@@ -271,18 +271,19 @@ def is_open_question(clause: str) -> bool:
 
 #: A Chinese question typed without a mark in chat: a question word in a clause that ends there
 #: ("你们几点发货啊", "退货流程咋弄"), or an A-not-A ending ("能开发票不", "还有现货没").
-#: Stating clauses with a question word ("我住哪都行", "没什么") are no asks.
+#: A clause saying something of the speaker ("我隔几天就吃一次", "告诉我你为什么…") or "没什么"
+#: states, it does not ask.
 _ZH_ASKS_BARE = re.compile(
-    r"^(?!.*(?:我|俺).*(?:都|也))(?!.*(?:没|沒)(?:什么|什麼|啥))"
-    r".*(?:啥|咋|哪|什么|什麼|怎么|怎麼|怎样|怎樣|几[点號号天]|幾[點號天]|多少|为啥|為啥|为什么|為什麼|"
-    r"有没有|有沒有|有木有|是不是).{0,12}?[啊呀哇嘛哒噠]?\s*$"
+    r"^(?!.*(?:没|沒)(?:什么|什麼|啥))[^我俺咱]*(?:啥|咋|哪|什么|什麼|怎么|怎麼|怎样|怎樣|几[点號号天]|"
+    r"幾[點號天]|多少|为啥|為啥|为什么|為什麼|有没有|有沒有|有木有|是不是).{0,12}?[啊呀哇嘛哒噠]?\s*$"
     r"|(?:能|可以|有|是|会|會|要|行).{0,14}(?<![还還也都])(?:不|没|沒|木有|否)\s*$")
 _ZH_EMBEDDED = re.compile(r"不知道|不确定|不確定|不清楚|不晓得|不曉得|想知道|告诉你|告訴你|记得|記得")
-#: An English question typed without a mark: a question word, or an auxiliary and its subject,
-#: opens it ("how do returns work", "do ur shirts run small"); "what I need is…" states.
+#: An English question typed without a mark: a question word and an auxiliary, or an auxiliary
+#: and its subject, open it ("how do returns work", "do ur shirts run small"); "what a week" and
+#: relative clauses (", which made her happy", ", who is a nurse") state.
 _EN_ASKS_BARE = re.compile(
-    r"\s*(?:(?:what|which|where|who|how)(?!\s+(?:i|we|my|about)\b)|(?:when|why)\s+(?:is|are|do|does|did|can|"
-    r"will|would|should)|(?:is|are|does|did)\s+(?:it|this|that|there|the|my|your|ur|u|you)|"
+    r"\s*(?:(?:what|where|how|when|why)(?:'s|\s+(?:is|are|do|does|did|can|will|would|should)\b)|"
+    r"(?:is|are|does|did)\s+(?:it|this|that|there|the|my|your|ur|u|you)|"
     r"(?:do|can|could|will|would|should)\s+(?:i|you|u|ya|we|it|they|the|my|your|ur|this|that|"
     r"there))\b", re.I)
 

@@ -185,10 +185,11 @@ _CHAT_ZH_OPENER = (
     r"為什麼|几|幾|多少|有没有|有沒有|有木有|请|請|麻烦|麻煩|帮|幫|谢|謝|蟹蟹|亲|親|还有|還有|但是|不过|"
     r"不過|所以|然后|然後|另外|顺便|順便|说真的|說真的|等下|等一下|等等|稍等")
 _CHAT_RUN_ON = re.compile(
-    r"(?:(?<=[吧呗唄嘛啦啊呀哇喔噢咯囉嘞哒噠哈])|(?<=[哈呵嘿]{2})|(?<=[Hh]{3}))"
+    r"(?:(?<=[吧呗唄嘛啦啊呀哇喔噢咯囉嘞哒噠哈])|(?<=[哈呵嘿]{2})|(?<=[Hh]{3})|(?<=蟹蟹)|(?<=蟹蟹亲)|"
+    r"(?<=蟹蟹親)|(?<=谢谢亲)|(?<=謝謝親))"
     r"(?<![酒网網贴貼])(?=" + _CHAT_ZH_OPENER + r")"
     # a hesitation, wait or thanks word glued after a clause's last character
-    r"|(?<=[\u4e00-\u9fff])(?<![说說想叫让讓谢謝蟹])(?<!算了)(?<!好滴)(?=算了|好滴好滴|我再想想|让我想想|讓我想想|蟹蟹|谢啦|謝啦|等下 |"
+    r"|(?<=[\u4e00-\u9fff])(?<![说說想叫让讓谢謝蟹])(?<!算了)(?<!好滴)(?=算了|好滴好滴|好喔|好哦|好噢|我再想想|让我想想|讓我想想|蟹蟹|谢啦|謝啦|等下 |"
     r"等一下 |[Ee]mm|[Hh]hh)")
 #: In English chat a run of chat tokens ("lol ok", "k cool", "thx!!", "brb") ends what comes
 #: before it and starts what follows: the run is cut out as its own sentence. Tokens that are

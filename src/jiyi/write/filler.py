@@ -50,7 +50,7 @@ _ZH_STOP_WORDS = (
     "怎么说呢|怎麼說呢|你知道吗|你知道嗎|我跟你说|我跟你說|说实话|說實話|老实说|老實說|讲真|講真|"
     "说真的|說真的|话说回来|話說回來|言归正传|言歸正傳|"
     # talk about the talk
-    "问个事|問個事|问件事|問件事|问个问题|問個問題|问一下|問一下|问问|問問|请问|請問|想问|想問|请教|請教|"
+    "问个事|問個事|问件事|問件事|问个问题|問個問題|问一下|問一下|问下|問下|想问下|想問下|问问|問問|请问|請問|想问|想問|请教|請教|"
     "有个问题|有個問題|有件事|有个事|有個事|麻烦一下|麻煩一下|打扰一下|打擾一下|打扰了|打擾了|吐槽|吐个槽|"
     "吐個槽|说一下|說一下|说个事|說個事|聊聊|聊一下|咨询一下|諮詢一下|咨询|諮詢|反映一下|反映个|反映個|"
     "跟你说|跟你說|和你说|和你說|提一下|提个|提個|"
@@ -193,7 +193,7 @@ def _filler_kind(clause: str, known_not_filler: bool) -> FillerKind | None:
     if not s.isascii():
         s = SYMBOLS.sub(" ", s)
     cjk = _CJK.search(s) is not None
-    if _CONTENT.search(content_left(s)):
+    if _CONTENT.search(content_left(s)) and _CONTENT.search(content_left(_LAUGHTER.sub(" ", s))):
         if not _EMPHASIS_CORE.search(s):
             return None
         rest = (_ZH_EMPHASIS if cjk else _EN_EMPHASIS).sub(" ", s)

@@ -107,3 +107,14 @@ def test_the_fact_of_a_glued_chat_turn_is_found(e5_mem: Memory, turn: str, ask: 
     e5_mem.ingest(turn, session_id="s1", user_id="u", at=AT, role="user")
     hits = e5_mem.recall(ask, session_id="s2", user_id="u", k=3, as_of=AT + timedelta(days=1))
     assert any(value in h.content for h in hits), [h.content for h in hits]
+
+
+@pytest.mark.parametrize(("turn", "value"), [
+    ("通知发飞书消息就行啥时候有周年庆活动啊算了算了", "飞书"),
+    ("以後寄到公司就好你們什麼時候補貨啊好喔", "寄到公司"),
+    ("can u check my order status hmm also my fave snack is mochi put that in my notes k cool",
+     "mochi"),
+])
+def test_a_statement_glued_before_a_question_stays_a_unit(turn: str, value: str) -> None:
+    units = [d.content for d in ex(turn).drafts]
+    assert any(value in u for u in units), units

@@ -265,9 +265,20 @@ def is_open_question(clause: str) -> bool:
     of a turn, one without a value of its own asks and states nothing, so it is no unit; the
     caller checks that the clause has no entity (no id, number, name or date), and the raw
     turn keeps its words."""
-    return ENDS_AS_QUESTION.search(clause) is not None or (
-        _ZH_ASKS_BARE.search(clause) is not None and not _ZH_EMBEDDED.search(clause)
-        if has_cjk(clause) else _EN_ASKS_BARE.match(clause) is not None)
+    if ENDS_AS_QUESTION.search(clause) is not None:
+        return True
+    # without a mark only a short clause is read as a question: a long one glued from several
+    # ("Can I get an invoice for this lemme check lamingtons is the best") may state a fact
+    if has_cjk(clause):
+        return len(clause.strip()) <= MAX_BARE_QUESTION_CHARS and _ZH_ASKS_BARE.search(
+            clause) is not None and not _ZH_EMBEDDED.search(clause)
+    return len(clause.split()) <= MAX_BARE_QUESTION_WORDS and _EN_ASKS_BARE.match(
+        clause) is not None
+
+
+#: The longest clause read as a question without a mark, in Chinese characters / English words.
+MAX_BARE_QUESTION_CHARS = 14
+MAX_BARE_QUESTION_WORDS = 8
 
 
 #: A Chinese question typed without a mark in chat: a question word in a clause that ends there
@@ -275,9 +286,9 @@ def is_open_question(clause: str) -> bool:
 #: A clause saying something of the speaker ("我隔几天就吃一次", "告诉我你为什么…") or "没什么"
 #: states, it does not ask.
 _ZH_ASKS_BARE = re.compile(
-    r"^(?!.*(?:没|沒)(?:什么|什麼|啥))[^我俺咱]*(?:啥|咋|哪|什么|什麼|怎么|怎麼|怎样|怎樣|几[点號号天]|"
+    r"^(?!.*(?:没|沒)(?:什么|什麼|啥))[^我俺咱]{0,8}(?:啥|咋|哪|什么|什麼|怎么|怎麼|怎样|怎樣|几[点號号天]|"
     r"幾[點號天]|多少|为啥|為啥|为什么|為什麼|有没有|有沒有|有木有|是不是).{0,12}?[啊呀哇嘛哒噠]?\s*$"
-    r"|(?:能|可以|有|是|会|會|要|行).{0,14}(?<![还還也都])(?:不|没|沒|木有|否)\s*$")
+    r"|^.{0,8}(?:能|可以|有|是|会|會|要|行).{0,14}(?<![还還也都])(?:不|没|沒|木有|否)\s*$")
 _ZH_EMBEDDED = re.compile(r"不知道|不确定|不確定|不清楚|不晓得|不曉得|想知道|告诉你|告訴你|记得|記得")
 #: An English question typed without a mark: a question word and an auxiliary, or an auxiliary
 #: and its subject, open it ("how do returns work", "do ur shirts run small"); "what a week" and

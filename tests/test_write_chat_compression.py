@@ -106,7 +106,7 @@ def test_the_fact_of_a_glued_chat_turn_is_found(e5_mem: Memory, turn: str, ask: 
                                                 value: str) -> None:
     e5_mem.ingest(turn, session_id="s1", user_id="u", at=AT, role="user")
     hits = e5_mem.recall(ask, session_id="s2", user_id="u", k=3, as_of=AT + timedelta(days=1))
-    assert any(value in h.content for h in hits), [h.content for h in hits]
+    assert any(value in h.unit.content for h in hits), [h.unit.content for h in hits]
 
 
 @pytest.mark.parametrize(("turn", "value"), [

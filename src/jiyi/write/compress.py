@@ -194,9 +194,9 @@ _CHAT_RUN_ON = re.compile(
 #: In English chat a run of chat tokens ("lol ok", "k cool", "thx!!", "brb") ends what comes
 #: before it and starts what follows: the run is cut out as its own sentence. Tokens that are
 #: words in a plain sentence too ("ok", "cool") count only inside a run holding a chat token.
-_EN_CHAT_TOKEN = r"(?:lol+|lmao|lmfao|rofl|thx|thnx|tysm|ty|brb|nvm|ugh+|gotcha|kk|k cool|ok cool|ok thx|" \
+_EN_CHAT_TOKEN = r"(?:lol+|lmao|lmfao|rofl|thx|thnx|tysm|ty|brb|nvm|gotcha|kk|k cool|ok cool|ok thx|" \
                  r"hey u there\??|u there\??|lemme think|lemme see)"
-_EN_CHAT_SOFT = r"(?:ok|okay|k|cool|alright|sounds good|fair enough|no worries|oh ok|mate|pls|plz)"
+_EN_CHAT_SOFT = r"(?:ok|okay|k|cool|ugh+|alright|sounds good|fair enough|no worries|oh ok|mate|pls|plz)"
 _EN_CHAT_RUN = re.compile(
     r"(?<![\w'])(?:" + _EN_CHAT_SOFT + r"[\s,.!]+)*" + _EN_CHAT_TOKEN
     + r"(?:[\s,.!]+(?:" + _EN_CHAT_SOFT + "|" + _EN_CHAT_TOKEN + r"))*[.!,]*(?![\w'])", re.I)
@@ -289,7 +289,10 @@ _ZH_ASKS_BARE = re.compile(
     r"^(?!.*(?:没|沒)(?:什么|什麼|啥))[^我俺咱]{0,8}(?:啥|咋|哪|什么|什麼|怎么|怎麼|怎样|怎樣|几[点號号天]|"
     r"幾[點號天]|多少|为啥|為啥|为什么|為什麼|有没有|有沒有|有木有|是不是).{0,12}?[啊呀哇嘛哒噠]?\s*$"
     r"|^.{0,8}(?:能|可以|有|是|会|會|要|行).{0,14}(?<![还還也都])(?:不|没|沒|木有|否)\s*$")
-_ZH_EMBEDDED = re.compile(r"不知道|不确定|不確定|不清楚|不晓得|不曉得|想知道|告诉你|告訴你|记得|記得")
+#: A question word used as an indefinite or inside a statement ("想做些什么好玩的", "无论他们
+#: 怎么说", "什么烦恼都没有了", "解释为什么你喜欢", "为什么大家都误会我") asks nothing.
+_ZH_EMBEDDED = re.compile(r"不知道|不确定|不確定|不清楚|不晓得|不曉得|知道|告诉|告訴|记得|記得|解释|解釋|"
+                          r"比如|例如|无论|無論|不管|不論|好像|[我俺咱都也些]")
 #: An English question typed without a mark: a question word and an auxiliary, or an auxiliary
 #: and its subject, open it ("how do returns work", "do ur shirts run small"); "what a week" and
 #: relative clauses (", which made her happy", ", who is a nurse") state.

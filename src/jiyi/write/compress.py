@@ -107,6 +107,9 @@ _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 #: A character after which a Chinese sentence may end without a mark (see ``ZH_RUN_ON``).
 _RUN_ON_CHARS = re.compile(r"[吗嗎呢]|哈哈|对了|對了|啊对|啊對|顺便问|順便問|[0-9A-Za-z了吧啊呀啦喇嘞哦喔嘛]"
                            r"(?:你们|你們|你哋|嗯|麻烦|麻煩|好的|哎呀|喂喂|谢谢|謝謝|请问|請問|劳驾|勞駕|唔該|唔该)")
+#: The cheap test before ``_chat_cuts``: a particle, laughter or a chat token is there at all.
+_CHAT_HINT = re.compile(r"[吧呗唄嘛啦啊呀哇喔噢咯囉嘞哒噠哈呵嘿算蟹谢謝等想]|hhh|emm|(?i:lol|thx|brb|nvm|ugh|"
+                        r"lmao|rofl|gotcha|lemme|\bty\b|\bkk\b|\bk cool|u there)", re.I)
 _SPACES = re.compile(r"[ \t\u3000]+")
 #: Words a Chinese sentence opens with: after a code or an address written with a space
 #: ("订单号是 DD75131379 我的邮箱是…") they start a new sentence.
@@ -171,6 +174,42 @@ def _script_cuts(text: str) -> list[int]:
     return cuts
 
 
+#: Chat glued without punctuation ("…这个有现货吧我再想想…", "…hhh你们几点发货"): a
+#: sentence-final particle or laughter followed by a word a new clause opens with ends a
+#: sentence. The particles here are the ones that close a clause; the openers are the class of
+#: clause-initial words (pronouns, demonstratives, time words, interjections, question words,
+#: politeness and hesitation words), so "酒吧台" or "哈密瓜" are never cut.
+_CHAT_ZH_OPENER = (
+    r"我|俺|咱|你|您|这|這|那|今天|明天|昨天|刚才|剛才|上回|上次|下次|现在|現在|哎|唉|嗯|呃|诶|欸|"
+    r"[Ee]mm|[Hh]hh|OK|ok|算了|好滴|好的|好吧|好喔|好哦|行吧|对了|對了|啥|咋|怎么|怎麼|哪|什么|什麼|为什么|"
+    r"為什麼|几|幾|多少|有没有|有沒有|有木有|请|請|麻烦|麻煩|帮|幫|谢|謝|蟹蟹|亲|親|还有|還有|但是|不过|"
+    r"不過|所以|然后|然後|另外|顺便|順便|说真的|說真的|等下|等一下|等等|稍等")
+_CHAT_RUN_ON = re.compile(
+    r"(?:(?<=[吧呗唄嘛啦啊呀哇喔噢咯囉嘞哒噠哈])|(?<=[哈呵嘿]{2})|(?<=[Hh]{3})|(?<=蟹蟹)(?![亲親])|(?<=蟹蟹亲)|"
+    r"(?<=蟹蟹親)|(?<=谢谢亲)|(?<=謝謝親))"
+    r"(?<!酒吧)(?<!网吧)(?<!網吧)(?<!贴吧)(?<!貼吧)(?=" + _CHAT_ZH_OPENER + r")"
+    # a hesitation, wait or thanks word glued after a clause's last character
+    r"|(?<=[\u4e00-\u9fff])(?<![说說想叫让讓谢謝蟹])(?<!算了)(?<!好滴)(?=算了|好滴好滴|好喔|好哦|好噢|我再想想|让我想想|讓我想想|蟹蟹|谢啦|謝啦|等下 |"
+    r"等一下 |[Ee]mm|[Hh]hh)")
+#: In English chat a run of chat tokens ("lol ok", "k cool", "thx!!", "brb") ends what comes
+#: before it and starts what follows: the run is cut out as its own sentence. Tokens that are
+#: words in a plain sentence too ("ok", "cool") count only inside a run holding a chat token.
+_EN_CHAT_TOKEN = r"(?:lol+|lmao|lmfao|rofl|thx|thnx|tysm|ty|brb|nvm|gotcha|kk|k cool|ok cool|ok thx|" \
+                 r"hey u there\??|u there\??|lemme think|lemme see)"
+_EN_CHAT_SOFT = r"(?:ok|okay|k|cool|ugh+|alright|sounds good|fair enough|no worries|oh ok|mate|pls|plz)"
+_EN_CHAT_RUN = re.compile(
+    r"(?<![\w'])(?:" + _EN_CHAT_SOFT + r"[\s,.!]+)*" + _EN_CHAT_TOKEN
+    + r"(?:[\s,.!]+(?:" + _EN_CHAT_SOFT + "|" + _EN_CHAT_TOKEN + r"))*[.!,]*(?![\w'])", re.I)
+
+
+def _chat_cuts(text: str) -> list[int]:
+    """Sentence ends inside glued chat (see ``_CHAT_RUN_ON`` and ``_EN_CHAT_RUN``)."""
+    cuts = [m.start() for m in _CHAT_RUN_ON.finditer(text)]
+    for m in _EN_CHAT_RUN.finditer(text):
+        cuts.extend((m.start(), m.end()))
+    return [c for c in cuts if 0 < c < len(text)]
+
+
 def split_sentences(text: str) -> list[Sentence]:
     """Sentences with their offsets; the terminating punctuation stays with its sentence. In a
     Chinese text a run of spaces between scripts may end a sentence too (see _script_cuts)."""
@@ -183,6 +222,8 @@ def split_sentences(text: str) -> list[Sentence]:
         ends = sorted({*ends, *_script_cuts(text)})
     if _RUN_ON_CHARS.search(text):  # "…会有大特价吗请问…": a question ends with no mark
         ends = sorted({*ends, *(m.start() for m in ZH_RUN_ON.finditer(text))})
+    if _CHAT_HINT.search(text):
+        ends = sorted({*ends, *_chat_cuts(text)})
     for end in ends:
         piece = text[pos:end]
         stripped = piece.strip()
@@ -224,7 +265,42 @@ def is_open_question(clause: str) -> bool:
     of a turn, one without a value of its own asks and states nothing, so it is no unit; the
     caller checks that the clause has no entity (no id, number, name or date), and the raw
     turn keeps its words."""
-    return ENDS_AS_QUESTION.search(clause) is not None
+    if ENDS_AS_QUESTION.search(clause) is not None:
+        return True
+    # without a mark only a short clause is read as a question: a long one glued from several
+    # ("Can I get an invoice for this lemme check lamingtons is the best") may state a fact
+    if has_cjk(clause):
+        return len(clause.strip()) <= MAX_BARE_QUESTION_CHARS and _ZH_ASKS_BARE.search(
+            clause) is not None and not _ZH_EMBEDDED.search(clause)
+    return len(clause.split()) <= MAX_BARE_QUESTION_WORDS and _EN_ASKS_BARE.match(
+        clause) is not None
+
+
+#: The longest clause read as a question without a mark, in Chinese characters / English words.
+MAX_BARE_QUESTION_CHARS = 14
+MAX_BARE_QUESTION_WORDS = 8
+
+
+#: A Chinese question typed without a mark in chat: a question word in a clause that ends there
+#: ("你们几点发货啊", "退货流程咋弄"), or an A-not-A ending ("能开发票不", "还有现货没").
+#: A clause saying something of the speaker ("我隔几天就吃一次", "告诉我你为什么…") or "没什么"
+#: states, it does not ask.
+_ZH_ASKS_BARE = re.compile(
+    r"^(?!.*(?:没|沒)(?:什么|什麼|啥))[^我俺咱]{0,8}(?:啥|咋|哪|什么|什麼|怎么|怎麼|怎样|怎樣|几[点號号天]|"
+    r"幾[點號天]|多少|为啥|為啥|为什么|為什麼|有没有|有沒有|有木有|是不是).{0,12}?[啊呀哇嘛哒噠]?\s*$"
+    r"|^.{0,8}(?:能|可以|有|是|会|會|要|行).{0,14}(?<![还還也都])(?:不|没|沒|木有|否)\s*$")
+#: A question word used as an indefinite or inside a statement ("想做些什么好玩的", "无论他们
+#: 怎么说", "什么烦恼都没有了", "解释为什么你喜欢", "为什么大家都误会我") asks nothing.
+_ZH_EMBEDDED = re.compile(r"知道|确定|確定|清楚|晓得|曉得|告诉|告訴|记得|記得|解释|解釋|"
+                          r"比如|例如|无论|無論|不管|不論|好像|(?<!有)[没沒](?!\s*$)|[我俺咱都也些]")
+#: An English question typed without a mark: a question word and an auxiliary, or an auxiliary
+#: and its subject, open it ("how do returns work", "do ur shirts run small"); "what a week" and
+#: relative clauses (", which made her happy", ", who is a nurse") state.
+_EN_ASKS_BARE = re.compile(
+    r"\s*(?:(?:what|where|how|when|why)(?:'s|\s+(?:is|are|do|does|did|can|will|would|should)\b)|"
+    r"(?:is|are|does|did)\s+(?:it|this|that|there|the|my|your|ur|u|you)|"
+    r"(?:do|can|could|will|would|should)\s+(?:i|you|u|ya|we|it|they|the|my|your|ur|this|that|"
+    r"there))\b", re.I)
 
 
 def said_key(content: str) -> str:

@@ -50,7 +50,7 @@ _ZH_STOP_WORDS = (
     "怎么说呢|怎麼說呢|你知道吗|你知道嗎|我跟你说|我跟你說|说实话|說實話|老实说|老實說|讲真|講真|"
     "说真的|說真的|话说回来|話說回來|言归正传|言歸正傳|"
     # talk about the talk
-    "问个事|問個事|问件事|問件事|问个问题|問個問題|问一下|問一下|问问|問問|请问|請問|想问|想問|请教|請教|"
+    "问个事|問個事|问件事|問件事|问个问题|問個問題|问一下|問一下|问下|問下|想问下|想問下|问问|問問|请问|請問|想问|想問|请教|請教|"
     "有个问题|有個問題|有件事|有个事|有個事|麻烦一下|麻煩一下|打扰一下|打擾一下|打扰了|打擾了|吐槽|吐个槽|"
     "吐個槽|说一下|說一下|说个事|說個事|聊聊|聊一下|咨询一下|諮詢一下|咨询|諮詢|反映一下|反映个|反映個|"
     "跟你说|跟你說|和你说|和你說|提一下|提个|提個|"
@@ -63,6 +63,10 @@ _ZH_STOP_WORDS = (
     "先這麼著|好的|好滴|好嘞|好哒|嗯嗯|明白了|明白|了解了|了解|知道了|收到|没问题|沒問題|可以的|可以|行|好|"
     "谢谢|謝謝|多谢|多謝|感谢|感謝|辛苦了|辛苦|不客气|不客氣|再见|再見|拜拜|你好|您好|哈喽|哈囉|嗨|在吗|在嗎|"
     "早上好|晚上好|晚安|早安|午安|谢啦|謝啦|掰掰|拜啦|再会|再會|回见|回見|"
+    # hesitation, waiting, giving up and chat thanks ("等一下喔", "我再想想", "算了算了 没事")
+    "等一下|等下|等等|稍等|等我一下|让我想想|讓我想想|我再想想|再想想|想一想|想想|考虑一下|考慮一下|"
+    "不问了|不問了|不说了|不說了|没事没事|沒事沒事|没事|沒事|蟹蟹|谢谢啦|謝謝啦|酱紫|醬紫|好喔|好哦|好噢|"
+    "好嘟|好哒|好叭|说到哪了|說到哪了|讲到哪了|講到哪了|亲|親|"
     # anaphora to the talk itself: "上次也是这样"
     "也是这样|也是這樣|又是这样|又是這樣|每次都这样|每次都這樣|老是这样|老是這樣")
 _ZH_EMOTION_WORDS = (
@@ -87,7 +91,10 @@ _EN_STOP_WORDS = (
     "then|talk later|later|bye|goodbye|for now|i'm done|we're done|leave it there|leave it at that|"
     "thanks|thank you|thx|hi|hello|hey|good morning|good evening|good night|sure|got it|sounds good|"
     "cool|great|nice|yes|yeah|yep|no|nope|whatever|perfect|excellent|awesome|wonderful|fantastic|"
-    "brilliant|oh well|fair enough|today|tonight|right now")
+    "brilliant|oh well|fair enough|today|tonight|right now|"
+    # chat acknowledgements, waiting and thanks ("k cool", "brb", "nvm", "lemme think")
+    "k|kk|thnx|tysm|ty|brb|nvm|gotcha|lemme think|lemme see|let me think|hold on|one sec|"
+    "u there|you there|mate|pls|plz|sry|soz|np")
 _EN_EMOTION_WORDS = (
     "ugh|argh|seriously|unbelievable|annoying|annoyed|frustrating|frustrated|ridiculous|infuriating|"
     "mad|angry|upset|fed up|drives me crazy|drives me nuts|crazy|nuts|what a mess|what a joke|a mess|"
@@ -98,7 +105,7 @@ _EN_GLUE = (
     "was|do|does|have|has|got|gotta|need|want|wanna|now|here|there|again|too|let|let's|me|can|could|"
     "would|should|will|must|something|thing|things|about|with|of|for|on|in|at|gets|get|getting|be|"
     "being|been|make|makes|making|quite|kind|sort|totally|absolutely|how|what|when|we|us|our|lot|"
-    "such|all|only|even|still|tell|say|said|mention")
+    "such|all|only|even|still|tell|say|said|mention|u|ur|ya|sooo|soo")
 
 
 def _guarded(words: str) -> str:
@@ -110,7 +117,9 @@ def _guarded(words: str) -> str:
 
 #: Laughter is no mood worth keeping either: a clause of laughter (and emoji) is plain filler.
 _LAUGHTER = re.compile(
-    r"[哈呵嘿嘻]{2,}|[嗚呜]{2,}|\b(?:lol+|lmao|rofl|haha(?:ha)*|hehe+|hihi|xd|omg)\b", re.I)
+    r"[哈呵嘿嘻]{2,}|[嗚呜]{2,}|\b(?:lol+|lmao|lmfao|rofl|haha(?:ha)*|hehe+|hihi|xd|omg)\b|"
+    # and hesitation sounds typed in Latin letters inside any script ("emmm", "hhh", "hmm")
+    r"(?<![A-Za-z])(?:e?m{2,}|h{3,}|hm+|u+m+|e+r+m*)(?![A-Za-z])", re.I)
 #: Emphasis without a subject ("这个非常重要", "真的非常重要", "this is really important"): it
 #: stresses something said elsewhere and states nothing itself, so it is filler (the raw turn
 #: keeps it), never a fact, and a repeat of it adds nothing.
@@ -184,7 +193,7 @@ def _filler_kind(clause: str, known_not_filler: bool) -> FillerKind | None:
     if not s.isascii():
         s = SYMBOLS.sub(" ", s)
     cjk = _CJK.search(s) is not None
-    if _CONTENT.search(content_left(s)):
+    if _CONTENT.search(content_left(s)) and _CONTENT.search(content_left(_LAUGHTER.sub(" ", s))):
         if not _EMPHASIS_CORE.search(s):
             return None
         rest = (_ZH_EMPHASIS if cjk else _EN_EMPHASIS).sub(" ", s)

@@ -28,6 +28,7 @@ from ..keyfacts.schema import (
     is_single,
     item_slot,
     list_item,
+    names_item,
     negates,
     one_item,
     rendered_value,
@@ -39,6 +40,7 @@ from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, cued_slot, owns, statem
 from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vector
 from ..text import fold
 from ..units import MemoryType, MemoryUnit
+from .answers import type_answers
 from .pipeline import UnitDraft
 
 #: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
@@ -86,15 +88,16 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
     idx = index()
     taken = _with_entity_slots({base_name(d.slot) for d in drafts if d.slot})
     _type_by_rule(drafts, taken, speaker)
-    for draft, (space, vector) in zip(drafts, vectors, strict=True):
-        if draft.slot or draft.about_id or draft.type not in TYPABLE \
+    echoes = type_answers(drafts, TYPABLE, taken, speaker)  # "u asked what food i like, X"
+    for i, (draft, (space, vector)) in enumerate(zip(drafts, vectors, strict=True)):
+        if draft.slot or draft.about_id or draft.type not in TYPABLE or i in echoes \
                 or space != embedder.name or profile_space != space:
             continue
         typed = statement_slot(idx, embedder, draft.content, vector) \
             or cued_slot(idx, embedder, draft.content, vector)
         row = spec(typed.slot) if typed is not None else None
         if row is None or (row.single and row.name in taken) or _event_only(row, draft.content) \
-                or _gives_entity(row, draft):
+                or _gives_entity(row, draft) or (not row.single and not names_item(row, draft.content)):
             continue
         if row.single:
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
@@ -283,9 +286,15 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
         # compound turn ("我朋友推荐你们家的，我先去吃饭，我最近戒掉羊肉了")
         text = negating_part(row, draft.content)
         if not negates(row, text) or len(text) > MAX_TYPED_CHARS or QUESTION.search(text) \
-                or not owns(row.name, text) or not _item_words(row, text):
+                or not owns(row.name, text):
             continue
-        item = list_item(row, text)
+        if _item_words(row, text):
+            item = list_item(row, text)
+        elif len(turn.text) <= MAX_TYPED_CHARS and names_item(row, turn.text) \
+                and one_item(item := list_item(row, turn.text)):
+            pass  # "sushi? nah, done with that": the item is the one the turn names plainly
+        else:
+            continue
         draft.slot = item_slot(row.name, item)
         if contradicted_items(store, Scope(turn.user_id, None), turn, draft) \
                 or one_item(item):

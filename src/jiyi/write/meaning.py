@@ -41,6 +41,7 @@ from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vecto
 from ..text import fold
 from ..units import MemoryType, MemoryUnit
 from .answers import type_answers
+from .buried import buried_item
 from .pipeline import UnitDraft
 
 #: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
@@ -105,6 +106,22 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
         else:
             draft.slot = item_slot(row.name, list_item(row, draft.content))
         draft.type = MemoryType.USER_PROFILE
+    _type_buried(drafts, echoes)
+
+
+def _type_buried(drafts: Sequence[UnitDraft], echoes: set[int]) -> None:
+    """A like buried in a run-on draft the typing left alone ("…能开发票不我好爱酸辣粉的说退货
+    咋弄啊…"): the draft, kept whole, is that item's unit (see :mod:`.buried`)."""
+    rows = [r for r in schema() if r.value == "item" and r.negation is not None]
+    for i, draft in enumerate(drafts):
+        if draft.slot or draft.about_id or draft.type not in TYPABLE or i in echoes:
+            continue
+        for row in rows:
+            item = buried_item(row, draft.content)
+            if item and not negates(row, _around(draft.content, item)):
+                draft.slot = item_slot(row.name, item)
+                draft.type = MemoryType.USER_PROFILE
+                break
 
 
 def _with_entity_slots(taken: set[str]) -> set[str]:
@@ -222,6 +239,27 @@ def _item_words(row: SlotSpec, text: str) -> list[str]:
             if len(w.strip(".,!?'\"")) >= MIN_ITEM_WORD["latin" if w.isascii() else "cjk"]]
 
 
+#: In a run-on, the words this close to a negation are the ones it may take back.
+NEGATION_WINDOW = 12
+
+
+def _around(text: str, item: str) -> str:
+    """The words of ``text`` within :data:`NEGATION_WINDOW` of ``item`` (folded case)."""
+    at = text.casefold().find(item)
+    if at < 0:
+        return text
+    return text[max(0, at - NEGATION_WINDOW):at + len(item) + NEGATION_WINDOW]
+
+
+def _negation_windows(row: SlotSpec, text: str) -> str:
+    """The words right around each negation of a run-on ("…赠品还有吗猪脚先不要 我现在不喜欢了
+    澳门可以寄吗…"): what else the run-on says takes nothing back."""
+    if row.negation is None:
+        return text
+    return "，".join(text[max(0, m.start() - NEGATION_WINDOW):m.end() + NEGATION_WINDOW]
+                    for m in row.negation.finditer(text))
+
+
 def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: UnitDraft
                        ) -> list[MemoryUnit]:
     """The current items of a list that a negating draft contradicts: units of the same list
@@ -233,8 +271,11 @@ def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: Unit
         return []
     prefix = row.name + ":"
     text = negating_part(row, draft.content)
-    negated = _item_words(row, text)
-    said = fold(text if negated else turn.text)
+    run_on = len(text) > MAX_TYPED_CHARS or QUESTION.search(text) is not None
+    if run_on:  # only a listed item named right by a negation is taken back
+        text = _negation_windows(row, text)
+    negated = [] if run_on else _item_words(row, text)
+    said = fold(text if negated or run_on else turn.text)
     out: list[MemoryUnit] = []
     for unit in store.find_units(scope, as_of=turn.at, types=[MemoryType.USER_PROFILE],
                                  limit=LIST_ITEMS_READ):
@@ -285,8 +326,12 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
         # the sub-clauses that take the item back, not the chit-chat packed with them in a
         # compound turn ("我朋友推荐你们家的，我先去吃饭，我最近戒掉羊肉了")
         text = negating_part(row, draft.content)
-        if not negates(row, text) or len(text) > MAX_TYPED_CHARS or QUESTION.search(text) \
-                or not owns(row.name, text):
+        if (len(text) > MAX_TYPED_CHARS or QUESTION.search(text)) and negates(row, text):
+            _adopt_buried_negation(store, turn, draft, row)
+            if draft.slot:
+                return
+            continue
+        if not negates(row, text) or QUESTION.search(text) or not owns(row.name, text):
             continue
         if _item_words(row, text):
             item = list_item(row, text)
@@ -302,6 +347,21 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
             # back may never have been typed, its words still must not read as a current like
             draft.type = MemoryType.USER_PROFILE
             return
+        draft.slot = None
+
+
+def _adopt_buried_negation(store: Store, turn: TurnRecord, draft: UnitDraft, row: SlotSpec
+                           ) -> None:
+    """A run-on draft (too long to type, or with questions glued on) that takes back, right by
+    one of its negations, an item the user's list holds ("…澳门可以寄吗猪脚先不要 我现在不喜欢了退货…"): the negation of that item (in place)."""
+    draft.slot = item_slot(row.name, "")
+    found = contradicted_items(store, Scope(turn.user_id, None), turn, draft)
+    prefix = row.name + ":"
+    items = [u.slot[len(prefix):] for u in found if u.slot and u.slot.startswith(prefix)]
+    if items:
+        draft.slot = item_slot(row.name, items[0])
+        draft.type = MemoryType.USER_PROFILE
+    else:
         draft.slot = None
 
 

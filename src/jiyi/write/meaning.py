@@ -39,6 +39,7 @@ from ..keyfacts.schema import (
 from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, cued_slot, owns, statement_slot
 from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vector
 from ..text import fold
+from ..text.segment import has_cjk
 from ..units import MemoryType, MemoryUnit
 from .answers import type_answers
 from .buried import buried_item
@@ -148,11 +149,60 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
                  and not _gives_entity(row, d)
                  and owns(row.name, _said(row, d.content))
                  and _fresh_value(row.value_words, d.content, row.recurring)]
+        found = found or _pointed(row, drafts) or [
+            d for d in drafts if d.slot is None and d.about_id is None and d.type in types
+            and not _gives_entity(row, d) and _states_in_window(row, d.content)]
         if found:
             draft = found[-1]
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
             draft.type = MemoryType.USER_PROFILE
             taken.add(row.name)
+
+
+#: Words pointing back at a value just said ("我周末下午有空，挑这个时间送", "home by 6, come then").
+_POINTER = re.compile(r"这个时间|這個時間|那个时间|那個時間|这个点|這個點|那个点|那個點|那会儿|那會兒|那时候|"
+                      r"那時候|这时候|這時候|这个时段|這個時段|那个时段|那個時段|\b(?:then|that time|those times|"
+                      r"at that time)\b", re.I)
+
+
+def _pointed(row: SlotSpec, drafts: Sequence[UnitDraft]) -> list[UnitDraft]:
+    """The draft holding a value that the next draft points back to with the slot's cue
+    ("我一般周末下午有空" + "挑这个时间送"): that draft states the slot."""
+    words = row.value_words
+    if words is None or row.statement_cue is None:
+        return []
+    return [prev for prev, nxt in pairwise(drafts)
+            if prev.slot is None and prev.about_id is None and prev.type in TYPABLE
+            and nxt.slot is None and _POINTER.search(nxt.content)
+            and row.statement_cue.search(nxt.content) and not words.search(nxt.content)
+            and not QUESTION.search(nxt.content) and len(prev.content) <= MAX_TYPED_CHARS
+            and not QUESTION.search(prev.content)
+            and _fresh_value(words, prev.content, row.recurring)
+            and owns(row.name, prev.content) and not _gives_entity(row, prev)]
+
+
+#: In a run-on, the characters this close to a value word are read with it (Chinese; twice as
+#: many in a Latin script, whose words are longer).
+VALUE_WINDOW = 14
+
+
+def _states_in_window(row: SlotSpec, text: str) -> bool:
+    """A run-on draft (chat fragments glued together, questions among them) stating the slot in
+    one of its fragments: a value word with the slot's cue word close by, no retiring word right
+    by it, not asked ("…仓库在哪个城市发货啊收货时间更新成晚上七点到九点行那就酱紫吧…", "… between
+    7 and 9pm works best for drop-offs can I get an invoice …")."""
+    words, cue = row.value_words, row.statement_cue
+    if words is None or cue is None:
+        return False
+    for m in words.finditer(text):
+        span = VALUE_WINDOW * (1 if has_cjk(m.group(0) + text[m.end():m.end() + 2]) else 2)
+        near = text[max(0, m.start() - span):m.end() + span]
+        if cue.search(near) and not QUESTION.search(text[m.start():m.end() + span // 2]) \
+                and _fresh_value(words, text[max(0, m.start() - RETIRE_WINDOW):
+                                             m.end() + RETIRE_WINDOW], row.recurring) \
+                and owns(row.name, near) and not (row.recurring and CALENDAR_DAY.search(near)):
+            return True
+    return False
 
 
 #: A sub-clause with its closing marks ("有小龙虾吗？", "can you adjust the delivery time?").

@@ -24,7 +24,7 @@ from ..text.segment import to_simplified
 #: negation right before it (read over the Simplified text).
 _ZH_BEFORE = re.compile(
     r"(?<![不没别])(?:(?:我|俺|咱)(?:好|很|超|贼|最|真|特别|蛮|挺|超级)?|(?:好|很|超|贼|最|超级))"
-    r"(?:爱|喜欢)(?:吃|喝)?|偏好|每(?:周|天|礼拜|星期)都?要?(?:吃|喝)[一1]?[次回顿]?")
+    r"(?:爱|喜欢)(?:吃|喝)?|偏好|每(?:周|天|个?(?:礼拜|星期))都?要?(?:吃|喝)[一1]?[次回顿]?")
 #: A like said after its item ("X是我的最爱", "X是我的命").
 _ZH_AFTER = re.compile(r"是我的(?:最爱|命)")
 #: A like said before its item in English.
@@ -71,31 +71,53 @@ def buried_item(row: SlotSpec, text: str) -> str | None:
     return found[0].casefold() if len(found) == 1 else None
 
 
+#: Characters that never belong to a Chinese item named in a run-on: particles, pronouns,
+#: question words and the common verbs and adverbs chat glues after or before one.
+_ZH_STOP = frozenset(
+    "的了吧啊呀嘛喔哦欸诶啦耶噢哈呵嗯呗么呢吗着过得地你我他她俺咱们是在有要想能会可不没还就都也很太"
+    "好多少几哪谁什怎啥咋弄买寄送退换发到给把被让跟和与对又再才先后这那个些里说讲问谢请帮等算行")
+#: The longest item read in a run-on.
+MAX_ZH_ITEM = 6
+
+
 def _zh_items(simple: str) -> list[tuple[int, int]]:
+    """Items right after a like cue ("我超爱X…") or right before one ("…X是我的最爱"): the
+    characters up to a stop character, cut before a word of two or more characters that jieba
+    reads as no noun ("冰淇淋包装…" -> 冰淇淋)."""
     out: list[tuple[int, int]] = []
-    if not (_ZH_BEFORE.search(simple) or _ZH_AFTER.search(simple)):
-        return out
-    words = [(w.word, w.flag) for w in _posseg().cut(simple)]
-    starts: list[int] = []
-    pos = 0
-    for word, _ in words:
-        starts.append(pos)
-        pos += len(word)
     for m in _ZH_BEFORE.finditer(simple):
-        i = next((k for k, s in enumerate(starts) if s >= m.end()), len(words))
-        j = i
-        while j < len(words) and words[j][1].startswith(_NOUN_FLAGS) and words[j][0].strip():
-            j += 1
-        if j > i and starts[i] == m.end():
-            out.append((starts[i], starts[j - 1] + len(words[j - 1][0])))
+        end = m.end()
+        while end < len(simple) and end - m.end() < MAX_ZH_ITEM and _zh_char(simple[end]):
+            end += 1
+        out.append(_cut(simple, m.end(), end, keep="left"))
     for m in _ZH_AFTER.finditer(simple):
-        j = next((k for k, s in enumerate(starts) if s >= m.start()), len(words))
-        i = j
-        while i > 0 and words[i - 1][1].startswith(_NOUN_FLAGS) and words[i - 1][0].strip():
-            i -= 1
-        if j > i and j <= len(words) and starts[j - 1] + len(words[j - 1][0]) == m.start():
-            out.append((starts[i], m.start()))
-    return [(a, b) for a, b in out if 2 <= b - a <= 8]
+        start = m.start()
+        while start > 0 and m.start() - start < MAX_ZH_ITEM and _zh_char(simple[start - 1]):
+            start -= 1
+        out.append(_cut(simple, start, m.start(), keep="right"))
+    return [(a, b) for a, b in out if 2 <= b - a <= MAX_ZH_ITEM]
+
+
+def _zh_char(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" and ch not in _ZH_STOP
+
+
+def _cut(simple: str, start: int, end: int, keep: str) -> tuple[int, int]:
+    """The part of ``simple[start:end]`` on the ``keep`` side of its first (``left``) or last
+    (``right``) word of two or more characters that is no noun."""
+    if end - start < 3:
+        return start, end
+    pos = start
+    words: list[tuple[int, int, str]] = []
+    for w in _posseg().cut(simple[start:end]):
+        words.append((pos, pos + len(w.word), w.flag))
+        pos += len(w.word)
+    bad = [(a, b) for a, b, flag in words if b - a >= 2 and not flag.startswith(_NOUN_FLAGS)]
+    if not bad:
+        return start, end
+    if keep == "left":
+        return start, bad[0][0] if bad[0][0] > start else end
+    return (bad[-1][1], end) if bad[-1][1] < end else (start, end)
 
 
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")

@@ -32,6 +32,8 @@ T0 = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
     ("不對不對，我說的是蚵仔煎，那個才是我最愛", "蚵仔煎", False),
     ("wait no, it's nachos i love", "nachos", False),
     ("凉皮是我的命hhh", "凉皮", False),
+    ("平时就好凉皮这口", "凉皮", False),
+    ("平時就好蚵仔煎這口", "蚵仔煎", False),
     ("每個禮拜都要吃一次蚵仔煎", "蚵仔煎", False),
     ("我一个星期能整两回凉皮", "凉皮", False),
     ("Stop recommending poutine pls, over it", "poutine", True),

@@ -79,7 +79,8 @@ def type_answers(drafts: Sequence[UnitDraft], types: frozenset[MemoryType],
                  taken: set[str], speaker: str | None) -> set[int]:
     """Type the drafts that answer a question the user names (in place; a single-valued slot
     only when no draft of the turn holds it yet: ``taken``, updated); returns the indexes of the
-    drafts that only name the question, which state nothing themselves."""
+    drafts naming the question and holding no answer, which are typed by nothing else (their
+    words are the question's: "你问我爱吃啥" is no liked item)."""
     echoes: set[int] = set()
     for i, draft in enumerate(drafts):
         if draft.slot or draft.about_id or draft.type not in types:
@@ -94,9 +95,9 @@ def type_answers(drafts: Sequence[UnitDraft], types: frozenset[MemoryType],
         if _answer(row, rest):
             _give(row, draft, rest, taken, speaker)
             continue
+        echoes.add(i)  # the question's words are no value, whatever else the draft says
         if names_item(row, rest) if row.value == "item" else rest.strip(" ，,;；。.!！"):
-            continue  # something else is said beside the question: leave it to the rules
-        echoes.add(i)
+            continue  # something else is said beside the question: no answer beside it
         for j in (i + 1, i - 1):
             other = drafts[j] if 0 <= j < len(drafts) else None
             if other is not None and not other.slot and other.about_id is None \

@@ -197,12 +197,28 @@ def is_single(slot: str) -> bool:
     return row is not None and row.single
 
 
+#: Where a clause's sub-clauses meet ("不对不对，我说的是X，那个才是我最爱", "X is the go, love it").
+_SUB_CLAUSE = re.compile(r"[，,;；。.!！?？]+")
+
+
 def list_item(row: SlotSpec, clause: str) -> str:
     """The item a clause of a list slot names: the clause without its negation and cue words
     ("我现在不吃牛肉了" -> "牛肉", "I love durian" -> "durian"), folded to lower case; the whole
-    clause when nothing is left."""
-    rest = without_cues(row, clause)
-    return " ".join(rest.split()).casefold() or clause.casefold()
+    clause when nothing is left. In a clause of several sub-clauses, the ones naming something
+    (a sub-clause of cue words and fillers only, "那个才是我最爱", "love it", names nothing), and
+    of those the ones with a like or negation cue ("ramen is the best, put that in my prefs")."""
+    parts = [p for p in _SUB_CLAUSE.split(clause) if p.strip()]
+    named = [(p, rest) for p in parts if (rest := " ".join(without_cues(row, p).split()))]
+    cued = [rest for p, rest in named if negates(row, p)
+            or (row.strong_cue is not None and row.strong_cue.search(p))]
+    rest = " ".join(cued or [r for _, r in named])
+    return rest.casefold() or clause.casefold()
+
+
+def names_item(row: SlotSpec, clause: str) -> bool:
+    """Something is left of the clause once its cue words, negation and fillers are gone
+    ("那个才是我最爱", "love it", "你问我爱吃啥" name nothing)."""
+    return bool(without_cues(row, clause).split())
 
 
 #: An item named plainly: one Chinese word of 2-8 characters, or 1-3 Latin words.

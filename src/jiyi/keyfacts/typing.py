@@ -9,7 +9,7 @@ import re
 from ..embed.base import Embedder, Matrix
 from .asking import ASKED
 from .prototypes import PrototypeIndex, Typed, best_labels
-from .schema import schema, spec, third_party
+from .schema import SlotSpec, list_item, names_item, one_item, schema, spec, third_party
 
 #: A question states no value ("我现在的地址是哪里？", "where do you ship my stuff?"): one
 #: definition, :data:`jiyi.keyfacts.asking.ASKED`.
@@ -67,10 +67,29 @@ def cued_slot(idx: PrototypeIndex, embedder: Embedder, content: str, vector: Mat
         return None
     top = ranked[0][0]
     row = next((r for r in rows if r.name == top), None)
+    if row is None:
+        row = _plain_runner_up(rows, ranked, content)
     if row is None or not owns(row.name, content) or (
             row.value_hint is not None and not row.value_hint.search(content)):
         return None
     return Typed(row.name, ranked[0][1] - ranked[1][1], 0.0)
+
+
+#: How close behind the nearest label a list row's prototypes may stand when the clause names
+#: one plain item with a strong cue ("Big fan of falafel ngl" is a shade nearer the name
+#: prototypes, "平日偏好煎饺" the delivery-time ones).
+RUNNER_UP_WITHIN = 0.015
+
+
+def _plain_runner_up(rows: list[SlotSpec], ranked: list[tuple[str, float]], content: str
+                     ) -> SlotSpec | None:
+    """A list row with a strong cue in ``content`` that is the second-nearest label, within
+    :data:`RUNNER_UP_WITHIN` of the first, when the clause names one plain item of it."""
+    second, cos = ranked[1]
+    row = next((r for r in rows if r.name == second and r.value == "item"), None)
+    if row is None or ranked[0][1] - cos > RUNNER_UP_WITHIN:
+        return None
+    return row if one_item(list_item(row, content)) and names_item(row, content) else None
 
 
 def owns(slot: str, content: str) -> bool:

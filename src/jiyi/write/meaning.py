@@ -28,6 +28,7 @@ from ..keyfacts.schema import (
     is_single,
     item_slot,
     list_item,
+    names_item,
     negates,
     one_item,
     rendered_value,
@@ -39,7 +40,10 @@ from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, cued_slot, owns, statem
 from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vector
 from ..text import fold
 from ..text import slotwords as sw
+from ..text.segment import has_cjk
 from ..units import MemoryType, MemoryUnit
+from .answers import type_answers
+from .buried import buried_item
 from .pipeline import UnitDraft
 
 #: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
@@ -87,15 +91,16 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
     idx = index()
     taken = _with_entity_slots({base_name(d.slot) for d in drafts if d.slot})
     _type_by_rule(drafts, taken, speaker)
-    for draft, (space, vector) in zip(drafts, vectors, strict=True):
-        if draft.slot or draft.about_id or draft.type not in TYPABLE \
+    echoes = type_answers(drafts, TYPABLE, taken, speaker)  # "u asked what food i like, X"
+    for i, (draft, (space, vector)) in enumerate(zip(drafts, vectors, strict=True)):
+        if draft.slot or draft.about_id or draft.type not in TYPABLE or i in echoes \
                 or space != embedder.name or profile_space != space:
             continue
         typed = statement_slot(idx, embedder, draft.content, vector) \
             or cued_slot(idx, embedder, draft.content, vector)
         row = spec(typed.slot) if typed is not None else None
         if row is None or (row.single and row.name in taken) or _event_only(row, draft.content) \
-                or _gives_entity(row, draft):
+                or _gives_entity(row, draft) or (not row.single and not names_item(row, draft.content)):
             continue
         if row.single:
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
@@ -103,6 +108,22 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
         else:
             draft.slot = item_slot(row.name, list_item(row, draft.content))
         draft.type = MemoryType.USER_PROFILE
+    _type_buried(drafts, echoes)
+
+
+def _type_buried(drafts: Sequence[UnitDraft], echoes: set[int]) -> None:
+    """A like buried in a run-on draft the typing left alone ("…能开发票不我好爱酸辣粉的说退货
+    咋弄啊…"): the draft, kept whole, is that item's unit (see :mod:`.buried`)."""
+    rows = [r for r in schema() if r.value == "item" and r.negation is not None]
+    for i, draft in enumerate(drafts):
+        if draft.slot or draft.about_id or draft.type not in TYPABLE or i in echoes:
+            continue
+        for row in rows:
+            item = buried_item(row, draft.content)
+            if item and not negates(row, _around(draft.content, item)):
+                draft.slot = item_slot(row.name, item)
+                draft.type = MemoryType.USER_PROFILE
+                break
 
 
 def _with_entity_slots(taken: set[str]) -> set[str]:
@@ -129,11 +150,60 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
                  and not _gives_entity(row, d)
                  and owns(row.name, _said(row, d.content))
                  and _fresh_value(row.value_words, d.content, row.recurring)]
+        found = found or _pointed(row, drafts) or [
+            d for d in drafts if d.slot is None and d.about_id is None and d.type in types
+            and not _gives_entity(row, d) and _states_in_window(row, d.content)]
         if found:
             draft = found[-1]
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
             draft.type = MemoryType.USER_PROFILE
             taken.add(row.name)
+
+
+#: Words pointing back at a value just said ("我周末下午有空，挑这个时间送", "home by 6, come then").
+_POINTER = re.compile(r"这个时间|這個時間|那个时间|那個時間|这个点|這個點|那个点|那個點|那会儿|那會兒|那时候|"
+                      r"那時候|这时候|這時候|这个时段|這個時段|那个时段|那個時段|\b(?:then|that time|those times|"
+                      r"at that time)\b", re.I)
+
+
+def _pointed(row: SlotSpec, drafts: Sequence[UnitDraft]) -> list[UnitDraft]:
+    """The draft holding a value that the next draft points back to with the slot's cue
+    ("我一般周末下午有空" + "挑这个时间送"): that draft states the slot."""
+    words = row.value_words
+    if words is None or row.statement_cue is None:
+        return []
+    return [prev for prev, nxt in pairwise(drafts)
+            if prev.slot is None and prev.about_id is None and prev.type in TYPABLE
+            and nxt.slot is None and _POINTER.search(nxt.content)
+            and row.statement_cue.search(nxt.content) and not words.search(nxt.content)
+            and not QUESTION.search(nxt.content) and len(prev.content) <= MAX_TYPED_CHARS
+            and not QUESTION.search(prev.content)
+            and _fresh_value(words, prev.content, row.recurring)
+            and owns(row.name, prev.content) and not _gives_entity(row, prev)]
+
+
+#: In a run-on, the characters this close to a value word are read with it (Chinese; twice as
+#: many in a Latin script, whose words are longer).
+VALUE_WINDOW = 14
+
+
+def _states_in_window(row: SlotSpec, text: str) -> bool:
+    """A run-on draft (chat fragments glued together, questions among them) stating the slot in
+    one of its fragments: a value word with the slot's cue word close by, no retiring word right
+    by it, not asked ("…仓库在哪个城市发货啊收货时间更新成晚上七点到九点行那就酱紫吧…", "… between
+    7 and 9pm works best for drop-offs can I get an invoice …")."""
+    words, cue = row.value_words, row.statement_cue
+    if words is None or cue is None:
+        return False
+    for m in words.finditer(text):
+        span = VALUE_WINDOW * (1 if has_cjk(m.group(0) + text[m.end():m.end() + 2]) else 2)
+        near = text[max(0, m.start() - span):m.end() + span]
+        if cue.search(near) and not QUESTION.search(text[m.start():m.end() + span // 2]) \
+                and _fresh_value(words, text[max(0, m.start() - RETIRE_WINDOW):
+                                             m.end() + RETIRE_WINDOW], row.recurring) \
+                and owns(row.name, near) and not (row.recurring and CALENDAR_DAY.search(near)):
+            return True
+    return False
 
 
 #: A sub-clause with its closing marks ("有小龙虾吗？", "can you adjust the delivery time?").
@@ -220,6 +290,27 @@ def _item_words(row: SlotSpec, text: str) -> list[str]:
             if len(w.strip(".,!?'\"")) >= MIN_ITEM_WORD["latin" if w.isascii() else "cjk"]]
 
 
+#: In a run-on, the words this close to a negation are the ones it may take back.
+NEGATION_WINDOW = 12
+
+
+def _around(text: str, item: str) -> str:
+    """The words of ``text`` within :data:`NEGATION_WINDOW` of ``item`` (folded case)."""
+    at = text.casefold().find(item)
+    if at < 0:
+        return text
+    return text[max(0, at - NEGATION_WINDOW):at + len(item) + NEGATION_WINDOW]
+
+
+def _negation_windows(row: SlotSpec, text: str) -> str:
+    """The words right around each negation of a run-on ("…赠品还有吗猪脚先不要 我现在不喜欢了
+    澳门可以寄吗…"): what else the run-on says takes nothing back."""
+    if row.negation is None:
+        return text
+    return "，".join(text[max(0, m.start() - NEGATION_WINDOW):m.end() + NEGATION_WINDOW]
+                    for m in row.negation.finditer(text))
+
+
 def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: UnitDraft
                        ) -> list[MemoryUnit]:
     """The current items of a list that a negating draft contradicts: units of the same list
@@ -231,8 +322,11 @@ def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: Unit
         return []
     prefix = row.name + ":"
     text = negating_part(row, draft.content)
-    negated = _item_words(row, text)
-    said = fold(text if negated else turn.text)
+    run_on = len(text) > MAX_TYPED_CHARS or QUESTION.search(text) is not None
+    if run_on:  # only a listed item named right by a negation is taken back
+        text = _negation_windows(row, text)
+    negated = [] if run_on else _item_words(row, text)
+    said = fold(text if negated or run_on else turn.text)
     out: list[MemoryUnit] = []
     for unit in store.find_units(scope, as_of=turn.at, types=[MemoryType.USER_PROFILE],
                                  limit=LIST_ITEMS_READ):
@@ -283,10 +377,20 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
         # the sub-clauses that take the item back, not the chit-chat packed with them in a
         # compound turn ("我朋友推荐你们家的，我先去吃饭，我最近戒掉羊肉了")
         text = negating_part(row, draft.content)
-        if not negates(row, text) or len(text) > MAX_TYPED_CHARS or QUESTION.search(text) \
-                or not owns(row.name, text) or not _item_words(row, text):
+        if (len(text) > MAX_TYPED_CHARS or QUESTION.search(text)) and negates(row, text):
+            _adopt_buried_negation(store, turn, draft, row)
+            if draft.slot:
+                return
             continue
-        item = list_item(row, text)
+        if not negates(row, text) or QUESTION.search(text) or not owns(row.name, text):
+            continue
+        if _item_words(row, text):
+            item = list_item(row, text)
+        elif len(turn.text) <= MAX_TYPED_CHARS and names_item(row, turn.text) \
+                and one_item(item := list_item(row, turn.text)):
+            pass  # "sushi? nah, done with that": the item is the one the turn names plainly
+        else:
+            continue
         draft.slot = item_slot(row.name, item)
         if contradicted_items(store, Scope(turn.user_id, None), turn, draft) \
                 or one_item(item):
@@ -294,6 +398,21 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
             # back may never have been typed, its words still must not read as a current like
             draft.type = MemoryType.USER_PROFILE
             return
+        draft.slot = None
+
+
+def _adopt_buried_negation(store: Store, turn: TurnRecord, draft: UnitDraft, row: SlotSpec
+                           ) -> None:
+    """A run-on draft (too long to type, or with questions glued on) that takes back, right by
+    one of its negations, an item the user's list holds ("…澳门可以寄吗猪脚先不要 我现在不喜欢了退货…"): the negation of that item (in place)."""
+    draft.slot = item_slot(row.name, "")
+    found = contradicted_items(store, Scope(turn.user_id, None), turn, draft)
+    prefix = row.name + ":"
+    items = [u.slot[len(prefix):] for u in found if u.slot and u.slot.startswith(prefix)]
+    if items:
+        draft.slot = item_slot(row.name, items[0])
+        draft.type = MemoryType.USER_PROFILE
+    else:
         draft.slot = None
 
 

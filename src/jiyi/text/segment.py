@@ -54,6 +54,13 @@ def _get_t2s() -> Any:
     return _t2s
 
 
+def warm_segmenter() -> None:
+    """Load jieba's dictionary and OpenCC's tables now (seconds on a busy machine), not in the
+    first call that segments or folds."""
+    _get_jieba()
+    _get_t2s()
+
+
 def is_cjk(ch: str) -> bool:
     return bool(_CJK_RE.match(ch))
 

@@ -248,29 +248,3 @@ def test_a_query_waits_behind_shorter_passage_calls_while_queries_keep_coming() 
         ("passages", c // 4), ("passages", c // 2), ("passages", c),
         ("passages", 4 * c - sum(sizes))]
     assert np.array_equal(passages.result(), FakeEmbedder(32).embed_passages(texts))
-
-
-def test_concurrent_ingests_share_passage_calls(gated: tuple[Gated, BatchingEmbedder]) -> None:
-    """Passage jobs queued behind a busy model go in one call up to the chunk's length (the
-    last one cut), each caller getting exactly its own vectors: ingests queued behind recalls
-    no longer take one model call each."""
-    inner, outer = gated
-    inner.gate.clear()
-    jobs = [[f"用户{j}的第{i}句 turn {i}" for i in range(n)] for j, n in
-            enumerate((2, 3, 1, PASSAGE_CHUNK - 4, 7))]
-    with ThreadPoolExecutor(8) as pool:
-        first = pool.submit(outer.embed_query, "我的订单号是多少？")
-        assert inner.entered.wait(10)  # the model is busy
-        futures = []
-        for texts in jobs:  # queued in this order
-            futures.append(pool.submit(outer.embed_passages, texts))
-            while len(outer._passages) < len(futures):
-                threading.Event().wait(0.002)
-        inner.gate.set()
-        first.result(10)
-        got = [f.result(10) for f in futures]
-    total = sum(len(t) for t in jobs)
-    assert inner.log == [("query", 1), ("passages", PASSAGE_CHUNK),
-                         ("passages", total - PASSAGE_CHUNK)]
-    for texts, mat in zip(jobs, got, strict=True):
-        assert np.array_equal(mat, FakeEmbedder(32).embed_passages(texts))

@@ -7,7 +7,7 @@ ingests were embedding. :class:`BatchingEmbedder` gives the model one thread of 
 queue: every query that arrives while the model is busy joins the next call, which embeds them
 all in one batch (``query([...])``: one call of n short texts costs far less than n calls), and
 queries go before passages, which are cut into chunks so a long ingest never holds the model
-for long, and concurrent ingests' passages share a call up to the chunk's length (a passage job that has waited ``passage_wait_s`` gets every other call while queries
+for long (a passage job that has waited ``passage_wait_s`` gets every other call while queries
 keep coming: ingests are never starved). The chunk adapts: when a query had to wait behind a
 passage chunk, the next chunk is half as long (down to :data:`MIN_PASSAGE_CHUNK`); when none
 did, twice as long (up to :data:`PASSAGE_CHUNK`), so a lone ingest keeps its batch rate and a
@@ -47,7 +47,7 @@ class QueryBatcher(Protocol):
     def embed_queries(self, texts: Sequence[str]) -> Matrix: ...
 
 
-@dataclass(eq=False)  # a job is itself: removed from the queue by identity
+@dataclass
 class _Job:
     texts: list[str]
     query: bool
@@ -55,8 +55,6 @@ class _Job:
     result: Matrix | None = None
     error: BaseException | None = None
     since: float = field(default_factory=time.monotonic)
-    embedded: int = 0  # passages: texts embedded so far (in ``parts``)
-    parts: list[Matrix] = field(default_factory=list)
 
 
 class BatchingEmbedder:
@@ -136,31 +134,15 @@ class BatchingEmbedder:
                             self._cv.wait(left)
                     batch = [self._queries.popleft()
                              for _ in range(min(self.max_batch, len(self._queries)))]
-                    passage: list[tuple[_Job, int, int]] = []
+                    passage = None
                 else:
                     batch = []
-                    passage = self._passage_slices()
+                    passage = self._passages[0]
             self._after_query = bool(batch)
             if batch:
                 self._embed_queries(batch)
-            elif passage:
+            elif passage is not None:
                 self._embed_passage_chunk(passage)
-
-    def _passage_slices(self) -> list[tuple[_Job, int, int]]:
-        """The texts of the next passage call: the first job's next texts and, while the call
-        has room (``chunk`` texts), the next jobs' (in order), as (job, start, end). Several
-        ingests' passages share one call the way queries do (the vectors do not depend on what
-        else is in the call); only the last job in it may be cut. Called under the lock."""
-        room = self.chunk
-        out: list[tuple[_Job, int, int]] = []
-        for job in self._passages:
-            if room <= 0:
-                break
-            start = job.embedded
-            end = min(len(job.texts), start + room)
-            out.append((job, start, end))
-            room -= end - start
-        return out
 
     def _embed_queries(self, batch: list[_Job]) -> None:
         texts = [job.texts[0] for job in batch]
@@ -180,31 +162,22 @@ class BatchingEmbedder:
         for job in batch:
             job.done.set()
 
-    def _embed_passage_chunk(self, slices: list[tuple[_Job, int, int]]) -> None:
-        """Embed one passage call (:meth:`_passage_slices`); a job stays first in line until
-        all its texts are embedded."""
-        texts = [t for job, start, end in slices for t in job.texts[start:end]]
+    def _embed_passage_chunk(self, job: _Job) -> None:
+        """Embed the next chunk of a passage job (the job stays first in line until done)."""
+        done = 0 if job.result is None else job.result.shape[0]
+        chunk = job.texts[done:done + self.chunk]
         try:
-            mat = self.inner.embed_passages(texts)
-            at = 0
-            for job, start, end in slices:
-                job.parts.append(mat[at:at + end - start])
-                job.embedded = end
-                at += end - start
-        except BaseException as exc:  # handed to every job in the call
-            for job, _, _ in slices:
-                job.error = exc
-        finished = [job for job, _, _ in slices
-                    if job.error is not None or job.embedded >= len(job.texts)]
-        for job in finished:
-            if job.error is None:
-                job.result = (job.parts[0] if len(job.parts) == 1
-                              else np.concatenate(job.parts))
+            part = self.inner.embed_passages(chunk)
+            job.result = part if job.result is None else np.concatenate([job.result, part])
+        except BaseException as exc:
+            job.error = exc
+        finished = (job.error is not None or job.result is None
+                    or job.result.shape[0] >= len(job.texts))
         with self._cv:
-            for job in finished:
-                self._passages.remove(job)
+            if finished:
+                self._passages.popleft()
             # a query that arrived during this call waited for it: shorter calls next
             self.chunk = (max(MIN_PASSAGE_CHUNK, self.chunk // 2) if self._queries
                           else min(PASSAGE_CHUNK, self.chunk * 2))
-        for job in finished:
+        if finished:
             job.done.set()

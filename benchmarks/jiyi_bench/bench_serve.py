@@ -35,6 +35,9 @@ TEMPLATES = (
     "My name is User{u} and my order number is EN{n:06d}, ship it to Berlin",
     "The coupon SAVE{n:04d} expires next Friday; my budget is {n} dollars",
 )
+#: How long a spawned server may take to answer /healthz: each worker embeds the key-fact
+#: prototypes (~490 texts) before it serves, which takes a minute or more on a loaded machine.
+READY_TIMEOUT_S = 600.0
 QUERIES = ("我的订单号是多少？", "訂單編號是什麼？", "what is my order number?",
            "ORD{n:06d}", "coupon", "我住在哪里？")
 
@@ -259,7 +262,8 @@ def serve(
             with tempfile.TemporaryDirectory(prefix="jiyi-bench-") as tmp, running_server(
                     str(Path(tmp) / "bench.db"), workers=workers,
                     env={"JIYI_EMBEDDER": embedder, "JIYI_QUERY_BATCH_MS": setting},
-                    unset=("JIYI_DB", "PROMETHEUS_MULTIPROC_DIR")) as srv:
+                    unset=("JIYI_DB", "PROMETHEUS_MULTIPROC_DIR"),
+                    ready_timeout=READY_TIMEOUT_S) as srv:
                 for i, count in enumerate(counts):
                     load, seconds = asyncio.run(drive(
                         srv.url, duration=duration, users=users, concurrency=count,
@@ -284,7 +288,8 @@ def serve(
         with tempfile.TemporaryDirectory(prefix="jiyi-bench-") as tmp:
             env = {"JIYI_EMBEDDER": embedder}
             with running_server(str(Path(tmp) / "bench.db"), workers=workers, env=env,
-                                unset=("JIYI_DB", "PROMETHEUS_MULTIPROC_DIR")) as srv:
+                                unset=("JIYI_DB", "PROMETHEUS_MULTIPROC_DIR"),
+                    ready_timeout=READY_TIMEOUT_S) as srv:
                 load, seconds = asyncio.run(drive(srv.url, **params))  # type: ignore[arg-type]
     result = {
         "command": (f"jiyi --embedder {embedder} bench serve --duration {duration:g} --users "

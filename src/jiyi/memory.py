@@ -33,6 +33,7 @@ from .health import (
     observe_reply,
 )
 from .instrument import instrumented
+from .keyfacts.prototypes import index as prototype_index
 from .recall import RecallRequest, RecallTrace, TopicState, run_recall
 from .recall.topic_codec import encode, stored_state
 from .recall.topics import for_query, observe_turn
@@ -44,6 +45,7 @@ from .store.transfer import TableReport
 from .tasks import BatchTask
 from .text import keyword_terms
 from .text.episode import episode_text
+from .text.segment import warm_segmenter
 from .timing import MemoryObserver
 from .turn_items import TurnItem, check_turn, check_turn_items
 from .units import (
@@ -130,6 +132,14 @@ class Memory:
         self._query_vectors = QueryVectorCache()
         self.warmed_units = (store.warm(self.config.warm_hours)
                              if warm and isinstance(store, WarmableStore) else 0)
+        self.warmed_prototypes = self._warm_process() if warm else 0
+
+    def _warm_process(self) -> int:
+        """What the first ingest and the first recall of a process would otherwise pay inside
+        the request: the segmenter's dictionaries and the default embedder's key-fact prototype
+        matrices (~490 texts, seconds on two cores; once per process). The prototypes embedded."""
+        warm_segmenter()
+        return prototype_index().warm(self.embedder)
 
     @classmethod
     def open(
@@ -145,8 +155,9 @@ class Memory:
     ) -> Memory:
         """Open a store by URL: a file path (SQLite, the default) or ``postgresql://...``.
         ``create=False``: fail with a :class:`StoreError` naming the store when it does not
-        exist, instead of creating it. ``warm=False``: skip the store's warm-up at open (the
-        last ``warm_hours`` of units read, PostgreSQL's searches planned): right for a process
+        exist, instead of creating it. ``warm=False``: skip the warm-up at open (the store's:
+        the last ``warm_hours`` of units read, PostgreSQL's searches planned; the process's: the
+        segmenter loaded, the embedder's key-fact prototypes embedded): right for a process
         that asks once and exits; a server or an agent loop keeps the default."""
         store = open_store(url, create=create)
         try:

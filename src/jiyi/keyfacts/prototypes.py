@@ -123,32 +123,61 @@ def nearest(matrix: Matrix, labels: Sequence[str], vector: Matrix,
 
 class PrototypeIndex:
     """The prototype matrices of one prototype file, embedded once per embedder name (statements
-    as passages, questions as queries, the way the texts they are compared with are embedded)."""
+    as passages, questions as queries, the way the texts they are compared with are embedded).
+
+    One embedding per matrix however many threads ask at once: the first caller embeds, the
+    others wait for its result (a server's concurrent first requests used to embed the ~250
+    prototypes each, all at once, behind one model). A long-running process embeds them before
+    its first request (:meth:`warm`), so no request pays for them."""
 
     def __init__(self, prototypes: Prototypes) -> None:
         self.prototypes = prototypes
         self._lock = threading.Lock()
         self._cache: dict[tuple[str, Kind], Matrix] = {}
+        self._building: dict[tuple[str, Kind], threading.Lock] = {}
 
     def matrix(self, embedder: Embedder, kind: Kind) -> Matrix:
         key = (embedder.name, kind)
         with self._lock:
             found = self._cache.get(key)
-        if found is not None:
-            return found
+            if found is not None:
+                return found
+            building = self._building.setdefault(key, threading.Lock())
+        with building:  # one thread embeds; the others find its matrix when they get the lock
+            with self._lock:
+                found = self._cache.get(key)
+            if found is not None:
+                return found
+            mat = self._embed(embedder, kind)
+            with self._lock:
+                self._cache[key] = mat
+                self._building.pop(key, None)
+            return mat
+
+    def _embed(self, embedder: Embedder, kind: Kind) -> Matrix:
         texts = (self.prototypes.statements if kind == "statements"
                  else self.prototypes.questions).texts
         if kind == "statements":
-            mat = np.asarray(embedder.embed_passages(list(texts)), dtype=np.float32)
-        elif isinstance(embedder, QueryBatcher) and texts:  # one model call, not one per text
-            mat = np.asarray(embedder.embed_queries(list(texts)), dtype=np.float32)
-        else:
-            mat = np.stack([np.asarray(embedder.embed_query(t), dtype=np.float32)
-                            for t in texts]) if texts else np.zeros((0, embedder.dim),
-                                                                   dtype=np.float32)
-        with self._lock:
-            self._cache.setdefault(key, mat)
-            return self._cache[key]
+            return np.asarray(embedder.embed_passages(list(texts)), dtype=np.float32)
+        if isinstance(embedder, QueryBatcher) and texts:  # one model call, not one per text
+            return np.asarray(embedder.embed_queries(list(texts)), dtype=np.float32)
+        return np.stack([np.asarray(embedder.embed_query(t), dtype=np.float32)
+                         for t in texts]) if texts else np.zeros((0, embedder.dim),
+                                                                dtype=np.float32)
+
+    def warm(self, embedder: Embedder) -> int:
+        """Embed now the matrices ``embedder`` types with (the kinds it has margins for), so
+        no later call waits for them; the number of prototypes embedded (0 when cached)."""
+        done = 0
+        kinds: tuple[Kind, ...] = ("statements", "questions")
+        for kind in kinds:
+            if not self.prototypes.margins_for(embedder.name, kind):
+                continue
+            with self._lock:
+                cached = (embedder.name, kind) in self._cache
+            if not cached:
+                done += self.matrix(embedder, kind).shape[0]
+        return done
 
     def type_of(self, embedder: Embedder, kind: Kind, vector: Matrix,
                 allowed: frozenset[str] | None = None) -> Typed | None:

@@ -66,6 +66,14 @@ def _get_s2t() -> Any:
     return _s2t
 
 
+def warm_segmenter() -> None:
+    """Load jieba's dictionary and OpenCC's tables now (seconds on a busy machine), not in the
+    first call that segments or folds."""
+    _get_jieba()
+    _get_t2s()
+    _get_s2t()
+
+
 def is_cjk(ch: str) -> bool:
     return bool(_CJK_RE.match(ch))
 

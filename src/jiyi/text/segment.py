@@ -16,8 +16,7 @@ from typing import Any
 
 _lock = threading.Lock()
 _jieba: Any = None
-_t2s: Any = None
-_s2t: Any = None
+_converters: dict[str, Any] = {}
 
 _CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_RE = re.compile(r"[A-Za-z]")
@@ -44,26 +43,25 @@ def _get_jieba() -> Any:
     return _jieba
 
 
-def _get_t2s() -> Any:
-    global _t2s
-    if _t2s is None:
+def _converter(config: str) -> Any:
+    """OpenCC's converter for ``config`` ("t2s", "s2t"), loaded once per process."""
+    found = _converters.get(config)
+    if found is None:
         with _lock:
-            if _t2s is None:
+            found = _converters.get(config)
+            if found is None:
                 import opencc
 
-                _t2s = opencc.OpenCC("t2s")
-    return _t2s
+                found = _converters[config] = opencc.OpenCC(config)
+    return found
+
+
+def _get_t2s() -> Any:
+    return _converter("t2s")
 
 
 def _get_s2t() -> Any:
-    global _s2t
-    if _s2t is None:
-        with _lock:
-            if _s2t is None:
-                import opencc
-
-                _s2t = opencc.OpenCC("s2t")
-    return _s2t
+    return _converter("s2t")
 
 
 def warm_segmenter() -> None:

@@ -14,7 +14,17 @@ import pytest
 from jiyi.text import timebase, timegrammar
 from jiyi.text.entities import extract_entities_and_times
 from jiyi.units import MemoryType
-from jiyi.write import TurnInput, classify, compress, extract_turn, filler, pipeline, speaker
+from jiyi.write import (
+    TurnInput,
+    classify,
+    clauses,
+    compress,
+    extract_turn,
+    filler,
+    plan,
+    speaker,
+    timerewrite,
+)
 from jiyi.write.slots import find_slots
 
 AT = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)
@@ -36,8 +46,8 @@ CLAUSES = [
 
 def _clear() -> None:
     for f in (filler._content_left, filler._filler_kind, compress._is_filler, compress._compress,
-              classify._classify, pipeline._slot_facts, pipeline._says_more_of,
-              pipeline._clause_spans_of):
+              classify._classify, plan._slot_facts, plan._says_more_of,
+              clauses._clause_spans_of):
         f.cache_clear()
 
 
@@ -59,14 +69,14 @@ def test_kept_clause_answers_equal_fresh_ones(text: str) -> None:
         assert compress.compress_sentence(text, keep) == \
             compress._compress.__wrapped__(text, tuple(keep))
         spans = tuple((e.start, e.end) for e in ents)
-        assert pipeline._clause_spans(text, ents) == \
-            list(pipeline._clause_spans_of.__wrapped__(text, spans))
+        assert clauses.clause_spans(text, ents) == \
+            list(clauses._clause_spans_of.__wrapped__(text, spans))
         for consumed in ([], keep):
-            assert pipeline._says_more(text, consumed) == \
-                pipeline._says_more_of.__wrapped__(text, tuple(consumed))
+            assert plan._says_more(text, consumed) == \
+                plan._says_more_of.__wrapped__(text, tuple(consumed))
         lang = "en" if text.isascii() else "zh"
         for who in (None, "Alice"):
-            assert list(pipeline._slot_facts(text, tuple(ents), "user", lang, who, "")) == \
+            assert list(plan._slot_facts(text, tuple(ents), "user", lang, who, "")) == \
                 find_slots(text, ents, "user", lang, who, before="")
 
 
@@ -82,11 +92,11 @@ def test_a_long_text_is_answered_but_not_kept() -> None:
         assert compress.is_filler(text) == compress._is_filler.__wrapped__(text)
         assert compress.compress_sentence(text, ["张伟"]) == \
             compress._compress.__wrapped__(text, ("张伟",))
-        assert pipeline._says_more(text, []) == pipeline._says_more_of.__wrapped__(text, ())
-        assert pipeline._clause_spans(text, []) == list(
-            pipeline._clause_spans_of.__wrapped__(text, ()))
+        assert plan._says_more(text, []) == plan._says_more_of.__wrapped__(text, ())
+        assert clauses.clause_spans(text, []) == list(
+            clauses._clause_spans_of.__wrapped__(text, ()))
     for f in (filler._content_left, filler._filler_kind, compress._is_filler, compress._compress,
-              pipeline._says_more_of, pipeline._clause_spans_of):
+              plan._says_more_of, clauses._clause_spans_of):
         assert f.cache_info().currsize == 0, f
     short = "我叫张伟"
     assert filler.content_left(short) == filler.content_left(short)
@@ -97,8 +107,8 @@ def test_a_long_text_is_answered_but_not_kept() -> None:
 def test_time_rewrite_without_a_relative_time_is_the_sentence(text: str) -> None:
     _, times = extract_entities_and_times(text, AT)
     absolute = [t for t in times if not t.relative]
-    assert pipeline._rewrite_times(text, 0, absolute, "zh") == (text, [])
-    assert pipeline._rewrite_times(text, 0, [], "en") == (text, [])
+    assert timerewrite.rewrite_times(text, 0, absolute, "zh") == (text, [])
+    assert timerewrite.rewrite_times(text, 0, [], "en") == (text, [])
 
 
 @pytest.mark.parametrize(("text", "month_is_verb"), [

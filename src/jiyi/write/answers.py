@@ -20,7 +20,7 @@ from ..keyfacts.schema import SlotSpec, item_slot, list_item, names_item, one_it
 from ..keyfacts.typing import QUESTION, owns
 from ..text import fold
 from ..units import MemoryType
-from .pipeline import UnitDraft
+from .drafts import UnitDraft
 
 #: "你问我…", "你剛問…", "您之前问…", "u asked…", "you were asking…", "to answer your question".
 ECHO = re.compile(

@@ -28,7 +28,7 @@ from ..llm.registry import make_client, parse_client_spec
 from ..text.entities import extract_entities
 from ..text.secrets import redact
 from ..units import MAX_CONTENT_CHARS, MemoryType
-from .pipeline import Extraction, TurnInput, UnitDraft
+from .drafts import Extraction, TurnInput, UnitDraft
 
 #: Extra attempts when the model's server cannot be reached (the write path waits at most
 #: ``(EXTRACT_RETRIES + 1) x timeout`` before it keeps the rule extraction).

@@ -44,7 +44,7 @@ from ..text.segment import has_cjk
 from ..units import MemoryType, MemoryUnit
 from .answers import type_answers
 from .buried import buried_item
-from .pipeline import UnitDraft
+from .drafts import UnitDraft
 
 #: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
 TYPABLE = frozenset({MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE,

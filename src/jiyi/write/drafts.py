@@ -1,0 +1,63 @@
+"""The write path's data: a turn in (:class:`TurnInput`), the pieces a sentence is cut into
+(:class:`Piece`), the drafts packed from them (:class:`UnitDraft`) and a turn's answer
+(:class:`Extraction`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..units import Entity, MemoryType
+
+#: A turn's language is judged on its opening: a long paste does not change the answer.
+LANGUAGE_SNIFF_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    text: str
+    role: str
+    at: datetime
+    session_id: str
+    user_id: str
+    turn_id: str
+    speaker: str | None = None
+
+
+@dataclass
+class UnitDraft:
+    """A unit before it has an id, a lifespan or a store: what the write path decided."""
+
+    content: str
+    type: MemoryType
+    entities: list[Entity] = field(default_factory=list)
+    slot: str | None = None  # a single-valued fact of the user ("phone", "city"): supersedes
+    valid_at: datetime | None = None
+    valid_until: datetime | None = None
+    expires_in: int | None = None  # override of the type's default lifespan
+    topic: str | None = None
+    about_id: str | None = None  # an identifier fact: the id it is about ("PO-10023")
+
+
+@dataclass
+class Extraction:
+    redacted_text: str
+    drafts: list[UnitDraft]
+    entities: list[Entity] = field(default_factory=list)
+    secrets: dict[str, str] = field(default_factory=dict)  # placeholder -> secret (never stored)
+    is_confirmation: bool = False
+    language: str = "en"
+    extractor: str = "rules"  # "rules" or "llm:<model>"
+
+
+@dataclass
+class Piece:
+    content: str
+    type: MemoryType
+    entities: list[Entity]
+    slot: str | None = None
+    valid_until: datetime | None = None
+    keep: list[str] = field(default_factory=list)  # strings a split must not cut
+    standalone: bool = False  # an identifier fact: never packed with other pieces
+    about_id: str | None = None

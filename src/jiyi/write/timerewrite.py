@@ -1,0 +1,53 @@
+"""Relative times in a unit's words rewritten as absolute ones ("明天下午" -> "2026年5月2日下午"),
+resolved against the turn's time; a weekday said as a habit ("以后周六上午送") is left as said.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .timeparse import TimeMatch
+
+#: A weekday said as a habit or a preference ("以后周六上午送", "I'm home Saturday mornings")
+#: names every such day, not the next one: it is not rewritten as a date.
+_HABIT = re.compile(
+    r"以后|以後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|送货|送貨|配送|收货|收貨|收件|派送|在家|时间|時間|时段|時段|"
+    r"全天|整天|成日|全日|尽量|盡量|只有|快递|快遞|速递|速遞|就得|(?<![发發])送(?:来|來|嚟|过来|過來|啦|吧|就|到)|"
+    r"改成|改到|改为|改為|换成|換成|到周|到週|"
+    r"\b(?:deliver\w*|usually|always|every|prefer\w*|best|from now on|going forward|home|slot|window|"
+    r"all day|drop\w*|pls|please)\b",
+    re.I)
+_WEEKDAY = re.compile(
+    r"(?:周|週|星期|礼拜|禮拜)[一二三四五六日天](?:上午|下午|晚上|早上|中午|傍晚)?"
+    r"(?:[0-9一二三四五六七八九十两兩]{1,3}\s*[点點:：](?:[0-9一二三四五六七八九十半]{1,3}分?)?)?|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:mornings?|afternoons?|evenings?|nights?))?",
+    re.I)
+_PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|during|of|at|for)\s*$", re.I)
+
+
+def rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str,
+                   context: str | None = None) -> tuple[str, list[str]]:
+    """Replace relative time expressions by absolute ones; return the text and the renderings.
+    ``context``: the whole sentence a clause of it is read in ("我周一到周五下午四点后才有空，
+    送货时间帮我调一下": the habit word is in another clause)."""
+    shown: list[str] = []
+    out = sentence
+    if not any(tm.relative for tm in times):
+        return out, shown  # nothing to rewrite (most sentences): the habit test is not needed
+    habit = _HABIT.search(sentence if context is None else context) is not None
+    for tm in sorted(times, key=lambda t: t.start, reverse=True):
+        if not tm.relative or (habit and _WEEKDAY.fullmatch(tm.text.strip())):
+            continue  # "周六上午送", "Saturday mornings work": a recurring time, not a date
+        s, e = tm.start - offset, tm.end - offset
+        if s < 0 or e > len(out):
+            continue
+        text = tm.render(lang)
+        if lang == "en" and _PREPOSITION.search(out[:s]) and text.startswith(("on ", "in ")):
+            text = text[3:]
+        shown.append(text)
+        if e < len(out) and out[e].isascii() and out[e].isalnum() and text[-1:].isalnum():
+            text += " "
+        if s > 0 and out[s - 1].isascii() and out[s - 1].isalnum() and text[:1].isalnum():
+            text = " " + text
+        out = out[:s] + text + out[e:]
+    return out, shown

@@ -11,9 +11,7 @@ from functools import lru_cache
 
 from ..keyfacts.schema import schema
 from ..units import Entity
-from .compress import (
-    CACHED_TEXT_CHARS,
-)
+from .compress import CACHED_TEXT_CHARS
 
 CLAUSE_MARK = re.compile(r"[，,;；]")
 _CLAUSE = re.compile(
@@ -62,7 +60,7 @@ def shift(e: Entity, offset: int) -> Entity:
 
 
 def merge_split_entities(sentences: list[tuple[str, int, int]], entities: list[Entity],
-                          text: str) -> list[tuple[str, int, int]]:
+                         text: str) -> list[tuple[str, int, int]]:
     """Join sentences when an entity straddles their boundary (never split an entity)."""
     inside = bytearray(len(text) + 1)  # inside[i]: index i is strictly inside an entity
     for e in entities:
@@ -78,7 +76,7 @@ def merge_split_entities(sentences: list[tuple[str, int, int]], entities: list[E
 
 
 def merge_asked_cue(sentences: list[tuple[str, int, int]], text: str
-                     ) -> list[tuple[str, int, int]]:
+                    ) -> list[tuple[str, int, int]]:
     """A value answering the user's own question about its slot ("收货时段可以选吗？选周六上午，
     谢谢", "Can I pick a delivery slot? Saturday mornings, thanks") is read with the question:
     the two sentences are one, so the slot's cue word is beside its value."""

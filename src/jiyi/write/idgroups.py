@@ -14,15 +14,11 @@ from ..units import Entity, MemoryType
 from . import idfacts
 from .classify import classify
 from .clauses import ASKS, clause_spans, shift
-from .compress import (
-    compress_sentence,
-)
+from .compress import compress_sentence
 from .drafts import Piece
 from .filler import content_left, filler_kind
 from .idfacts import find_ids, script_of
-from .slots import (
-    validity_end,
-)
+from .slots import validity_end
 from .timeparse import TimeMatch
 from .timerewrite import rewrite_times
 
@@ -135,7 +131,7 @@ def _sentence_groups(sent_text: str, start: int, entities: tuple[Entity, ...]
 
 
 def ids_worded(sent_text: str, start: int, entities: list[Entity],
-                idm: list[idfacts.IdMention]) -> set[str]:
+               idm: list[idfacts.IdMention]) -> set[str]:
     """The values the sentence's identifier facts word: each fact's own id and every entity in
     the clauses it takes. A clause whose entities are all among them says nothing the id facts
     do not hold; an entity outside every fact's clauses ("运单SF123456789请稍后重试" after
@@ -150,8 +146,8 @@ def ids_worded(sent_text: str, start: int, entities: list[Entity],
 
 
 def id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention],
-               spans: list[tuple[int, int]], entities: list[Entity], times: list[TimeMatch],
-               start: int, lang: str) -> list[Piece]:
+              spans: list[tuple[int, int]], entities: list[Entity], times: list[TimeMatch],
+              start: int, lang: str) -> list[Piece]:
     """Durable identifier facts of one sentence, whoever said it (see :mod:`.idfacts`): the id
     once, with its label, in the clauses that speak of it."""
     if not ids:

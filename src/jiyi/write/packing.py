@@ -6,11 +6,7 @@ entity), a unit names its speaker once, and a turn yields at most ``MAX_UNITS_PE
 from __future__ import annotations
 
 from ..units import MAX_CONTENT_CHARS, Entity
-from .compress import (
-    join_pieces,
-    said_key,
-    split_long,
-)
+from .compress import join_pieces, said_key, split_long
 from .drafts import Piece, UnitDraft
 
 #: At most this many units from one turn (a 1 MB paste must not become 7,000 units); the turn

@@ -8,6 +8,11 @@
    speaker's name replaces "I"/"我" when the speaker is known;
 6. single-valued facts (phone, city...) become slot units; validity phrases give ``valid_until``;
 7. what remains is compressed and packed into units of at most 150 characters, never cut.
+
+This module keeps the order of those steps; the steps live beside it: :mod:`.clauses` (sentence
+merges, clause spans), :mod:`.plan` (one sentence's clauses -> pieces), :mod:`.idgroups`
+(identifier facts and the clauses they take), :mod:`.timerewrite` (relative times made
+absolute), :mod:`.packing` (pieces -> unit drafts) and :mod:`.drafts` (the data types).
 """
 
 from __future__ import annotations

@@ -13,11 +13,7 @@ from ..text.segment import has_cjk, script_of_text
 from ..units import Entity, MemoryType
 from .classify import classify
 from .clauses import CLAUSE_MARK, TAG_QUESTION, clause_spans, shift, states_a_clause_slot
-from .compress import (
-    CACHED_TEXT_CHARS,
-    compress_sentence,
-    is_open_question,
-)
+from .compress import CACHED_TEXT_CHARS, compress_sentence, is_open_question
 from .drafts import LANGUAGE_SNIFF_CHARS, Piece, TurnInput
 from .filler import content_left, filler_kind
 from .idfacts import find_ids

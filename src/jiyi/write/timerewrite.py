@@ -26,7 +26,7 @@ _PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|dur
 
 
 def rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str,
-                   context: str | None = None) -> tuple[str, list[str]]:
+                  context: str | None = None) -> tuple[str, list[str]]:
     """Replace relative time expressions by absolute ones; return the text and the renderings.
     ``context``: the whole sentence a clause of it is read in ("我周一到周五下午四点后才有空，
     送货时间帮我调一下": the habit word is in another clause)."""

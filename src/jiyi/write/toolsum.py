@@ -164,7 +164,7 @@ def _rest(record: dict[str, Any], used: set[str]) -> str:
 #: keys is a record, even when one of them holds a list.
 ENVELOPE_MAX_KEYS = 4
 #: Records of one tool result read at most; the units of a turn are capped anyway
-#: (``pipeline.MAX_UNITS_PER_TURN``) and the raw result stays in the turn.
+#: (``packing.MAX_UNITS_PER_TURN``) and the raw result stays in the turn.
 MAX_TOOL_RECORDS = 200
 
 

@@ -292,7 +292,8 @@ _ZH_ASKS_BARE = re.compile(
 #: A question word used as an indefinite or inside a statement ("想做些什么好玩的", "无论他们
 #: 怎么说", "什么烦恼都没有了", "解释为什么你喜欢", "为什么大家都误会我") asks nothing.
 _ZH_EMBEDDED = re.compile(r"知道|确定|確定|清楚|晓得|曉得|告诉|告訴|记得|記得|解释|解釋|"
-                          r"比如|例如|无论|無論|不管|不論|好像|(?<!有)[没沒](?!\s*$)|[我俺咱都也些]")
+                          r"比如|例如|无论|無論|不管|不論|好像|(?<!有)[没沒](?!\s*$)|[我俺咱都也些]|"
+                          r"[啊呀哇嘛吗嗎呢吧啦](?=[^啊呀哇嘛吗嗎呢吧啦\s]*[\u4e00-\u9fff])")
 #: An English question typed without a mark: a question word and an auxiliary, or an auxiliary
 #: and its subject, open it ("how do returns work", "do ur shirts run small"); "what a week" and
 #: relative clauses (", which made her happy", ", who is a nurse") state.

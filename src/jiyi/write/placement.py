@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..embed.base import Embedder
+from ..keyfacts.schema import is_single
 from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
 from ..text.episode import episode_text
 from ..turn_items import TurnItem
@@ -232,11 +233,13 @@ class WritePath:
             older = store.find_units(slot_scope, as_of=turn.at, slot=draft.slot,
                                     limit=SLOT_VERSIONS_REPLACED)
             replaced = [u for u in older if u.content_hash != chash]
-            # a value of the slot written earlier in this turn: the words put this one after it
-            # ("X，不对，是Y"; "My number is X. Call Y from Monday."): this one replaces it
-            gone = {u.id for u in replaced} | {i for i, *_ in batch.invalidations}
-            replaced += [u for u in batch.upserts if u.slot == draft.slot
-                         and u.content_hash != chash and u.id not in gone]
+            # a single-valued slot's value written earlier in this turn: the words put this one
+            # after it ("X，不对，是Y"; "My number is X. Call Y from Monday."): this one replaces
+            # it (a list item said twice in a turn, "之前说爱X，现在吃腻了", is the negation's work)
+            if is_single(draft.slot):
+                gone = {u.id for u in replaced} | {i for i, *_ in batch.invalidations}
+                replaced += [u for u in batch.upserts if u.slot == draft.slot
+                             and u.content_hash != chash and u.id not in gone]
             replaced += [u for u in contradicted_items(store, slot_scope, turn, draft)
                          if u not in replaced]
             if replaced:

@@ -170,9 +170,16 @@ def test_found_replaced_and_presented_as_current() -> None:
     old_current = Seen("我的电话是139 0000 1111", True, ("t1",))
     old_history = Seen("我的电话是139 0000 1111", False, ("t1",))
     both = Seen("旧号码13900001111停用了，新的是13812345678", True, ("t5",))
-    assert score(q, [new]) == {"found": 1.0, "replaced": 0.0, "as_current": 0.0}
-    assert score(q, [new, old_current]) == {"found": 1.0, "replaced": 1.0, "as_current": 1.0}
-    assert score(q, [new, old_history]) == {"found": 1.0, "replaced": 1.0, "as_current": 0.0}
+    assert score(q, [new]) == {"found": 1.0, "found_current": 1.0, "replaced": 0.0,
+                               "as_current": 0.0}
+    assert score(q, [new, old_current]) == {"found": 1.0, "found_current": 1.0,
+                                            "replaced": 1.0, "as_current": 1.0}
+    assert score(q, [new, old_history]) == {"found": 1.0, "found_current": 1.0,
+                                            "replaced": 1.0, "as_current": 0.0}
+    # the current value shown but not marked current: found, not found as current
+    unsure = Seen("用户的手机号是138-1234-5678", False, ("t5",))
+    assert score(q, [unsure, old_history]) == {"found": 1.0, "found_current": 0.0,
+                                               "replaced": 1.0, "as_current": 0.0}
     assert score(q, [both])["replaced"] == 0.0  # the change turn names both: not a wrong answer
     assert score(q, [old_current])["found"] == 0.0
     # only the first k count
@@ -190,7 +197,8 @@ def test_food_negation_counts_only_the_liking() -> None:
     liked = Seen("我喜欢吃海鲜。", True, ("t2",))
     negation = Seen("我现在不吃香菜了。", True, ("t9",))
     stale = Seen("我爱吃香菜。", True, ("t3",))
-    assert score(q, [liked, negation]) == {"found": 0.5, "replaced": 0.0, "as_current": 0.0}
+    assert score(q, [liked, negation]) == {"found": 0.5, "found_current": 0.5, "replaced": 0.0,
+                                           "as_current": 0.0}
     assert score(q, [liked, stale])["as_current"] == 1.0
 
 

@@ -24,7 +24,7 @@ from .keyfacts_bank import FORMER_HELD_OUT, HELD_OUT, LANGS
 from .keyfacts_corpus import SLOTS, VERSION
 from .locomo_cmd import machine, machine_line
 
-MEASURES = ("found", "replaced", "as_current", "valid_as_current", "expired_listed",
+MEASURES = ("found", "found_current", "replaced", "as_current", "valid_as_current", "expired_listed",
             "expired_as_current", "past_labelled")
 KINDS = (*SLOTS, "all", "phone_past", "address_past")
 DEV = "dev"
@@ -110,8 +110,9 @@ def _f(cell: dict[str, Any] | None, m: str) -> str:
 
 def _kinds_table(idx: dict[tuple[str, str, str, str, str], dict[str, Any]], split: str,
                  bank: str, per_lang: bool) -> list[str]:
-    head = ["kind", "lang", "n", "found jiyi", "found dense", "found BM25", "replaced jiyi",
-            "replaced dense", "replaced BM25", "as current jiyi"]
+    head = ["kind", "lang", "n", "found jiyi", "found dense", "found BM25",
+            "found as current jiyi", "replaced jiyi", "replaced dense", "replaced BM25",
+            "as current jiyi"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     langs = [*LANGS, "all"] if per_lang else ["all"]
     for kind in KINDS:
@@ -126,7 +127,7 @@ def _kinds_table(idx: dict[tuple[str, str, str, str, str], dict[str, Any]], spli
             name = "**all key facts**" if kind == "all" else kind
             lines.append("| " + " | ".join([
                 name, lang, str(j["questions"]), _f(j, "found"), _f(d, "found"), _f(b, "found"),
-                _f(j, "replaced"), _f(d, "replaced"), _f(b, "replaced"),
+                _f(j, "found_current"), _f(j, "replaced"), _f(d, "replaced"), _f(b, "replaced"),
                 _f(j, "as_current")]) + " |")
     return lines
 
@@ -169,9 +170,10 @@ def _past_table(idx: dict[tuple[str, str, str, str, str], dict[str, Any]],
 
 def _overview(idx: dict[tuple[str, str, str, str, str], dict[str, Any]]) -> list[str]:
     """One row per split and language: all key facts, replaced, coupons, past questions."""
-    head = ["split", "lang", "n", "found jiyi", "found dense", "found BM25", "replaced jiyi",
-            "replaced dense", "replaced BM25", "as current jiyi", "valid coupons listed jiyi",
-            "expired coupons as current jiyi", "past value found jiyi"]
+    head = ["split", "lang", "n", "found jiyi", "found dense", "found BM25",
+            "found as current jiyi", "replaced jiyi", "replaced dense", "replaced BM25",
+            "as current jiyi", "valid coupons listed jiyi", "expired coupons as current jiyi",
+            "past value found jiyi"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for split in splits_of(idx):
         for lang in (*LANGS, "all"):
@@ -188,8 +190,8 @@ def _overview(idx: dict[tuple[str, str, str, str, str], dict[str, Any]]) -> list
                       for p in past) / pn) if pn else None
             lines.append("| " + " | ".join([
                 split_title(split, _banks_of(idx, split)), lang, str(j["questions"]), _f(j, "found"), _f(d, "found"),
-                _f(b, "found"), _f(j, "replaced"), _f(d, "replaced"), _f(b, "replaced"),
-                _f(j, "as_current"), _f(c, "found"), _f(c, "expired_as_current"),
+                _f(b, "found"), _f(j, "found_current"), _f(j, "replaced"), _f(d, "replaced"),
+                _f(b, "replaced"), _f(j, "as_current"), _f(c, "found"), _f(c, "expired_as_current"),
                 "-" if pv is None else f"{pv:.2f}"]) + " |")
     return lines
 
@@ -222,7 +224,9 @@ PROTOCOL = """\
 - **found**: share of the wanted values some top-5 result contains (single-valued slots: the
   current value; food: every item still liked; coupons: every code valid at the question time;
   a past question: the replaced value). For coupons "found" is "valid listed", over the same
-  top 5 (no larger k for listing questions).
+  top 5 (no larger k for listing questions). **found as current** (jiyi only): the same, counting
+  only results with `hit.current` True: the other side of "as current" (a memory that never
+  says what is current would score 0 on both).
 - **replaced**: a top-5 result contains a replaced value (old phone / email / address /
   level / delivery time / channel, or the negated food item) and no current value; the
   negation turn itself does not count. **as current**: such a result has `hit.current` True,

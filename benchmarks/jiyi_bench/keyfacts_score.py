@@ -20,6 +20,9 @@ turns carry ``None``):
   ``None`` when nothing was replaced;
 - ``as_current``: 1 when such a result is marked current, or when an expired coupon code is in
   a current result; jiyi only;
+- ``found_current``: share of the wanted values some result *marked current* contains (the
+  counterpart of ``as_current``: a system that never commits to a current value would score 0
+  on ``as_current`` and 0 here too); jiyi only, questions about a current value;
 - coupons: ``expired_listed`` (share of expired codes in any result), ``expired_as_current``
   (share in a current result), ``valid_as_current`` (share of valid codes in a current result);
 - past questions: ``past_labelled``: 1 when a result holding the old value and not the new one
@@ -106,6 +109,8 @@ def score(q: Question, results: Sequence[Seen], k: int = 5, *, marks: bool = Tru
              and not any(holds(r.content, v, q.match) for v in q.current)
              and not set(r.sources) & set(q.exempt)]
     out["replaced"] = float(bool(wrong)) if q.old else None
+    if jiyi:
+        out["found_current"] = _share(q.current, [r for r in top if r.current], q.match)
     as_current: float | None = None
     if jiyi and q.old:
         as_current = float(any(r.current for r in wrong))

@@ -79,6 +79,25 @@ def test_sentence_split_keeps_abbreviations_and_decimals() -> None:
     assert parts == ["Dr. Smith paid 3.5 dollars.", "Then left！", "再见。"]
 
 
+@pytest.mark.parametrize(("text", "parts"), [
+    # street types and place prefixes in any case: one address, one sentence
+    ("Ship to Blk 5 Lot 12 Mabini St., Brgy. San Isidro, Quezon City. Thanks!",
+     ["Ship to Blk 5 Lot 12 Mabini St., Brgy. San Isidro, Quezon City.", "Thanks!"]),
+    ("Flat 3, 12 Marine Rd. Dún Laoghaire, Co. Dublin. Cheers",
+     ["Flat 3, 12 Marine Rd. Dún Laoghaire, Co. Dublin.", "Cheers"]),
+    ("地址改成 12 Mabini St., Brgy. San Isidro 了。謝謝",
+     ["地址改成 12 Mabini St., Brgy. San Isidro 了。", "謝謝"]),
+    # "no." / "ext." before a number; "p.m." / "approx." inside a sentence
+    ("contact no. 0917-123-4567, ext. 3", ["contact no. 0917-123-4567, ext. 3"]),
+    ("Call after 5 p.m. tomorrow. ok", ["Call after 5 p.m. tomorrow.", "ok"]),
+    # the same words ending a sentence still end it
+    ("I said no. Then I left.", ["I said no.", "Then I left."]),
+    ("We met at 3 p.m. It was fun.", ["We met at 3 p.m.", "It was fun."]),
+])
+def test_abbreviations_in_any_case_end_no_sentence(text: str, parts: list[str]) -> None:
+    assert [s.text for s in split_sentences(text)] == parts
+
+
 # --------------------------------------------------------------------------- property test
 FRAGMENTS = [
     "订单号是ABC123", "运单SF123456789", "我的手机号是13812345678", "错误码503", "¥199",

@@ -25,6 +25,28 @@ from ..units import MAX_CONTENT_CHARS
 _SENT_END = re.compile(
     r"[。！？!?；;\n]+|\.(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bvs\.)"
     r"(?<!\bProf\.)(?<!\bNo\.)(?<!\b[A-Z]\.)(?=\s|$)|…+|\.{3,}")
+#: A word ending in a full stop that is an abbreviation, not a sentence's end, in any case ("Mabini
+#: St., Brgy. San Isidro", "contact no. 0917…", "Unit 5, Blk. 12", "ext. 3", "Co. Dublin", "at 5
+#: p.m. tomorrow"): the full stop after it ends no sentence when what follows fits the kind of
+#: word. Kept apart from ``_SENT_END``, whose look-behinds are case-sensitive and of one width.
+_ABBREVIATION = re.compile(
+    r"(?<![\w.])(?:(?P<before_name>ave|rd|blvd|apt|brgy|bgy|blk|bldg|ste|fl|flr|mt|ft|hwy|dept|"
+    r"pl|sq|cres|pkwy|rte|prov|st|dr|mr|ms|mrs|prof|co|p\.o)|(?P<before_number>no|nos|ext|tel|mob|"
+    r"ph)|(?P<inside>a\.m|p\.m|e\.g|i\.e|u\.s|approx|jr|sr|inc|ltd|corp|vs|etc))\.$", re.I)
+#: What may follow each kind without the full stop ending a sentence: anything (a street type, a
+#: title before a name), a number ("no. 7", "ext. 3"), a word in lower case or a number.
+_AFTER_ABBREVIATION = {"before_name": re.compile(r"\s*\S"),
+                       "before_number": re.compile(r"\s*[#\d(+]"),
+                       "inside": re.compile(r"\s*[a-z\d,(]")}
+
+
+def _abbreviation_stop(text: str, end: int) -> bool:
+    """The full stop ending at ``end`` closes an abbreviation that the text goes on after."""
+    m = _ABBREVIATION.search(text, max(0, end - 7), end)
+    return m is not None and m.lastgroup is not None and bool(
+        _AFTER_ABBREVIATION[m.lastgroup].match(text, end))
+
+
 #: A run of this many characters without a space or a CJK character is a blob (base64, minified
 #: data, a long URL), not words: it cannot be cut into units without breaking it, so it is named.
 MAX_TOKEN_CHARS = 64
@@ -215,7 +237,8 @@ def split_sentences(text: str) -> list[Sentence]:
     Chinese text a run of spaces between scripts may end a sentence too (see _script_cuts)."""
     out: list[Sentence] = []
     pos = 0
-    ends = [m.end() for m in _SENT_END.finditer(text)]
+    ends = [m.end() for m in _SENT_END.finditer(text)
+            if not (m.group() == "." and _abbreviation_stop(text, m.end()))]
     if not ends or ends[-1] < len(text):
         ends.append(len(text))
     if " " in text and _CJK_CHAR.search(text):

@@ -27,7 +27,7 @@ from ..keyfacts.schema import SlotSpec, list_item, negates, one_item, spec
 from ..keyfacts.typing import QUESTION, owns, question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
-from ..units import MemoryType, MemoryUnit, unit_date
+from ..units import MemoryType, MemoryUnit, unit_date, unit_status
 from .query import without_ruled_out_past
 from .rules import OTHERS_RE, SlotIntent
 from .slotvalues import UNREAD, names_other_value, slot_values
@@ -252,6 +252,10 @@ def _taken_back(store: Store, row: SlotSpec, items: list[MemoryUnit]) -> list[st
 #: Words that make an unlabelled code in a unit an order's ("HK2627281855這筆怎麼還在處理中",
 #: "我下的单是…", "my order …").
 _ORDER_WORDS = re.compile(r"单|笔|订|下单|\b(?:order\w*|purchase\w*|parcel|package|shipment)\b")
+#: Identifier kinds read besides the row's own: a code said with an order word, and a tracking
+#: number whatever words come with it ("JD2026…这单啥时候到", "查一下JD2026…": the user names
+#: the shipment asked about by the id they have).
+_ORDER_LIKE = ("code", "tracking_no")
 #: Identifiers of a list given as rule hits, newest first ("which order did I ask about?").
 ID_ITEMS = 3
 #: Units holding an identifier read to find them.
@@ -260,20 +264,27 @@ IDS_READ = 40
 
 def _identifiers(store: Store, scope: Scope, as_of: datetime, row: SlotSpec
                  ) -> list[MemoryUnit]:
-    """The user's newest units naming an identifier of the row's kinds (an order id), or an
-    unlabelled code said with an order word; none with one of the row's look-alikes (a coupon
+    """The user's newest units naming an identifier of the row's kinds (an order id), a tracking
+    number, or an unlabelled code said with an order word; none with one of the row's look-alikes (a coupon
     code is no order). An order asked about in a question that has since expired is history,
     and still the user's order."""
     kinds = set(row.kinds)
-    found = store.entity_kind_search(scope, as_of, [*row.kinds, "code"], IDS_READ, history=True)
+    found = store.entity_kind_search(scope, as_of, [*row.kinds, *_ORDER_LIKE], IDS_READ,
+                                     history=True)
     out: list[MemoryUnit] = []
     seen: set[str] = set()
     units = {u.id: u for u in store.get_units([uid for uid, _ in found])}
-    for u in (units[uid] for uid, _ in found if uid in units):  # newest first
+    # newest first; of units said together, one current at ``as_of`` before a tool result
+    # that has expired (the store breaks their tie by id, which says nothing)
+    rank = {uid: i for i, (uid, _) in enumerate(found)}
+    said = sorted((u for u in units.values() if u.id in rank),
+                  key=lambda u: (-u.created_at.timestamp(),
+                                 unit_status(u, as_of) != "current", rank[u.id]))
+    for u in said:
         text = fold(u.content)
         if row.not_with is not None and row.not_with.search(text):
             continue
-        ids = [e.value for e in u.entities if e.kind in kinds
+        ids = [e.value for e in u.entities if e.kind in kinds or e.kind == "tracking_no"
                or (e.kind == "code" and _ORDER_WORDS.search(text))]
         if ids and not set(ids) <= seen:
             seen.update(ids)

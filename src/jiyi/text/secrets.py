@@ -41,6 +41,10 @@ def is_secret_key(key: str) -> bool:
 
 _ORDER_CONTEXT = re.compile(r"(?:订单|訂單|单号|單號|运单|運單|快递|快遞|order|tracking|ticket|工单|工單)\D{0,6}$",
                             re.I)
+#: An order word right after the number ("2026299097581817这单啥时候到", "2026…4512 那單", "…817
+#: order still pending"): a long order number that passes the Luhn check by chance is no card.
+_ORDER_AFTER = re.compile(r"\s{0,2}(?:(?:这|那|這|此|该|該)\s?)?(?:单|單|订单|訂單)|\s{0,2}(?:order|shipment|"
+                          r"parcel|package)\b", re.I)
 #: A phone number written with its country code ("+86 172 3545 6061") or after a phone word
 #: ("新号码是…", "my new number is …") can pass the Luhn check by chance: it is no card.
 _PHONE_CONTEXT = re.compile(
@@ -208,7 +212,8 @@ def redact(text: str) -> Redaction:
         if not 13 <= len(digits) <= 19 or not luhn_ok(digits) or len(set(digits)) == 1:
             return raw
         before = text[max(0, m.start() - 24):m.start()]
-        if _ORDER_CONTEXT.search(before[-16:]) or _PHONE_CONTEXT.search(before):
+        if (_ORDER_CONTEXT.search(before[-16:]) or _PHONE_CONTEXT.search(before)
+                or _ORDER_AFTER.match(text, m.end())):
             return raw
         return namer("CARD_NUMBER", raw)
 

@@ -181,7 +181,7 @@ INSTEAD_EN: tuple[str, ...] = (
 #: Words of a phone number ("手机", "號碼", "whatsapp").
 PHONE_ZH: tuple[str, ...] = (
     "手机", "手機", "电话", "電話", "号码", "號碼", "联系方式", "聯繫方式", "聯絡方式", "联络", "聯絡",
-    "换号", "換號", "新号", "新號", "打我", "打给我", "打給我", "撥", "拨",
+    "换号", "換號", "新号", "新號", "打我", "打给我", "打給我", "撥", "拨", "门号", "門號",
 )
 PHONE_EN: tuple[str, ...] = (
     "phone", "number", "cell", "mobile", "reach me", "text me", "whatsapp", "contact",

@@ -10,8 +10,11 @@ import re
 from functools import lru_cache
 
 from ..keyfacts.schema import schema
+from ..text.timebase import TimeMatch
 from ..units import Entity
 from .compress import CACHED_TEXT_CHARS
+from .drafts import DATED_KINDS
+from .slots import validity_end
 
 CLAUSE_MARK = re.compile(r"[，,;；]")
 _CLAUSE = re.compile(
@@ -73,6 +76,50 @@ def merge_split_entities(sentences: list[tuple[str, int, int]], entities: list[E
         else:
             merged.append(sent)
     return merged
+
+
+#: A sentence this short after a code's, holding a date and no identifier, is the code's validity
+#: when it says so ("领了个券哈 BDAY20FZ 8折 | 有效期到3月31日", "我領到SAVE15GA了 | 說是4月24日前能用",
+#: "Got code TAKE10. | Good till May 30."): one sentence, so the unit holds the code with its date.
+VALIDITY_SENTENCE_CHARS = 24
+
+
+def merge_code_validity(sentences: list[tuple[str, int, int]], entities: list[Entity],
+                        times: list[TimeMatch], text: str) -> list[tuple[str, int, int]]:
+    """Join a sentence naming a code (no date) with the short sentence after it that says until
+    when it is valid (a date, no identifier of its own; read with the code's sentence, so "到5月6
+    日" after "我有BDAY8VT 折200元" is the code's end)."""
+    if not times or not any(e.kind in DATED_KINDS for e in entities):
+        return sentences
+    out: list[tuple[str, int, int]] = []
+    for sent in sentences:
+        if out and _holds_code_only(out[-1], entities, times) \
+                and _validity_only(out[-1], sent, entities, times, text):
+            prev = out.pop()
+            out.append((text[prev[1]:sent[2]], prev[1], sent[2]))
+        else:
+            out.append(sent)
+    return out
+
+
+def _inside(sent: tuple[str, int, int], start: int, end: int) -> bool:
+    return sent[1] <= start and end <= sent[2]
+
+
+def _holds_code_only(sent: tuple[str, int, int], entities: list[Entity],
+                     times: list[TimeMatch]) -> bool:
+    return any(e.kind in DATED_KINDS and _inside(sent, e.start, e.end) for e in entities) \
+        and not any(_inside(sent, t.start, t.end) for t in times)
+
+
+def _validity_only(prev: tuple[str, int, int], sent: tuple[str, int, int],
+                   entities: list[Entity], times: list[TimeMatch], text: str) -> bool:
+    if len(sent[0]) > VALIDITY_SENTENCE_CHARS:
+        return False
+    if any(e.kind not in ("date", "time") and _inside(sent, e.start, e.end) for e in entities):
+        return False
+    mine = [t for t in times if _inside(sent, t.start, t.end)]
+    return bool(mine) and validity_end(text[prev[1]:sent[2]], mine, prev[1]) is not None
 
 
 def merge_asked_cue(sentences: list[tuple[str, int, int]], text: str

@@ -25,6 +25,11 @@ class TurnInput:
     speaker: str | None = None
 
 
+#: Entity kinds of a thing with a date of its own (a coupon, voucher or gift-card code): an
+#: expiry said beside it is its ``valid_until``.
+DATED_KINDS = frozenset({"code"})
+
+
 @dataclass
 class UnitDraft:
     """A unit before it has an id, a lifespan or a store: what the write path decided."""

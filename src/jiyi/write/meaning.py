@@ -44,13 +44,11 @@ from ..text.segment import has_cjk
 from ..units import MemoryType, MemoryUnit
 from .answers import type_answers
 from .buried import buried_item
-from .drafts import UnitDraft
+from .drafts import DATED_KINDS, UnitDraft
 
 #: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
 TYPABLE = frozenset({MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE,
                      MemoryType.SESSION_STATE})
-#: Entity kinds of things that carry their own expiry (coupon codes, booking references).
-DATED_KINDS = frozenset({"code"})
 #: A clause that retires a value ("别再用微信了", "don't phone", "not the old time") does not
 #: state the slot's new value.
 RETIRES = re.compile(

@@ -26,7 +26,13 @@ from ..text.segment import detect_language
 from ..units import MAX_CONTENT_CHARS, Entity, MemoryType
 from . import idfacts
 from .classify import is_confirmation
-from .clauses import CLAUSE_MARK, TAG_QUESTION, merge_asked_cue, merge_split_entities
+from .clauses import (
+    CLAUSE_MARK,
+    TAG_QUESTION,
+    merge_asked_cue,
+    merge_code_validity,
+    merge_split_entities,
+)
 from .compress import (
     is_filler,
     is_open_question,
@@ -94,6 +100,7 @@ def rule_extract(turn: TurnInput) -> Extraction:
     entities, times = extract_entities_and_times(work, turn.at)
     sentences = [(s.text, s.start, s.end) for s in split_sentences(work)]
     sentences = merge_split_entities(sentences, entities, work)
+    sentences = merge_code_validity(sentences, entities, times, work)
     if turn.role == "user":
         sentences = merge_asked_cue(sentences, work)
     pieces: list[Piece] = []

@@ -131,7 +131,7 @@ _VALIDITY_CONTEXT = re.compile(
     r"有效|过期|過期|到期|截止|券|优惠|優惠|折扣|活动|活動|促销|促銷|valid|expire|coupon|voucher|offer|"
     r"deal|promo|discount|trial|subscription|lasts|ends|laps(?:es?|ing)|usable|runs out|能用|可用|期限|失效|"
     r"good (?:until|till|til|through|thru)|\bexp\b|deadline|last day|"
-    r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d{2,}[A-Z]{0,3}(?![A-Za-z0-9])", re.I)
+    r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d+[A-Z0-9]{0,4}(?![A-Za-z0-9])", re.I)
 
 
 @dataclass(frozen=True)

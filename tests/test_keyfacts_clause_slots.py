@@ -140,6 +140,15 @@ CASES = {
                             "Telegram", "LINE", "你們會怎麼聯絡我？"),
     "channel-en-change": (["Shoot me a text if anything comes up", "Actually, Telegram me instead"],
                           "contact_channel", "Telegram", "text", "How will you get in touch with me?"),
+    # the channel the user checks now ("只看", "淨係睇"); a channel "now" is no membership level
+    "channel-zh-checks": (["有事发微信给我", "我现在只看钉钉了"], "contact_channel", "钉钉", "微信",
+                          "你们会怎么联系我？"),
+    "channel-hant-checks": (["有事傳LINE給我", "我而家淨係睇Signal"], "contact_channel", "Signal",
+                            "LINE", "你們會怎麼聯絡我？"),
+    "channel-en-not-a-level": (["Shoot me a text if anything comes up",
+                                "heads up, the way to reach me changed, it's Discord now"],
+                               "contact_channel", "Discord", "text",
+                               "How will you get in touch with me?"),
     "channel-zh-question": (["有事发微信给我", "你们客服有QQ吗？"], "contact_channel", "微信", None,
                             "你们会怎么联系我？"),
     "channel-zh-payment": (["有事发微信给我", "这单用支付宝付吧，钉钉我也有"], "contact_channel",
@@ -159,3 +168,4 @@ def test_the_clause_slot_holds_the_value_last_stated(e5_mem: Memory, case: str) 
     assert len(units) == 1 and value.casefold() in units[0].content.casefold(), \
         [u.content for u in units]
     _check_current(e5_mem, question, value, old)
+    assert not _slot_units(e5_mem, "membership")  # "it's Discord now" names no level

@@ -21,7 +21,15 @@ A row says:
   ``thing``: the words that name such a thing ("券", "voucher", "gift card"): the one date said
   with one is when it ends (:func:`dated_thing`);
 * ``value_words``, ``statement_cue`` (clause-valued slots): a clause with both states the slot
-  by rule, before any prototype is asked;
+  by rule, before any prototype is asked; ``value_grammar``: a grammar whose words are value
+  words too (``time_of_day``: the time grammar's parts of the day and weekdays,
+  :mod:`jiyi.text.timeofday`);
+* ``context`` (clause-valued slots): the words of the slot's activity (delivering: "送",
+  "上门", "courier"; contacting: "联系", "敲我", "text me"): cue words in the clause, and said
+  anywhere in the turn they make a clause holding a value word a statement of the slot
+  ("关于配送：工作日晚上七点以后") unless its time is an event's (``event``: the user busy with
+  something else, "下午三点我有个会", or a delivery that came, "下午三点送到了"); ``as_verb``: the words after a value word that make it a verb, a cue of
+  its own ("微信我", "LINE我", "WhatsApp me");
 * ``not_value``: look-alikes: a clause holding one states no value of the slot (a payment
   method is no contact channel, a courier's call no delivery time, a colour no food);
 * ``recurring``: the value is a standing time (a delivery window): a clause naming one day of
@@ -40,6 +48,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
+
+from ..text.timeofday import TIME_OF_DAY
 
 Cardinality = Literal["single", "multi"]
 Script = Literal["zh", "hant", "en"]
@@ -79,6 +89,14 @@ class SlotSpec:
     strong_cue: re.Pattern[str] | None = None
     #: a dated row: the words naming the thing (a coupon, a voucher, a gift card)
     thing: re.Pattern[str] | None = None
+    #: a clause-valued row: the words of the slot's activity ("送", "courier"; "联系", "text me"),
+    #: anywhere in the turn the context of a bare value (they are cue words too:
+    #: ``statement_cue`` holds them)
+    context: re.Pattern[str] | None = None
+    #: a standing-time row: words that make a clause's time an event's, not a window (the user
+    #: busy with something else, "下午三点我有个会", "dentist at 3pm"; a delivery that came,
+    #: "下午三点送到了", "it arrived at 3pm")
+    event: re.Pattern[str] | None = None
 
     def states(self, clause: str) -> bool:
         """The rule for a clause-valued slot: a value word and a cue word in one clause
@@ -86,6 +104,15 @@ class SlotSpec:
         return (self.value_words is not None and self.statement_cue is not None
                 and self.value_words.search(clause) is not None
                 and self.statement_cue.search(clause) is not None)
+
+    def states_in_turn(self, clause: str, turn: str) -> bool:
+        """A clause holding a value word, in a turn that names the slot's activity elsewhere
+        ("关于配送：工作日晚上七点以后", "有事的话：LINE", "About drop-offs: Sunday afternoons"),
+        its time no event's ("周五下午三点我有个会，快递到哪了？" is no delivery time)."""
+        return (self.value_words is not None and self.context is not None
+                and self.value_words.search(clause) is not None
+                and self.context.search(turn) is not None
+                and not (self.event is not None and self.event.search(clause)))
 
     def looks_alike(self, clause: str) -> bool:
         """The clause holds a look-alike, not a value ("用LINE Pay付款" is no contact channel,
@@ -111,6 +138,32 @@ def _rx(text: object) -> re.Pattern[str] | None:
     return re.compile(text, re.I) if isinstance(text, str) and text else None
 
 
+#: Grammars a row's ``value_grammar`` may name: their words are value words of the row.
+_GRAMMARS = {"time_of_day": TIME_OF_DAY}
+
+
+def _cue_words(raw: dict[str, object], values: re.Pattern[str] | None) -> re.Pattern[str] | None:
+    """The row's ``statement_cue``, its ``context`` (the words of the slot's activity are cue
+    words in the clause too) and a value word used as a verb (``as_verb``: the words after it,
+    "微信我", "WhatsApp me") in one pattern."""
+    words = [w for w in (raw.get("statement_cue"), raw.get("context")) if isinstance(w, str) and w]
+    verb = raw.get("as_verb")
+    if isinstance(verb, str) and verb and values is not None:
+        words.append(f"(?:{values.pattern})(?:{verb})")
+    return _rx("|".join(f"(?:{w})" for w in words)) if words else None
+
+
+def _value_words(raw: dict[str, object]) -> re.Pattern[str] | None:
+    """The row's ``value_words`` and the words of its ``value_grammar`` in one pattern."""
+    own, grammar = raw.get("value_words"), raw.get("value_grammar")
+    if grammar is None:
+        return _rx(own)
+    if grammar not in _GRAMMARS:
+        raise ValueError(f"slot {raw.get('name')!r}: unknown value_grammar {grammar!r}")
+    words = _GRAMMARS[str(grammar)]
+    return _rx(f"(?:{own})|(?:{words})" if isinstance(own, str) and own else words)
+
+
 def _row(raw: dict[str, object]) -> SlotSpec:
     card = raw.get("cardinality")
     if card not in ("single", "multi"):
@@ -120,6 +173,7 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         raise ValueError(f"slot {raw.get('name')!r}: templates need zh, hant and en")
     negated = raw.get("negated") or {}
     life = raw.get("lifespan_days")
+    values = _value_words(raw)
     return SlotSpec(
         name=str(raw["name"]), cardinality=card, value=str(raw.get("value", "clause")),
         templates={str(k): str(v) for k, v in templates.items()},
@@ -131,9 +185,10 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         dated=bool(raw.get("dated", False)),
         lifespan_days=float(life) if isinstance(life, int | float) else None,
         negation=_rx(raw.get("negation")), item_cues=_rx(raw.get("item_cues")),
-        value_words=_rx(raw.get("value_words")), statement_cue=_rx(raw.get("statement_cue")),
+        value_words=values, statement_cue=_cue_words(raw, values),
         not_value=_rx(raw.get("not_value")), recurring=bool(raw.get("recurring", False)),
-        strong_cue=_rx(raw.get("strong_cue")), thing=_rx(raw.get("thing")))
+        strong_cue=_rx(raw.get("strong_cue")), thing=_rx(raw.get("thing")),
+        context=_rx(raw.get("context")), event=_rx(raw.get("event")))
 
 
 def load_schema(text: str) -> tuple[SlotSpec, ...]:

@@ -60,12 +60,13 @@ from .timewords import (
     ZH_DAY_OFFSETS,
     ZH_DAY_PARTS,
     ZH_SHIFTS,
+    ZH_WEEKDAY_WORD,
     ZH_YEAR_OFFSETS,
     cn_int,
 )
 
 # ------------------------------------------------------------------------------------ Chinese
-_ZH_WEEKDAY_WORD = "(?:周|週|星期|礼拜|禮拜)"
+_ZH_WEEKDAY_WORD = ZH_WEEKDAY_WORD
 _ZH_YMD = re.compile(rf"(\d{{4}})\s*年\s*({CN_NUM}{{1,3}})\s*月\s*({CN_NUM}{{1,3}})\s*[日号號]?")
 #: A full date ("3月29日") may follow a code with no space ("优惠码MEMBER30UP3月29日之前能用"): a
 #: letter before its month number is no part of it.

@@ -47,6 +47,8 @@ MONTHS_EN: dict[str, int] = {name.lower(): i + 1 for i, name in enumerate(MONTH_
 MONTHS_EN.update({name[:3]: i for name, i in list(MONTHS_EN.items())})
 MONTHS_EN["sept"] = 9
 
+#: The words a Chinese weekday is said with ("周三", "星期三", "禮拜三"), before its day character.
+ZH_WEEKDAY_WORD = "(?:周|週|星期|礼拜|禮拜)"
 WEEKDAYS_EN: dict[str, int] = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
     "sunday": 6,
@@ -61,7 +63,12 @@ WEEKDAYS_ZH: dict[str, int] = {
 PARTS_OF_DAY: dict[str, str] = {
     "早上": "morning", "早晨": "morning", "上午": "morning", "清晨": "morning", "中午": "noon",
     "下午": "afternoon", "傍晚": "evening", "晚上": "evening", "夜里": "night", "夜裡": "night",
-    "凌晨": "night", "morning": "morning", "afternoon": "afternoon", "evening": "evening",
+    "凌晨": "night", "晚间": "evening", "晚間": "evening", "夜晚": "evening", "夜间": "night",
+    "夜間": "night",
+    # Cantonese
+    "朝早": "morning", "上晝": "morning", "上昼": "morning", "晏晝": "noon", "晏昼": "noon",
+    "下晝": "afternoon", "下昼": "afternoon",
+    "morning": "morning", "afternoon": "afternoon", "evening": "evening",
     "night": "night", "noon": "noon",
 }
 #: Parts of day after noon: "下午3点" is 15:00.

@@ -45,6 +45,7 @@ from ..units import MemoryType, MemoryUnit
 from .answers import type_answers
 from .buried import buried_item
 from .drafts import DATED_KINDS, UnitDraft
+from .filler import content_left
 
 #: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
 TYPABLE = frozenset({MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE,
@@ -145,10 +146,10 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
         found = [d for d in drafts if d.slot is None and d.about_id is None
                  and d.type in types and len(d.content) <= MAX_TYPED_CHARS
                  and not _asked(row, d.content) and row.states(d.content)
-                 and not _gives_entity(row, d)
+                 and not _event_only(row, d.content) and not _gives_entity(row, d)
                  and owns(row.name, _said(row, d.content))
                  and _fresh_value(row.value_words, d.content, row.recurring)]
-        found = found or _pointed(row, drafts) or [
+        found = found or _pointed(row, drafts) or _in_context(row, drafts, types) or [
             d for d in drafts if d.slot is None and d.about_id is None and d.type in types
             and not _gives_entity(row, d) and _states_in_window(row, d.content)]
         if found:
@@ -180,6 +181,46 @@ def _pointed(row: SlotSpec, drafts: Sequence[UnitDraft]) -> list[UnitDraft]:
             and owns(row.name, prev.content) and not _gives_entity(row, prev)]
 
 
+def _in_context(row: SlotSpec, drafts: Sequence[UnitDraft], types: frozenset[MemoryType]
+                ) -> list[UnitDraft]:
+    """Drafts holding a fresh value word of the slot with no cue word of their own, in a turn
+    whose other words name the slot's activity (:meth:`SlotSpec.states_in_turn`: "关于配送：
+    工作日晚上七点以后", "有事的话：LINE", "About drop-offs: Sunday afternoons from now on"):
+    not asked, not an event's time, not someone else's, little more than the value."""
+    words = row.value_words
+    if words is None:
+        return []
+    told = [p for d in drafts for m in _SUB_CLAUSE.finditer(d.content)
+            for p in run_on_parts(m.group(0)) if not QUESTION.search(p)]
+    turn = "，".join(told)  # the activity named in a statement ("快递到哪了？" names none)
+    return [d for d in drafts if d.slot is None and d.about_id is None and d.type in types
+            and len(d.content) <= MAX_TYPED_CHARS and row.states_in_turn(d.content, turn)
+            and _bare(row, d.content) and not _asked(row, d.content)
+            and not _event_only(row, d.content) and not _gives_entity(row, d)
+            and owns(row.name, _said(row, d.content))
+            and _fresh_value(words, d.content, row.recurring)]
+
+
+#: What a clause stating a value with no cue of its own may hold besides its value words and
+#: cue words (after the stop-list and glue words are gone): this many Chinese characters
+#: ("以后", "比較") or Latin words ("from", "work best"); "我周末要去爬山" (去爬山) tells of
+#: something else.
+BARE_CJK_CHARS = 2
+BARE_LATIN_WORDS = 2
+
+
+def _bare(row: SlotSpec, clause: str) -> bool:
+    """The clause is little more than a value of the slot ("工作日晚上七点以后", "最好礼拜六下午",
+    "Sunday afternoons from now on"): what is left once its value words and cue words are gone
+    is within :data:`BARE_CJK_CHARS` / :data:`BARE_LATIN_WORDS`."""
+    rest = clause
+    for words in (row.value_words, row.statement_cue):
+        rest = words.sub(" ", rest) if words is not None else rest
+    if has_cjk(rest):
+        return len(content_left(rest)) <= BARE_CJK_CHARS
+    return sum(1 for w in rest.split() if content_left(w)) <= BARE_LATIN_WORDS
+
+
 #: In a run-on, the characters this close to a value word are read with it (Chinese; twice as
 #: many in a Latin script, whose words are longer).
 VALUE_WINDOW = 14
@@ -199,7 +240,8 @@ def _states_in_window(row: SlotSpec, text: str) -> bool:
         if cue.search(near) and not QUESTION.search(text[m.start():m.end() + span // 2]) \
                 and _fresh_value(words, text[max(0, m.start() - RETIRE_WINDOW):
                                              m.end() + RETIRE_WINDOW], row.recurring) \
-                and owns(row.name, near) and not (row.recurring and CALENDAR_DAY.search(near)):
+                and owns(row.name, near) and not (row.recurring and CALENDAR_DAY.search(near)) \
+                and not (row.event is not None and row.event.search(near)):
             return True
     return False
 
@@ -249,14 +291,21 @@ CALENDAR_DAY = re.compile(
 
 def _event_only(row: SlotSpec, draft: str) -> bool:
     """Every sub-clause of the draft naming a value of a standing-time slot names a day of the
-    calendar too: the draft tells of an event ("It poured on the night of 13 March 2026, I was
-    worried the parcel would get soaked"), whatever prototype it is near."""
+    calendar too, or words of an event (the row's ``event``: "周五下午三点我有个会", "the parcel
+    arrived at 3pm"): the draft tells of an event ("It poured on the night of 13 March 2026, I
+    was worried the parcel would get soaked"), whatever prototype or cue word is near."""
     if not row.recurring:
         return False
     parts = _CLAUSES.split(draft)
     valued = [p for p in parts if row.value_words is None or row.value_words.search(p)]
-    return any(CALENDAR_DAY.search(p) for p in parts) and all(
-        CALENDAR_DAY.search(p) for p in valued)
+
+    def event(p: str) -> bool:
+        return CALENDAR_DAY.search(p) is not None or (
+            row.event is not None and row.event.search(p) is not None)
+
+    if not valued:
+        return any(CALENDAR_DAY.search(p) for p in parts)
+    return all(event(p) for p in valued)
 
 
 def _fresh_value(words: re.Pattern[str], clause: str, recurring: bool = False) -> bool:

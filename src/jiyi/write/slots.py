@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..keyfacts.asking import asks_value
-from ..keyfacts.schema import dated_thing, spec, third_party
+from ..keyfacts.schema import dated_thing, schema, spec, third_party
 from ..text import slotwords as sw
 from ..text.segment import script_of_text
 from ..units import Entity
@@ -253,10 +253,17 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         shift = len(label.group(0))
         level = (found[0], found[1] - shift) if found and found[1] >= shift else None
     if level is not None and not asks_value(clause, level[1], level[1] + len(level[0])) \
-            and not _others(clause[:level[1]]) and (
+            and not _others(clause[:level[1]]) and not _other_slots_value(level[0]) and (
             own or changed or _MEMBERSHIP_SELF.search(context)):
         add("membership", level[0], None)
     return out
+
+
+def _other_slots_value(name: str) -> bool:
+    """A level name that is a value word of a clause-valued slot ("it's Snapchat now" names a
+    contact channel, "It's Saturday mornings now" a delivery time): no level."""
+    return any(row.value == "clause" and row.value_words is not None
+               and row.value_words.fullmatch(name.strip()) for row in schema())
 
 
 #: How far before a value its holder is named: a third party further back in a run-on sentence

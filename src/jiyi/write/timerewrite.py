@@ -6,21 +6,30 @@ from __future__ import annotations
 
 import re
 
+from ..keyfacts.schema import schema
+from ..text.timeofday import EN_PART, EN_WEEKDAY, ZH_PART, ZH_WEEKDAY
+from ..text.timewords import ZH_WEEKDAY_WORD
 from .timeparse import TimeMatch
 
 #: A weekday said as a habit or a preference ("以后周六上午送", "I'm home Saturday mornings")
-#: names every such day, not the next one: it is not rewritten as a date.
+#: names every such day, not the next one: it is not rewritten as a date. Habit words, and the
+#: cue words of the schema's standing-time rows ("上门", "宅配", "courier": a weekday said of a
+#: delivery is its window).
 _HABIT = re.compile(
-    r"以后|以後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|送货|送貨|配送|收货|收貨|收件|派送|在家|时间|時間|时段|時段|"
-    r"全天|整天|成日|全日|尽量|盡量|只有|快递|快遞|速递|速遞|就得|(?<![发發])送(?:来|來|嚟|过来|過來|啦|吧|就|到)|"
-    r"改成|改到|改为|改為|换成|換成|到周|到週|"
-    r"\b(?:deliver\w*|usually|always|every|prefer\w*|best|from now on|going forward|home|slot|window|"
-    r"all day|drop\w*|pls|please)\b",
+    r"以后|以後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|时间|時間|时段|時段|"
+    r"全天|整天|成日|全日|尽量|盡量|只有|就得|"
+    r"改成|改到|改为|改為|换成|換成|"
+    # a range of weekdays ("周一到周五", "週一至週五", "Monday to Friday") is every week's
+    rf"(?:到|至|-|~|～|—)\s*{ZH_WEEKDAY_WORD}|\b(?:to|through|thru|till|until|-)\s+{EN_WEEKDAY}|"
+    r"\b(?:usually|always|every|prefer\w*|best|from now on|going forward|"
+    r"all day|pls|please)\b|"
+    + "|".join(f"(?:{row.statement_cue.pattern})" for row in schema()
+               if row.recurring and row.statement_cue is not None),
     re.I)
 _WEEKDAY = re.compile(
-    r"(?:周|週|星期|礼拜|禮拜)[一二三四五六日天](?:上午|下午|晚上|早上|中午|傍晚)?"
+    rf"{ZH_WEEKDAY}{ZH_PART}?"
     r"(?:[0-9一二三四五六七八九十两兩]{1,3}\s*[点點:：](?:[0-9一二三四五六七八九十半]{1,3}分?)?)?|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:mornings?|afternoons?|evenings?|nights?))?",
+    rf"{EN_WEEKDAY}(?:\s+{EN_PART})?",
     re.I)
 _PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|during|of|at|for)\s*$", re.I)
 

@@ -98,6 +98,10 @@ def test_a_look_alike_names_no_level(text: str) -> None:
     ("我而家係金卡會員", "金卡"),
     ("我升咗做鑽石", "鑽石"),
     ("我的等級變成了尊榮級", "尊榮級"),
+    ("Sapphire member here, do I get the sale price", "Sapphire"),
+    ("im a Jade tier customer", "Jade"),
+    ("俺是金牌会员", "金牌"),
+    ("咱帳號係鑽石VIP", "鑽石VIP"),
 ])
 def test_a_level_said_any_way_is_the_users_level(text: str, level: str) -> None:
     content = _level(text)
@@ -109,6 +113,8 @@ def test_a_level_said_any_way_is_the_users_level(text: str, level: str) -> None:
     ("got bumped up to Platinum from Gold", "Gold"),
     ("我已经不是银卡了，升到了白金卡", "银卡"),
     ("我唔係金卡喇，升咗做鑽石", "金卡"),
+    ("我从银卡升了一级，现在是金卡", "一级"),
+    ("我從銀卡升咗一級，而家係金卡", "一級"),
 ])
 def test_the_level_left_is_not_the_current_one(text: str, old: str) -> None:
     content = _level(text)
@@ -123,6 +129,8 @@ def test_the_level_left_is_not_the_current_one(text: str, old: str) -> None:
     "我现在几级？",
     "我而家係咩級？",
     "我的會員是哪一級？",
+    "現在是哪級？",
+    "what kind of member am I?",
 ])
 def test_a_question_about_the_level_in_any_phrasing_finds_it(query: str) -> None:
     intent = slot_intent(query)

@@ -106,6 +106,8 @@ _ZH_STANDALONE = re.compile(rf"{_ZH_CARD}|(?:{_ZH_KNOWN})")
 _ZH_IS = re.compile(r"(?:我|本人)(?:而家|现在|現在|目前|已经|已經|宜家)?(?:是|係|系)\s*"
                     rf"({_ZH_CARD}|(?:{_ZH_KNOWN}))")
 _ZH_NUMBERED = re.compile(rf"{_NUM_ZH}(?:会员|會員)?")
+#: Right before a number of levels, these make it a step ("升了一级", "降咗两級").
+_ZH_STEP = re.compile(r"(?:升|降|跳|连升|連升)(?:了|咗|左)?\s*$")
 
 
 def _en_name(text: str) -> str:
@@ -181,6 +183,8 @@ def level_mentions(text: str) -> list[LevelMention]:
         add(m.start(), m.group(0))
     context = _LEVEL_CONTEXT.search(text) is not None
     for m in _ZH_NUMBERED.finditer(text):
+        if _ZH_STEP.search(text, 0, m.start()):
+            continue  # "升了一级": a step up, no level
         if m.group(0).endswith(("会员", "會員")) or context:
             add(m.start(), m.group(0))
     for m in _EN_NAME_NOUN.finditer(text):
@@ -210,6 +214,8 @@ def level_mentions(text: str) -> list[LevelMention]:
             add(m.end(1) - len(name), name)
     for m in _ZH_AFTER_UP.finditer(text):
         name = m.group(1)
+        if _ZH_STEP.search(text, 0, m.start(1)) and re.fullmatch(_NUM_ZH, name):
+            continue  # "升咗一級": a step up
         if not _NOT_ZH.fullmatch(name):
             add(m.start(1), name, moved=True)
     for m in _ZH_NAME_NOUN.finditer(text):

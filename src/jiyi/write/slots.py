@@ -111,8 +111,11 @@ _LEVEL_HINT = re.compile(r"会员|會員|卡|级|級|VIP|PLUS|member|tier|status
 _LEVEL_LABEL = re.compile(r"(?:membership|member level|tier|会员等级|會員等級|会员|會員|等级|等級)\s*[:：]\s*$",
                           re.I)
 _MEMBERSHIP_SELF = re.compile(
-    r"我|本人|\b(?:my|me|I|I'm|I've|I was)\b|升|降|成为|成為|变成|變成|办了|辦了|开通|開通|拿到|"
-    r"现在是|現在是|现在|現在|目前|如今|已经是|已經是|\b(?:upgraded|downgraded|promoted|became|got|now|"
+    r"我|本人|俺|咱|账号|帳號|账户|帳戶|\b(?:my|me|I|I'm|im|I've|I was)\b|"
+    # "Silver member here": the speaker naming their own level
+    r"\b(?:member|tier|status|VIP|level)s? here\b|升|降|成为|成為|变成|變成|办了|辦了|开通|開通|拿到|"
+    r"现在是|現在是|现在|現在|目前|如今|已经是|已經是|涨到|漲到|晋升|晉升|"
+    r"\b(?:upgraded|downgraded|promoted|became|got|now|"
     r"as an?|with my|account'?s|account is|as of)\b|"
     # reaching a level is said of oneself ("just hit Legend tier", "finally made Onyx level")
     r"\b(?:hit|made|reached|went (?:up|from)|moved (?:up|from)|unlocked|earned|achieved|"

@@ -14,6 +14,7 @@ import re
 
 from ..keyfacts.schema import SlotSpec
 from ..text import content_words, fold
+from ..text.levels import level_mentions
 from ..units import MemoryUnit
 
 #: Digits a phone is compared by (its national part; "+86 138..." and "138..." are one number).
@@ -69,6 +70,11 @@ def _levels(content: str) -> frozenset[str]:
     for g in found:
         words = [_ZH_NOT_NAME.sub("", w) for w in g.split() if w not in _LEVEL_STOP]
         key = "".join(words)
+        if key and key not in GENERIC_WORDS:
+            out.add(key)
+    for lm in level_mentions(content):  # any name, a numbered level ("Tier 3", "V5", "星耀级")
+        key = "".join(w for w in fold(lm.value).split() if w not in GENERIC_WORDS)
+        key = _NOT_KEY.sub("", key.removesuffix("会员"))
         if key and key not in GENERIC_WORDS:
             out.add(key)
     return frozenset(out)

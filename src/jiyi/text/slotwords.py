@@ -191,3 +191,70 @@ PHONE_CUE_ZH: tuple[str, ...] = ("门号", "門號", "致电", "致電", "SIM", 
 #: Phone words that make a number the speaker's ("打这个", "的号是", "call me").
 PHONE_MINE_ZH: tuple[str, ...] = ("打这个", "打這個", "的号是", "的號是")
 PHONE_MINE_EN: tuple[str, ...] = ("call me",)
+
+# --- a membership level ----------------------------------------------------------------------
+# Composed by :mod:`jiyi.text.levels` (the level recogniser). English entries are regular-
+# expression fragments read case-insensitively; Chinese entries are literal words.
+
+#: Words that name a level by themselves: colours, metals, gems and the common programme words
+#: ("Gold", "钻石", "Elite", "Premier").
+LEVEL_NAMES_EN: tuple[str, ...] = (
+    "gold", "silver", "bronze", "copper", "platinum", "titanium", "diamond", "emerald", "ruby",
+    "sapphire", "pearl", "jade", "onyx", "obsidian", "crystal", "amber", "topaz", "opal",
+    "elite", "premier", "prestige", "executive", "signature", "infinite", "ultimate", "royal",
+    "legend", "svip", "vip",
+)
+#: Level words that name a level only beside another level word or a word for membership
+#: ("Platinum Plus", "PLUS会员", "Black card", "Basic tier"; never "Pro Max", "a black shirt").
+LEVEL_WEAK_EN: tuple[str, ...] = (
+    "plus", "pro", "max", "black", "white", "blue", "red", "green", "purple", "basic",
+    "standard", "classic", "starter", "regular", "premium", "select", "preferred", "first",
+)
+LEVEL_NAMES_ZH: tuple[str, ...] = (
+    "金卡", "银卡", "銀卡", "铜卡", "銅卡", "白金卡", "黑金卡", "黑卡", "普卡", "钻石卡", "鑽石卡",
+    "白金", "铂金", "鉑金", "黑金", "黄金", "黃金", "钻石", "鑽石", "黑钻", "黑鑽", "蓝钻", "藍鑽",
+    "金牌", "银牌", "銀牌", "铜牌", "銅牌", "翡翠", "星钻", "星鑽", "皇冠", "至尊", "尊享", "尊荣", "尊榮",
+)
+#: Characters that name a card level before 卡 ("金卡", "普卡", "黑卡"; not "信用卡", not a green
+#: card "绿卡" or a red card "红卡").
+LEVEL_CARD_ZH: tuple[str, ...] = (
+    "金", "银", "銀", "铜", "銅", "白金", "铂金", "鉑金", "黑金", "黄金", "黃金", "钻石", "鑽石", "钻",
+    "鑽", "黑", "普", "翡翠", "尊享", "至尊", "星钻", "星鑽",
+)
+#: Words for a level, after its name ("Gold tier", "Executive Club", "星耀级", "PLUS会员").
+LEVEL_NOUNS_EN: tuple[str, ...] = (
+    "tier", "status", "level", "member", "membership", "card ?holder", "card", "club", "rank",
+    "rewards", "vip",
+)
+LEVEL_NOUNS_ZH: tuple[str, ...] = ("会员", "會員", "等级", "等級", "级", "級", "段位", "VIP", "会籍", "會籍")
+#: A level reached or lost ("upgraded to", "got bumped down to", "升咗做", "降到"): the level
+#: after them is the current one.
+LEVEL_UP_EN: tuple[str, ...] = (
+    r"(?:up|down)grad(?:ed|e) (?:me |us |my account |my membership )?(?:up |down )?to",
+    r"(?:bumped|moved|promoted|demoted|dropped|knocked|kicked|put|went|gone|climbed|fell|"
+    r"slipped|leveled|levelled) (?:me |us )?(?:(?:back )?(?:up|down) )?(?:to|into)",
+    "now on", "made it to", "reached", "hit",
+)
+LEVEL_UP_ZH: tuple[str, ...] = (
+    "升级到", "升級到", "升级成", "升級成", "升级为", "升級為", "升到", "升成", "升为", "升為", "升咗做",
+    "升咗去", "升咗", "升做", "降级到", "降級到", "降级成", "降級成", "降级为", "降級為", "降到", "降成",
+    "降为", "降為", "降咗做", "降咗去", "降咗", "降做", "掉到", "跌到", "跌咗去", "变成", "變成", "变咗",
+    "變咗", "调到", "調到", "调成", "調成", "转咗", "轉咗", "转成", "轉成", "转为", "轉為", "晋升为", "晉升為",
+    "晋升到", "晉升到", "涨到", "漲到", "掉咗", "跌咗",
+)
+#: Cards and words that look like a level and are none ("信用卡", "a credit card", "Gold
+#: Coast", "the top tier service").
+NOT_LEVEL_ZH: tuple[str, ...] = (
+    "信用卡", "银行卡", "銀行卡", "储蓄卡", "儲蓄卡", "借记卡", "借記卡", "礼品卡", "禮品卡", "购物卡",
+    "購物卡", "电话卡", "電話卡", "公交卡", "交通卡", "饭卡", "飯卡", "门卡", "門卡", "房卡", "体验卡",
+    "體驗卡", "年级", "年級", "班级", "班級", "超级", "超級", "顶级", "頂級", "上级", "上級", "下级", "下級",
+    "升级", "升級", "降级", "降級", "等级", "等級", "评级", "評級", "层级", "層級", "高级", "高級",
+    "卡号", "卡號",
+)
+NOT_LEVEL_EN: tuple[str, ...] = (
+    "credit", "debit", "gift", "sim", "bank", "id", "loyalty", "rewards", "business", "report",
+    "top", "high", "higher", "highest", "low", "lower", "lowest", "next", "same", "new", "old",
+    "current", "previous", "order", "shipping", "delivery", "payment", "account", "refund",
+    "return", "tracking", "application", "what", "which", "member", "membership", "coast",
+    "my", "your", "our", "the", "a", "an", "this", "that", "any", "every", "each", "no",
+)

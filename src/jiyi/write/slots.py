@@ -21,6 +21,7 @@ from datetime import datetime
 from ..keyfacts.asking import asks_value
 from ..keyfacts.schema import dated_thing, schema, spec, third_party
 from ..text import slotwords as sw
+from ..text.levels import level_mentions, mentions_level, plausible_en_name
 from ..text.segment import script_of_text
 from ..units import Entity
 from .filler import content_left
@@ -110,8 +111,11 @@ _LEVEL_HINT = re.compile(r"会员|會員|卡|级|級|VIP|PLUS|member|tier|status
 _LEVEL_LABEL = re.compile(r"(?:membership|member level|tier|会员等级|會員等級|会员|會員|等级|等級)\s*[:：]\s*$",
                           re.I)
 _MEMBERSHIP_SELF = re.compile(
-    r"我|本人|\b(?:my|me|I|I'm|I've|I was)\b|升|降|成为|成為|变成|變成|办了|辦了|开通|開通|拿到|"
-    r"现在是|現在是|现在|現在|目前|如今|已经是|已經是|\b(?:upgraded|downgraded|promoted|became|got|now|"
+    r"我|本人|俺|咱|账号|帳號|账户|帳戶|\b(?:my|me|I|I'm|im|I've|I was)\b|"
+    # "Silver member here": the speaker naming their own level
+    r"\b(?:member|tier|status|VIP|level)s? here\b|升|降|成为|成為|变成|變成|办了|辦了|开通|開通|拿到|"
+    r"现在是|現在是|现在|現在|目前|如今|已经是|已經是|涨到|漲到|晋升|晉升|"
+    r"\b(?:upgraded|downgraded|promoted|became|got|now|"
     r"as an?|with my|account'?s|account is|as of)\b|"
     # reaching a level is said of oneself ("just hit Legend tier", "finally made Onyx level")
     r"\b(?:hit|made|reached|went (?:up|from)|moved (?:up|from)|unlocked|earned|achieved|"
@@ -191,7 +195,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     states no slot ("我现在的电话是多少？")."""
     label = _LEVEL_LABEL.search(before)
     if role != "user" or (not entities and not _LEVEL_HINT.search(clause) and label is None
-                          and not _EN_LEVEL_NOW.search(clause)):
+                          and not _EN_LEVEL_NOW.search(clause) and not mentions_level(clause)):
         return []
     context = before[-CUE_WINDOW_CHARS:] + " " + clause
     own = bool(_SELF.search(clause)) or speaker is not None
@@ -315,9 +319,10 @@ _EN_NOT_LEVEL = re.compile(r"^(?:January|February|March|April|May|June|July|Augu
                            r"From|Since|Until|Till|Right|Only|Even|Also|Then|Starting|Finally|Made|Hit|Reached|"
                            r"Got|Became|Unlocked|Earned|Achieved|Joined|Went|Moved)$")
 #: Said just before a level, these make it the old one ("从银卡升到金卡", "from Silver to Gold").
-_LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|之前是|以前是|\bfrom|\bwas|"
-                               r"\bused to be)\s*(?:the\s+)?$", re.I)
-LEVEL_OLD_WINDOW = 6
+_LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|之前是|以前是|不是|唔係|唔系|\bfrom|\bwas|"
+                               r"\bused to be|\bnot|\bno longer|\binstead of|\brather than)"
+                               r"\s*(?:the\s+|a\s+|an\s+)?$", re.I)
+LEVEL_OLD_WINDOW = 14
 
 
 def _en_name(text: str) -> str:
@@ -357,16 +362,24 @@ def level_mention(clause: str) -> tuple[str, int] | None:
         if name:
             vip = " VIP" if m.group(0).rstrip("s").endswith("VIP") else ""
             found.append((m.end(1) - len(name) - 1, m.end(), name + vip))
+    moved: set[tuple[int, int, str]] = set()
+    for lm in level_mentions(clause):  # any name, numbered levels, after an up/down verb
+        found.append((lm.start, lm.end, lm.value))
+        if lm.moved:
+            moved.add(found[-1])
     hint = _LEVEL_HINT.search(clause) is not None
     for rx in (_EN_LEVEL_AFTER, _EN_LEVEL_NOW, _EN_LEVEL_LABEL, _EN_LEVEL_ON):
         for m in rx.finditer(clause):
             name = _en_name(m.group(1))
+            if rx is _EN_LEVEL_AFTER and not plausible_en_name(name, clause):
+                continue  # "flying to the Gold Coast", "upgraded to the Pro Max"
             if name and (hint or rx is not _EN_LEVEL_AFTER):
                 found.append((m.end(1) - len(name), m.end(1), name))
     fresh = [f for f in found
              if not _LEVEL_OLD_BEFORE.search(clause[max(0, f[0] - LEVEL_OLD_WINDOW):f[0]])]
     if not fresh:
         return None
+    fresh = [f for f in fresh if f in moved] or fresh  # "upgraded to X" names the new one
     last = max(end for _, end, _ in fresh)
     start, _, value = max((f for f in fresh if f[1] == last), key=lambda f: len(f[2]))
     return value, start

@@ -1,0 +1,245 @@
+"""Membership levels named any way: the level recogniser.
+
+A level name is
+
+* a known level word (:data:`~jiyi.text.slotwords.LEVEL_NAMES_EN`, ``LEVEL_NAMES_ZH``: "Gold",
+  "Prestige", "鑽石", "黑卡") where a level is said: after an up/down verb ("downgraded to
+  Silver", "升咗做鑽石"), after "status is" / "account says" / "I'm" ("my account says
+  Prestige"), or before a word for a level;
+* any short capitalised or Chinese name directly before a word for a level (tier, status, level,
+  member, card, club, rank, 会员, 级, VIP, 段位: "Executive Club", "Founders Club", "星耀级",
+  "PLUS会员"), or a capitalised name after an up/down verb in a clause about membership;
+* a numbered level: "Tier 3", "Level 5", "V5", "VIP3", "Lv.4", "3级会员".
+
+A plain word that is also a level word names none by itself ("Gold Coast", "the Pro Max", "a
+black shirt", "top tier service", "a credit card", "level with you", a shirt size "L"). Pure
+functions of the text; the words are :mod:`jiyi.text.slotwords`'s.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import slotwords as sw
+
+
+@dataclass(frozen=True)
+class LevelMention:
+    """A level named in a text: where, the name as said, and whether an up/down verb
+    introduced it (the level reached)."""
+
+    start: int
+    end: int
+    value: str
+    moved: bool = False
+
+
+_KNOWN_EN = sw.en_words(sw.LEVEL_NAMES_EN)
+_WEAK_EN = sw.en_words(sw.LEVEL_WEAK_EN)
+_KNOWN_EN_RE = re.compile(_KNOWN_EN, re.I)
+_WEAK_EN_RE = re.compile(_WEAK_EN, re.I)
+_NOT_EN = re.compile(sw.en_words(sw.NOT_LEVEL_EN) + "$", re.I)
+_CAP = r"(?-i:[A-Z][A-Za-z]*[a-z][A-Za-z]*|[A-Z]{2,})"
+#: One word of an English level name: a capitalised word or a (weak) level word.
+_EN_WORD = rf"(?:{_CAP}|{_KNOWN_EN}|{_WEAK_EN})"
+_NUM_EN = (r"(?:\b(?i:tier|level|lvl|rank|class)\s?\.?\s?(?:\d{1,2}|(?-i:[IVX]{1,4}))\b"
+           r"|(?<![A-Za-z0-9])(?:(?i:s?vip|lv|lvl)\s?\.?\s?|(?-i:V))\d{1,2}(?![A-Za-z0-9]))")
+_NUM_ZH = r"(?:[0-9]{1,2}|[一二三四五六七八九十]{1,2})\s?(?:级|級|星)"
+_ZH_NAME_CHARS = r"[\u4e00-\u9fff]"
+_ZH_KNOWN = sw.alternation(sw.LEVEL_NAMES_ZH)
+_ZH_CARD = "(?:" + sw.alternation(sw.LEVEL_CARD_ZH) + ")卡(?![号號片])"
+_ZH_NOUN_AFTER = "会员|會員|VIP|等级|等級|段位|会籍|會籍"
+#: A Chinese name before 级/級 or a membership word, cut after characters no name holds.
+_ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們店从從升降在就还還也这這那张張位名"
+                     r"办辦开開买買当當做加入现現新旧舊老原本说說讲講叫称稱于於与與和跟对對给給被把将將"
+                     r"帮幫让讓请請有没沒不算变變换換改调調掉跌而家咩乜什么麼哪几幾啥等]")
+_NOT_ZH = re.compile(sw.alternation(sw.NOT_LEVEL_ZH))
+#: What is left of a head that names nothing ("我的等级会员": 级).
+_NO_NAME_ZH = frozenset({"会", "會", "等", "级", "級", "卡"})
+_NOT_NOUN_FOLLOWS = re.compile(
+    r"\s*(?:service|support|quality|product|price|pricing|plan|phone|model|shirt|size|"
+    r"update|check|page|report|number|no\.?|#)\b", re.I)
+
+#: A word for a level other than 级 itself, or an up/down verb: a bare Chinese name before 级
+#: ("星耀级", "3级") is a level only in a text with one.
+_LEVEL_CONTEXT = re.compile(
+    sw.alternation(tuple(w for w in sw.LEVEL_NOUNS_ZH if w not in ("级", "級")), sw.LEVEL_UP_ZH,
+                   ("升", "降")) + "|"
+    + sw.en_words(sw.LEVEL_NOUNS_EN) + r"|\b(?:upgrad\w*|downgrad\w*)", re.I)
+#: An English clause about membership (a capitalised name after an up/down verb is a level).
+_ABOUT_MEMBERSHIP = re.compile(
+    sw.en_words(sw.LEVEL_NOUNS_EN) + r"|\b(?:account|loyalty|perks|benefits|points|bumped|promoted|"
+    r"demoted)\b|" + sw.alternation(sw.LEVEL_NOUNS_ZH), re.I)
+
+#: An English up/down verb ("upgraded", "bumped").
+_UP_DOWN = re.compile(r"\b(?:upgrad\w*|downgrad\w*|bumped|promoted|demoted)\b", re.I)
+_EN_NOUN = r"\b(?:" + sw.alternation(sw.LEVEL_NOUNS_EN) + r")"
+#: "Gold Elite tier", "Executive Club", "Black card holder", "Founders Club".
+_EN_NAME_NOUN = re.compile(
+    rf"(?<![A-Za-z'’])((?:{_EN_WORD}\s+){{0,2}}{_EN_WORD})\s+({_EN_NOUN})s?\b", re.I)
+_EN_UP = "(?:" + "|".join(sw.LEVEL_UP_EN) + ")"
+#: The level after an up/down verb ("got bumped to Platinum Plus", "upgraded to the top tier
+#: (Diamond)", "downgraded to Silver", "moved up to Tier 3").
+_EN_AFTER_UP = re.compile(
+    rf"\b{_EN_UP}\s+(?:the\s+|a\s+|an\s+)?(?:(?:top|highest|next|lowest|bottom)\s+"
+    rf"(?:tier|level|status|rank)\s*[(（,:-]?\s*)?"
+    rf"({_NUM_EN}|(?:{_EN_WORD}\s+){{0,2}}{_EN_WORD})", re.I)
+#: "my status is Executive Club", "my account says Prestige", "tier: Gold", "I'm Premier".
+_EN_STATED = re.compile(
+    r"\b(?:(?:status|level|tier|membership|rank|account|card)(?:'s|\s+is|\s+says|\s+shows|\s+reads"
+    r"|\s+is\s+now|\s+now\s+says|\s+now\s+shows|\s+=|\s*[:：])|i'?m|i\s+am)\s+(?:now\s+)?"
+    r"(?:(?:on|at|a|an)\s+)?(?:the\s+)?"
+    rf"({_NUM_EN}|(?:{_EN_WORD}\s+){{0,2}}{_EN_WORD})", re.I)
+_NUM_EN_RE = re.compile(_NUM_EN)
+#: Chinese: a level after an up/down verb ("升咗做鑽石", "卡升级成白金卡", "降到普卡",
+#: "升到V5").
+_ZH_AFTER_UP = re.compile(
+    "(?:" + sw.alternation(sw.LEVEL_UP_ZH) + r")\s*(?:了|咗)?\s*(?:做|成|到|为|為)?\s*"
+    rf"({_NUM_EN}|{_ZH_CARD}|(?:{_ZH_KNOWN})(?:{_ZH_NOUN_AFTER}|卡|级|級)?|{_NUM_ZH}(?:会员|會員)?"
+    rf"|[A-Za-z]{{2,10}}\s?(?:{_ZH_NOUN_AFTER}|卡)|{_ZH_NAME_CHARS}{{1,3}}(?:级|級|{_ZH_NOUN_AFTER}))")
+#: Chinese: a name before a word for a level ("星耀级", "PLUS会员", "钻石VIP", "白金卡").
+_ZH_NAME_NOUN = re.compile(
+    rf"({_ZH_NAME_CHARS}{{1,4}}|(?<![A-Za-z])[A-Za-z]{{2,10}}\s?)({_ZH_NOUN_AFTER}|级|級)")
+_ZH_STANDALONE = re.compile(rf"{_ZH_CARD}|(?:{_ZH_KNOWN})")
+#: A known Chinese level word said of oneself ("我係鑽石", "我现在是白金").
+_ZH_IS = re.compile(r"(?:我|本人)(?:而家|现在|現在|目前|已经|已經|宜家)?(?:是|係|系)\s*"
+                    rf"({_ZH_CARD}|(?:{_ZH_KNOWN}))")
+_ZH_NUMBERED = re.compile(rf"{_NUM_ZH}(?:会员|會員)?")
+#: Right before a number of levels, these make it a step ("升了一级", "降咗两級").
+_ZH_STEP = re.compile(r"(?:升|降|跳|连升|連升)(?:了|咗|左)?\s*$")
+
+
+def _en_name(text: str) -> str:
+    """The name of an English level: leading words that name none dropped ("the", "my",
+    "top", "credit"); empty when no word is left or nothing in it names a level by itself
+    (lower-case words that are neither known level words nor capitalised: "free")."""
+    words = text.split()
+    while words and (_NOT_EN.match(words[0]) or _STOP_EN.match(words[0])):
+        words.pop(0)
+    return " ".join(words)
+
+
+_STOP_EN = re.compile(
+    r"^(?:January|February|March|April|May|June|July|August|September|October|November|December|"
+    r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|I|I'm|Dear|Hi|Hey|It|It's|Please|"
+    r"Now|So|And|But|Oh|Ok|Okay|Yes|No|Just|Been|From|Since|Until|Till|Right|Only|Even|Also|"
+    r"Then|Starting|Finally|Made|Hit|Reached|Got|Became|Unlocked|Earned|Achieved|Joined|Went|"
+    r"Moved|Still|Already|Currently|Is|Was|Are|Were|Be|Do|Does|Did|Have|Has|Had|Get|Gets|With|"
+    r"For|At|On|In|To|Of|As|Am|Btw|Lol|Thanks|Thank|Wait|Hello)$", re.I)
+
+
+def _strong(name: str) -> bool:
+    """An English name that names a level by itself: a known level word or a capitalised
+    word that is no weak level word ("Gold", "Founders"); "Pro Max", "black" are not."""
+    for w in name.split():
+        if _KNOWN_EN_RE.fullmatch(w) or _NUM_EN_RE.fullmatch(w):
+            return True
+        if re.fullmatch(_CAP, w) and not _WEAK_EN_RE.fullmatch(w):
+            return True
+    return False
+
+
+def _nameish(name: str) -> bool:
+    """Every word of an English name can be part of a level's name: capitalised or a level
+    word ("gold", "premium"; not "free", "shipping")."""
+    return bool(name) and all(re.fullmatch(_CAP, w) or _KNOWN_EN_RE.fullmatch(w)
+                              or _WEAK_EN_RE.fullmatch(w) for w in name.split())
+
+
+def plausible_en_name(name: str, text: str) -> bool:
+    """An English name read after "to" / "from" / "I'm … now" names a level: not only weak
+    level words ("Pro Max"); made of known level words ("Gold Elite", "Royal Elite"), or said
+    in a text about membership (a word for a level, an account, "bumped": "bumped up to Four
+    Star"); never a known word with a place or product word after it outside such a text
+    ("the Gold Coast", "Windows 11")."""
+    words = name.split()
+    if not words or all(_WEAK_EN_RE.fullmatch(w) for w in words):
+        return False
+    if all(_KNOWN_EN_RE.fullmatch(w) or _WEAK_EN_RE.fullmatch(w) or _NUM_EN_RE.fullmatch(w)
+           for w in words):
+        return True
+    if any(_KNOWN_EN_RE.fullmatch(w) for w in words) and _UP_DOWN.search(text):
+        return True  # "upgraded to Royal Crown"
+    return _ABOUT_MEMBERSHIP.search(text) is not None
+
+
+def _zh_name(head: str) -> str:
+    return _ZH_CUT.sub("", head)
+
+
+def level_mentions(text: str) -> list[LevelMention]:
+    """Every level named in ``text`` (overlapping reads kept), in the order they start."""
+    out: list[LevelMention] = []
+
+    def add(start: int, value: str, moved: bool = False) -> None:
+        value = value.strip()
+        bare = value.removesuffix("会员").removesuffix("會員").strip()
+        value = bare if bare and bare not in _NO_NAME_ZH else value  # "翡翠会员" is 翡翠
+        if value:
+            out.append(LevelMention(start, start + len(value), value, moved))
+
+    for m in _NUM_EN_RE.finditer(text):
+        add(m.start(), m.group(0))
+    context = _LEVEL_CONTEXT.search(text) is not None
+    for m in _ZH_NUMBERED.finditer(text):
+        if _ZH_STEP.search(text, 0, m.start()):
+            continue  # "升了一级": a step up, no level
+        if m.group(0).endswith(("会员", "會員")) or context:
+            add(m.start(), m.group(0))
+    for m in _EN_NAME_NOUN.finditer(text):
+        name = _en_name(m.group(1))
+        if not name or not _nameish(name) or _NOT_NOUN_FOLLOWS.match(text, m.end()):
+            continue
+        noun = m.group(2).lower()
+        if not _strong(name) and noun in ("card", "cardholder", "card holder", "club") \
+                and not _KNOWN_EN_RE.search(name) and not _WEAK_EN_RE.search(name):
+            continue
+        if not _strong(name) and not _WEAK_EN_RE.fullmatch(name.split()[-1]):
+            continue
+        keep = noun.startswith("card") or noun == "club"
+        whole = name + " " + m.group(2).split()[0] if keep else name
+        start = m.end(1) - len(name)
+        add(start, text[start:start + len(whole)] if keep else whole)
+    for m in _EN_AFTER_UP.finditer(text):
+        name = _en_name(m.group(1))
+        if not name:
+            continue
+        if _NUM_EN_RE.fullmatch(name) or plausible_en_name(name, text):
+            add(m.end(1) - len(name), name, moved=True)
+    for m in _EN_STATED.finditer(text):
+        name = _en_name(m.group(1))
+        if name and (_NUM_EN_RE.fullmatch(name) or (_KNOWN_EN_RE.search(name)
+                                                      and plausible_en_name(name, text))):
+            add(m.end(1) - len(name), name)
+    for m in _ZH_AFTER_UP.finditer(text):
+        name = m.group(1)
+        if _ZH_STEP.search(text, 0, m.start(1)) and re.fullmatch(_NUM_ZH, name):
+            continue  # "升咗一級": a step up
+        if not _NOT_ZH.fullmatch(name):
+            add(m.start(1), name, moved=True)
+    for m in _ZH_NAME_NOUN.finditer(text):
+        head, noun = m.group(1), m.group(2)
+        name = head.strip() if head[0].isascii() else _zh_name(head)
+        if not name or _NOT_ZH.search(name + noun) or name in _NO_NAME_ZH:
+            continue
+        if noun == "VIP" and (head[0].isascii() or re.match(r"[A-Za-z0-9]", text[m.end():])):
+            continue  # "coupon VIP20MJ": English, or a code
+        if noun in ("级", "級") and not (context and len(name) >= 2) \
+                and not _ZH_STANDALONE.fullmatch(name):
+            continue
+        start = m.end(1) - len(name) if not head[0].isascii() else m.start(1)
+        keep = noun in ("级", "級", "VIP") or name.isascii()
+        add(start, text[start:m.end()] if keep else name)
+    for m in _ZH_STANDALONE.finditer(text):  # "黑卡" always; "钻石" in "等级：钻石"
+        if context or m.group(0).endswith("卡"):
+            add(m.start(), m.group(0))
+    for m in _ZH_IS.finditer(text):
+        add(m.start(1), m.group(1))
+    out.sort(key=lambda x: (x.start, -len(x.value)))
+    return list(dict.fromkeys(out))
+
+
+def mentions_level(text: str) -> bool:
+    """True when ``text`` names a level."""
+    return bool(level_mentions(text))

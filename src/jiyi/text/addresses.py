@@ -59,6 +59,8 @@ _ADDR_LEAD = re.compile(r"^.*?(?:地址是|地址为|地址為|地址[:：]?|住
 _ADDR_AFTER_VERB = re.compile(r".*(?:地址是|地址为|地址為|地址[:：]|住址是|住在|寄到|寄去|送到|送去|发到|發到|"
                               r"搬到了|搬到|搬去了|搬去|搬家到|搬咗去|搬咗到|改成|改为|改為|更新为|更新為|"
                               r"更新成|寄返|送返)")
+#: "在" / "喺" (at) before an address inside a matched run: the address starts after the last one.
+_AT_PLACE = re.compile(r".*(?:在|喺)")
 #: Words that may stand before an address but are never part of it ("我住", "以后都送",
 #: "收货地址改成", "别再寄", "以後寄去", "搬咗去"): stripped from the front of a matched address,
 #: repeatedly.
@@ -208,6 +210,9 @@ def _zh_start(raw: str, rx: re.Pattern[str]) -> int:
     cut = _ADDR_AFTER_VERB.match(raw, skip)
     if cut and rx.fullmatch(raw, cut.end()) is not None:
         skip = cut.end()  # "…有没有满额折扣搬到X": the address starts after the verb
+    where = _AT_PLACE.match(raw, skip)
+    if where and len(raw) - where.end() >= 6 and rx.fullmatch(raw, where.end()) is not None:
+        skip = where.end()  # "公司在科技园2期3楼", "屋企喺…": the address is where it is
     if len(raw) - skip < 4:
         cut = _ADDR_LEAD.match(raw)
         skip = cut.end() if cut else 0

@@ -33,13 +33,13 @@ from typing import Literal
 
 from ..units import Entity
 from . import slotwords as sw
+from .addresses import find_addresses
 from .lexicon import (
     CITIES_EN,
     CITIES_ZH,
     NAME_STOP,
     NOT_NAMES_EN,
     PRODUCT_BRANDS,
-    PROVINCES_ZH,
     SURNAMES,
     SURNAMES_MULTI,
 )
@@ -258,81 +258,7 @@ _EN_TITLE = re.compile(_at("MDP") + r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+([A-Z][a
 _CITY_ZH = re.compile("|".join(sorted(CITIES_ZH, key=len, reverse=True)))
 _CITY_EN = re.compile(_at("".join(sorted({c[0] for c in CITIES_EN}))) + r"(?<![A-Za-z])(?:" + "|".join(re.escape(c) for c in sorted(CITIES_EN, key=len, reverse=True)) + r")(?![A-Za-z])")
 _CITY_MOVE_EN = re.compile(_at("mlrb") + r"\b(?:moved to|move to|moving to|live in|living in|lives in|relocated to|based in)\s+([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)")
-#: A building or campus named after the house number ("…189号津汇广场2座2703", "…1號光復校區宿舍").
-_ADDR_BUILDING = (r"(?:[\u4e00-\u9fffA-Za-z]{0,10}?(?:大厦|大廈|广场|廣場|中心|花园|花園|小区|小區|公寓|大楼|大樓|"
-                  r"产业园|產業園|园区|園區|校区|校區|宿舍|国际|國際|一期|二期|三期|新村|家园|家園|苑|舍)){0,3}")
-_ADDR_UNIT = (r"(?:\s?[0-9A-Z一二三四五六七八九十]{1,4}\s?(?:栋|棟|号楼|號樓|幢|单元|單元|楼|樓|室|层|層|座|舍|期|区|區))*"
-              r"(?:之[\d一二三四五六七八九十]{1,3})?(?:\s?[0-9]{2,5}\s?[室房]?|\s?[A-Z]室)?")
-#: A numbered street ("花园7路", "SS2/24路", "PJ5/12路": Malaysian and mainland estates number
-#: their roads): the number between the street's name and its road word.
-_STREET_NUMBER = r"(?:[A-Za-z]{0,3}\d{1,3}(?:/\d{1,3})?)?"
-_ADDR_ZH = re.compile(r"[\u4e00-\u9fff]{2,18}?" + _STREET_NUMBER + r"(?:路|街|道|大道|巷|弄|胡同)(?:[东西南北東][一二三四五六七八九十\d]{0,3}段|[一二三四五六七八九十\d]{1,3}段)?(?:\d{1,4}[巷弄]){0,2}\s?[0-9一二三四五六七八九十百]+\s?[号號]院?"
-                      + _ADDR_UNIT + _ADDR_BUILDING + _ADDR_UNIT)
-_ADDR_LEAD = re.compile(r"^.*?(?:地址是|地址为|地址為|地址[:：]?|住在|住址是|寄到|送到|搬到了?|搬去了?|位于|位於|改成|改为|改為|在|是)(?=.{4})")
-#: A verb or label of an address inside a matched run (a run-on turn: "…满额折扣搬到X",
-#: "…谢谢寄到X"): the address starts after the last one.
-_ADDR_AFTER_VERB = re.compile(r".*(?:地址是|地址为|地址為|地址[:：]|住址是|住在|寄到|寄去|送到|送去|发到|發到|"
-                              r"搬到了|搬到|搬去了|搬去|搬家到|搬咗去|改成|改为|改為)")
-#: Words that may stand before an address but are never part of it ("我住", "以后都送",
-#: "收货地址改成", "别再寄"): stripped from the front of a matched address, repeatedly.
-_ADDR_LEAD_WORDS = re.compile(
-    r"^(?:不要|别|別|唔好|勿|再|我们|我們|我|咱们|咱們|咱|家里|家裡|家|现在|現在|目前|以后|以後|之后|之後|今后|今後|往后|往後|"
-    r"一律|统一|統一|全部|都|就|也|还是|還是|已经|已經|刚刚|剛剛|刚|剛|新的|新|收货|收貨|收件|送货|送貨|"
-    r"住在|住|搬到|搬去|搬家到|搬来|搬來|搬进|搬進|寄到|寄去|寄给|寄給|寄|送到|送去|送|发到|發到|发往|發往|"
-    r"改到|改成|改为|改為|换成|換成|换到|換到|更新为|更新為|更新成|地址|住址|是|为|為|在|了|请|請|帮我|幫我|"
-    r"[:：，,\s])+")
-#: A Chinese address needs one of these words; without one its costly pattern does not run.
-_ADDR_ZH_WORD = re.compile(r"[路街道巷弄]|胡同")
 _PLACEHOLDER = re.compile(r"\[[A-Z_]+(?:_\d+)?\]")
-_REGION = re.compile("|".join(sorted((*CITIES_ZH, *PROVINCES_ZH), key=len, reverse=True)))
-#: English street addresses. A house number ("42", "221B", "3/12", "12-14"), perhaps after a
-#: unit ("Flat 2, 17 …"), then the street: up to four words (lower case too: "14 birch road")
-#: before a street word that is no common English word ("Street", "Rd", "Avenue", "Hwy" …),
-#: or capitalised words before one that is ("Harbour Way", "Elm Close", "Pinecrest Trail"),
-#: or a numbered road ("Route 9", "Highway 101"), or "Broadway"; a word of the street is never
-#: a function word ("3 days on the road" is no address). Then a unit ("Apt 3B", "#5"), the town,
-#: the state and the postcode when they follow ("Portland, OR 97205", "leeds LS6 2AB").
-_ADDR_STOP = (r"(?!(?:the|a|an|to|on|in|at|of|for|and|or|from|with|by|my|your|our|their|is|are|"
-              r"was|were|be|it|its|this|that|me|i|we|you|he|she|they|down|up|off|out|over|into|"
-              r"per|more|than|about|around|across|along|near|via|than|days?|weeks?|months?|"
-              r"years?|hours?|minutes?|times?|items?|things?|orders?|boxes|pieces?|pcs|(?-i:miles?)|"
-              r"blocks?|km|doors?)\b)")
-_ADDR_WORD = _ADDR_STOP + r"(?:[A-Za-z][A-Za-z'’\-]*\.?|\d{1,3}(?:st|nd|rd|th))"
-_ADDR_CAP_WORD = _ADDR_STOP + r"(?-i:[A-Z][A-Za-z'’\-]*\.?|\d{1,3}(?:st|nd|rd|th))"
-_ADDR_DIR = r"(?:(?-i:N|S|E|W|NE|NW|SE|SW)\.?\s+)?"
-_STREET_WORD = (r"(?:Street|St\.?|Road|Rd\.?|Avenue|Ave\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Terrace|Tce\.?|"
-                r"Crescent|Cres\.?|Parkway|Pkwy\.?|Highway|Hwy\.?|Cir\.?|Trl\.?|Pl\.?|Ct\.?|Sq\.?|"
-                r"Dr\.?|Strasse|Straße)(?![A-Za-z])")
-_STREET_CAP = (r"(?-i:Way|Place|Court|Close|Row|Walk|Hill|Green|Park|View|Rise|Gate|Grove|Square|"
-               r"Drive|Mews|Gardens|Parade|Point|Loop|Circle|Crossing|Heights|Commons|Ridge|Bend|"
-               r"Trail|Plaza|Quay|Wharf|Yard|Chase|Vale|Esplanade|Promenade|Alley|Pike|Run|Path|"
-               r"Broadway|Causeway|Hollow|Landing|Meadows?|Glen|Dale)(?![A-Za-z])")
-_ADDR_UNIT_EN = r"(?:Flat|Apt\.?|Apartment|Unit|Suite|Ste\.?|Room|Rm\.?|Level|Floor|Fl\.?|Bldg\.?|Building)"
-_POSTCODE = (r"(?:\d{6}|\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|"
-             r"[A-Z]\d{2}\s?[A-Z\d]{4}|\d{4})(?![A-Za-z0-9])")
-_STATE = r"(?-i:[A-Z]{2,3})(?![A-Za-z0-9])"
-_ADDR_EN = re.compile(
-    _at("0-9FfAaUuSsRrLlBbPpHhDd") + r"(?<![A-Za-z0-9$£€¥#./])"
-    r"(?:" + _ADDR_UNIT_EN + r"\s*#?\s*[A-Za-z]?\d{1,5}[A-Za-z]?,?\s+"
-    r"(?:(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2}),\s+)?)?"  # "Flat 9, Kestrel House, 118 …"
-    r"(?:P\.?\s?O\.?\s?Box\s+\d{1,6}"
-    # India: "House No. 56, Sector 15A, …" (no street word: the locality follows)
-    r"|(?-i:House|Plot|Door|Flat|H\.)\s?No\.?\s*\d{1,5}[A-Za-z]?"
-    r"(?:,\s*(?-i:[A-Z][a-z]+)(?:\s(?-i:[A-Z0-9][A-Za-z0-9-]{0,8})){0,2}(?=,)){0,2}"
-    # Singapore: "Blk 512 Jurong West Street 52"
-    r"|(?:(?:Blk|Block)\s+)?\d{1,6}[A-Za-z]?(?:\s?[-/]\s?\d{1,5}[A-Za-z]?)?\s+(?:"
-    r"(?:Route|Rte\.?|Highway|Hwy\.?|State Route|County Road|Interstate)\s+\d{1,4}"
-    r"|" + _ADDR_DIR + r"(?-i:Broadway)"
-    r"|" + _ADDR_DIR + r"(?:" + _ADDR_WORD + r"\s+){1,4}" + _STREET_WORD +
-    r"|" + _ADDR_DIR + r"(?:" + _ADDR_CAP_WORD + r"\s+){1,4}" + _STREET_CAP +
-    r")(?:\s(?-i:West|East|North|South|NE|NW|SE|SW)(?![A-Za-z]))?(?:\s\d{1,3}(?![\d:.]))?)"
-    r"(?:,?\s*(?:" + _ADDR_UNIT_EN + r"\s*#?\s*|#\s*)[A-Za-z]?\d{1,5}(?:-\d{1,5})?[A-Za-z]?"
-    r"(?![A-Za-z0-9]))?"
-    # the town, the state or county and the postcode when they follow ("Portland, OR 97205"); a
-    # town in lower case only before a postcode ("leeds LS6 2AB")
-    r"(?:,\s*(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+){0,2})(?:,?\s*" + _STATE + r")?(?:,?\s*" + _POSTCODE
-    + r")?|,\s*[a-z]+(?:\s[a-z]+){0,2},?\s*(?:" + _STATE + r",?\s*)?" + _POSTCODE
-    + r"|,?\s+(?-i:[A-Z][a-z]+)\s+" + _POSTCODE + r"|,?\s*" + _POSTCODE + r")?", re.I)
 _PRODUCT = re.compile(
     r"(?:" + "|".join(re.escape(b) for b in sorted(PRODUCT_BRANDS, key=len, reverse=True)) + r")"
     r"(?:\s?(?:Mate|Pura|nova|Note|Pad|Galaxy|Redmi|K))?"
@@ -577,28 +503,7 @@ def _places(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
     for m in _CITY_MOVE_EN.finditer(text) if latin else ():
         if m.group(1).split()[0] not in NOT_NAMES_EN:
             out.append(_ent("city", m, m.group(1), 1))
-    for m in _ADDR_ZH.finditer(text) if cjk and _ADDR_ZH_WORD.search(text) else ():
-        raw = m.group(0)
-        lead = _ADDR_LEAD_WORDS.match(raw)
-        skip = lead.end() if lead else 0
-        first = _REGION.search(raw)
-        if first and first.start() < skip < first.end():
-            skip = first.start()  # "新北市…": 新 is the region's, not a lead word
-        region = _REGION.search(raw, skip)
-        if region and region.start() > skip and _ADDR_ZH.fullmatch(raw, region.start()) is not None:
-            skip = region.start()  # "公司在上海市…" -> the address starts at the region
-        cut = _ADDR_AFTER_VERB.match(raw, skip)
-        if cut and _ADDR_ZH.fullmatch(raw, cut.end()) is not None:
-            skip = cut.end()  # "…有没有满额折扣搬到X": the address starts after the verb
-        if len(raw) - skip < 4:
-            cut = _ADDR_LEAD.match(raw)
-            skip = cut.end() if cut else 0
-        addr = raw[skip:]
-        s = m.start() + skip
-        out.append(Entity(kind="address", text=addr, value=to_simplified(re.sub(r"\s+", "", addr)),
-                          start=s, end=s + len(addr)))
-    if latin:
-        out += [_ent("address", m, " ".join(m.group(0).split())) for m in _ADDR_EN.finditer(text)]
+    out += find_addresses(text, cjk, latin)
     out += [_ent("product", m, " ".join(to_simplified(m.group(0)).split()))
             for m in _PRODUCT.finditer(text)]
     return out

@@ -73,7 +73,7 @@ def _liked_as_current(hits: list[Hit], item: str, turns: list[str]
     negating = [t for t in turns if takes_back(food, t, words)]
     return [(h.unit.slot, h.unit.content) for h in hits
             if h.current and item in h.unit.content.casefold()
-            and not any(h.unit.content in t for t in negating)]
+            and not any(h.unit.content.casefold() in t.casefold() for t in negating)]
 
 
 def _current(hits: list[Hit]) -> str:
@@ -138,6 +138,9 @@ def test_an_item_never_liked_is_no_negation_of_a_known_one(e5_mem: Memory, turns
      "我喜欢吃什么？", ["螺蛳粉"], "麻辣烫"),
     (["我超愛鹹酥雞的", "蘿蔔糕是我的最愛", "鹹酥雞吃太多了，以後晚上七點後送貨吧"],
      "我喜歡吃什麼？", ["蘿蔔糕"], "鹹酥雞"),
+    (["I really love bagels", "big fan of kimchi",
+      "way too much bagels lately, so please deliver after 7pm from now on"],
+     "what food do i like?", ["kimchi"], "bagels"),
 ])
 def test_a_like_whose_newest_mention_is_negative_is_not_current(
         e5_mem: Memory, turns: list[str], ask: str, liked: list[str], gone: str) -> None:

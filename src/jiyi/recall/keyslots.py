@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..embed.base import Embedder
+from ..keyfacts.polarity import item_words, may_take_back, names_words, takes_back
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import SlotSpec, list_item, negates, one_item, spec
 from ..keyfacts.typing import QUESTION, owns, question_slot
@@ -54,6 +55,8 @@ class SlotView:
     current_values: list[tuple[SlotSpec, frozenset[str], datetime]] = field(default_factory=list)
     #: items of a list the user has taken back ("不吃海鲜了"), folded, with the list's row
     negated_items: list[tuple[SlotSpec, str]] = field(default_factory=list)
+    #: the list units that take their item back (the taking back, not a mention of the item)
+    negation_units: set[str] = field(default_factory=set)
     #: each single-valued slot's current unit ids (by slot name)
     current_ids: dict[str, set[str]] = field(default_factory=dict)
     #: slots a unit said after their current value names another value of (the write path
@@ -151,8 +154,11 @@ class SlotView:
                and names_other_value(slot_values(row, unit), value)
                for row, value, since in self.current_values):
             return True  # another number, e-mail, address or level said before the current one
+        if unit.id in self.negation_units:
+            return False  # the taking back itself
         text = fold(unit.content)  # a passing mention of an item taken back, not the taking back
         return any(item in text and not negates(row, unit.content)
+                   and not takes_back(row, unit.content, item_words(row, item))
                    for row, item in self.negated_items)
 
 
@@ -205,8 +211,15 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             _single(store, view, row, current, past)
         elif row.value == "item":
             items = _items(store, wide, as_of, name)
-            view.rule_ids.extend(u.id for u in items)
-            view.negated_items.extend((row, item) for item in _taken_back(store, row, items))
+            negations = _negations(store, row, items)
+            view.negation_units.update(negations)
+            gone = _said_off_since(store, wide, as_of, row, items, negations)
+            view.rule_ids.extend(u.id for u in items if u not in gone)
+            view.stale_units.update(u.id for u in gone)
+            view.negated_items.extend((row, item) for item in _taken_back(
+                store, row, [u for u in items if u.id in negations]))
+            view.negated_items.extend((row, fold(u.slot.split(":", 1)[1])) for u in gone
+                                      if u.slot is not None)
         elif row.value == "id" and not row.dated:  # orders; coupons are listed by date below
             if names_id:
                 continue
@@ -233,11 +246,55 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
 _CLAUSE_CUT = re.compile(r"[，,;；。.!！?？]")
 
 
-def _taken_back(store: Store, row: SlotSpec, items: list[MemoryUnit]) -> list[str]:
+def _negations(store: Store, row: SlotSpec, items: list[MemoryUnit]) -> set[str]:
+    """The ids of the list units that take their item back: the row's negation words, or (a
+    unit that replaced an earlier one of the list: the item was known) the polarity toward its
+    item of the user turn it was cut from (a cut may leave "麻辣烫就" of "麻辣烫就算了吧最近")."""
+    out = {u.id for u in items if u.slot is not None and negates(row, u.content)}
+    known = [u for u in items if u.id not in out and u.slot is not None and u.supersedes]
+    turns = store.source_turns([u.id for u in known]) if known else {}
+    for u in known:
+        words = item_words(row, (u.slot or "").split(":", 1)[1])
+        if any(takes_back(row, text, words)
+               for text in [u.content, *(t.text for t in turns.get(u.id, []) if t.role == "user")]):
+            out.add(u.id)
+    return out
+
+
+#: Units read, said since a like, to find a later clause taking its item back.
+LATER_UNITS_READ = 200
+
+
+def _said_off_since(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
+                    items: list[MemoryUnit], negations: set[str]) -> list[MemoryUnit]:
+    """The current likes of a list that a later clause of the user takes back, in words the
+    write path did not type as the item's negation ("X就算了吧最近" kept as a remark): the
+    item's newest mention is negative, so the like is not presented as current."""
+    likes = [u for u in items if u.slot is not None and u.id not in negations]
+    if not likes:
+        return []
+    since = min(unit_date(u) for u in likes)
+    later = [u for u in store.find_units(scope, as_of=as_of, since=since, limit=LATER_UNITS_READ)
+             if u.id not in negations and may_take_back(row, u.content)]
+    found: dict[str, list[MemoryUnit]] = {}  # like id -> the later units taking it back
+    for like in likes:
+        words = item_words(row, (like.slot or "").split(":", 1)[1])
+        said = [u for u in later if unit_date(u) > unit_date(like) and u.slot != like.slot
+                and names_words(words, fold(u.content)) and takes_back(row, u.content, words)]
+        if said:
+            found[like.id] = said
+    if not found:
+        return []
+    turns = store.source_turns([u.id for said in found.values() for u in said])
+    return [like for like in likes if any(
+        turns.get(u.id) and all(t.role == "user" for t in turns[u.id])
+        for u in found.get(like.id, []))]
+
+
+def _taken_back(store: Store, row: SlotSpec, negations: list[MemoryUnit]) -> list[str]:
     """The items (folded) the user took back: the item each negation names, and the items of
     the units it replaced ("对臭豆腐没兴趣了，上次吃完拉肚子" replaced "food:臭豆腐": the item is
     臭豆腐, whatever else the negation's own words hold)."""
-    negations = [u for u in items if u.slot is not None and negates(row, u.content)]
     names = [u.slot.split(":", 1)[1] for u in negations if u.slot is not None]
     # the item of each clause that takes it back ("no more pad thai for me, doctor's orders":
     # pad thai), when it is plainly one

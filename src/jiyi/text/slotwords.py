@@ -258,3 +258,77 @@ NOT_LEVEL_EN: tuple[str, ...] = (
     "return", "tracking", "application", "what", "which", "member", "membership", "coast",
     "my", "your", "our", "the", "a", "an", "this", "that", "any", "every", "each", "no",
 )
+
+# --- a list item taken back (read only of an item the user's list already holds) -------------
+# Regular-expression fragments. These words are weak evidence on their own ("算了" closes many
+# a remark, "doctor" is no refusal): :mod:`jiyi.keyfacts.polarity` reads them only in the clause
+# of an item the user already liked, after the list row's own ``negation`` (slots.json).
+
+#: Negators ("不", "冇", "never"), read with a wanting verb right after them ("不想吃", "没再点",
+#: "don't want", "never ordering").
+NEGATOR_ZH: tuple[str, ...] = ("不", "没", "沒", "别", "別", "唔", "冇", "无", "無", "勿", "莫", "未")
+NEGATOR_EN: tuple[str, ...] = ("not", "never", r"\w+n't", "no")
+#: Verbs of wanting, eating or liking a thing.
+WANTING_ZH: tuple[str, ...] = (
+    "吃", "喝", "食", "飲", "饮", "想", "碰", "点", "點", "买", "買", "叫", "订", "訂", "喜欢",
+    "喜歡", "爱", "愛", "鍾意", "钟意", "推", "考虑", "考慮", "需要",
+)
+#: ... "要" not as an order's detail ("不要辣", "不要加葱").
+WANTING_NOT_DETAIL_ZH = "要(?![辣加放葱蔥蒜糖冰太甜咸鹹油酱醬])"
+WANTING_EN: tuple[str, ...] = (
+    r"eat\w*", "ate", r"drink\w*", r"lik(?:e|es|ing)", r"lov(?:e|es|ing)", r"want\w*",
+    r"order\w*", "fancy", "touch", r"buy\w*", r"need\w*", "into", r"crav\w*", r"enjoy\w*",
+    "keen", "feel(?:ing)? like", "interested",
+)
+#: Aversion, stopping, enough of it, a reason to give it up ("算了", "吃太多", "医嘱", "sick of",
+#: "cut out", "doc's orders").
+AVERSION_ZH: tuple[str, ...] = (
+    "戒", "腻", "膩", "厌", "厭", "算了", "算啦", "免了", "免啦", "不想", "吃怕了", "食怕了", "受不了",
+    "顶唔顺", "頂唔順", "过敏", "過敏", "敏感", "怕胖", "会胖", "會胖", "长胖", "長胖", "发胖", "發胖",
+    "减肥", "減肥", "控制体重", "控制體重", "太多了", "吃太多", "食太多", "吃多了", "食多咗", "够了", "夠了",
+    "拉黑", "划掉", "劃掉", "删掉", "刪掉", "删了", "刪了", "刪咗", "不用了", "唔使", "不宜", "忌",
+    "胃不好", "拉肚子", "肚子疼", "肚子痛", "吃坏", "吃壞", "上火", "难吃", "難吃", "不好吃", "唔好食",
+    "没胃口", "沒胃口", "倒胃口", "放弃", "放棄", "告别", "告別", "拜拜", "再见", "再見", "停了", "停咗",
+    "不行", "唔得", "医嘱", "醫囑", "(?<![A-Za-z])pass(?![A-Za-z])",
+)
+AVERSION_EN: tuple[str, ...] = (
+    "gave up", "giving up", "give up", "quit", r"quitt\w*", "stop", "stopped", "done with",
+    "sick of", "tired of", "over it", "cut out", "cutting out", "cut back", "cut down",
+    r"allerg\w*", "intolerant", "anymore", "any more", "no more", "pass", "skip", "had enough",
+    "enough of", "too much", "doc's orders", "doctor's orders", "on a diet", "dieting", "meh",
+    "nah", "nope", "gross", "yuck", r"ditch\w*", "drop(?:ped|ping)?", "remove", "scratch",
+    "forget",
+    "not for me", "not my thing", r"no thanks?(?: you)?", "says no", "said no", "lost interest",
+    "outgrown", "grown out of", r"burn[dt] out", r"avoid\w*", "banned", "bye", "goodbye",
+)
+#: Words with a negator that take nothing back: praise ("不要太好吃", "没有比X更好吃", "never say
+#: no to X", "can't get enough"), and connectives ("不过", "不然"): taken out of the clause before
+#: any negation is read.
+UNNEGATED_ZH: tuple[str, ...] = (
+    "不错", "不錯", "不赖", "不賴", "不要太", "不厌", "不厭", "吃不腻", "吃不膩", "食唔厭", "不腻", "不膩",
+    "(?:没有|沒有|没|沒|冇)(?:比|得比)", "没得说", "沒得說", "没话说", "沒話說", "不得了", "到不行",
+    "停不下来", "停不下來", "离不开", "離不開", "少不了", "不能没有", "不能沒有", "不能少", "忘不了",
+    "没想到", "沒想到", "不得不说", "不得不說", "不愧", "不会胖", "不會胖", "不怕", "不过敏", "不過敏",
+    "唔过敏", "唔過敏", "冇得顶", "冇得頂", "吃不够", "吃不夠", "不够吃", "不夠吃", "食唔夠", "没吃够",
+    "沒吃夠", "没问题", "沒問題", "不用说", "不用說", "不然", "不过", "不過", "别忘", "別忘", "不要忘",
+    "唔好忘", "不嫌", "不停", "不忌",
+)
+#: Still liked, whatever else is said ("还是爱", "照吃", "nah, I still love it").
+STILL_LIKED_ZH: tuple[str, ...] = (
+    "还是爱", "還是愛", "还是喜欢", "還是喜歡", "照样", "照樣", "照吃", "照食", "依然", "仍然", "仍舊", "依旧",
+    "依舊",
+)
+STILL_LIKED_EN: tuple[str, ...] = (
+    r"still (?:love|like|enjoy|into|want|eat|crave)\w*", r"keep (?:eating|ordering|buying)",
+)
+UNNEGATED_EN: tuple[str, ...] = (
+    "can't get enough", "cannot get enough", "never say no", "can't say no", "won't say no",
+    "never gets? old", r"never (?:get|gets|got) (?:tired|sick|bored)", "never tire",
+    "can't stop", "cannot stop", "can't resist", "cannot resist", "can't go wrong",
+    r"never disappoints?", "never fails", r"(?:can't|cannot|couldn't) live without", "can't beat",
+    "nothing beats", "no better", "not bad", "no complaints", "don't forget", "never forget",
+    "no doubt", "not enough", "never enough", "no such thing as too much", "can't wait",
+    "cannot wait", "not allergic", r"not (?:sick|tired) of", r"never (?:sick|tired) of",
+    "don't mind", "wouldn't mind", "no problem", "no regrets", "not gonna lie", "not over it",
+    "no way i'd give up", "never stop", "won't stop",
+)

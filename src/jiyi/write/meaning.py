@@ -21,6 +21,7 @@ from itertools import pairwise
 
 from ..embed.routing import EmbedderRouting
 from ..keyfacts.asking import is_request, run_on_parts
+from ..keyfacts.polarity import item_words, names_words
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import (
     SlotSpec,
@@ -34,7 +35,6 @@ from ..keyfacts.schema import (
     rendered_value,
     schema,
     spec,
-    without_cues,
 )
 from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, cued_slot, owns, statement_slot
 from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vector
@@ -325,18 +325,6 @@ def _fresh_value(words: re.Pattern[str], clause: str, recurring: bool = False) -
     return False
 
 
-#: A word of a list item this short says nothing of the item ("吃", "it").
-MIN_ITEM_WORD = {"cjk": 2, "latin": 3}
-
-
-def _item_words(row: SlotSpec, text: str) -> list[str]:
-    """The words of a list item left once the row's cue words are removed ("我口味偏爱芝士" ->
-    ["口味偏", "芝士"] after folding); none when only cue words were said ("我不吃了")."""
-    words = fold(without_cues(row, text)).split()
-    return [w.strip(".,!?'\"") for w in words
-            if len(w.strip(".,!?'\"")) >= MIN_ITEM_WORD["latin" if w.isascii() else "cjk"]]
-
-
 #: In a run-on, the words this close to a negation are the ones it may take back.
 NEGATION_WINDOW = 12
 
@@ -372,7 +360,7 @@ def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: Unit
     run_on = len(text) > MAX_TYPED_CHARS or QUESTION.search(text) is not None
     if run_on:  # only a listed item named right by a negation is taken back
         text = _negation_windows(row, text)
-    negated = [] if run_on else _item_words(row, text)
+    negated = [] if run_on else item_words(row, text)
     said = fold(text if negated or run_on else turn.text)
     out: list[MemoryUnit] = []
     for unit in store.find_units(scope, as_of=turn.at, types=[MemoryType.USER_PROFILE],
@@ -380,26 +368,10 @@ def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: Unit
         if unit.slot is None or not unit.slot.startswith(prefix) or negates(row, unit.content):
             continue
         content = fold(unit.content)
-        if _names_item(_item_words(row, unit.slot[len(prefix):]), said) \
-                or _names_item(negated, content):
+        if names_words(item_words(row, unit.slot[len(prefix):]), said) \
+                or names_words(negated, content):
             out.append(unit)
     return out
-
-
-_WORD = re.compile(r"[\w'-]+")
-
-
-def _names_item(words: list[str], text: str) -> bool:
-    """``text`` names the item of ``words``: one of its Chinese words, its one English word, or
-    two of its English words in a row ("grilled eel"; "masala" alone does not name "chicken
-    tikka masala" in "big fan of masala dosa")."""
-    latin = [w for w in words if w.isascii()]
-    spaced = " " + " ".join(_WORD.findall(text)) + " "
-    if len(latin) == 1 and f" {latin[0]} " in spaced:
-        return True
-    if any(f" {a} {b} " in spaced for a, b in pairwise(latin)):
-        return True
-    return any(w in text for w in words if not w.isascii())
 
 
 def negating_part(row: SlotSpec, content: str) -> str:
@@ -431,7 +403,7 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
             continue
         if not negates(row, text) or QUESTION.search(text) or not owns(row.name, text):
             continue
-        if _item_words(row, text):
+        if item_words(row, text):
             item = list_item(row, text)
         elif len(turn.text) <= MAX_TYPED_CHARS and names_item(row, turn.text) \
                 and one_item(item := list_item(row, turn.text)):

@@ -20,6 +20,7 @@ from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
 from ..text.episode import episode_text
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
+from .knownitems import take_back_known
 from .meaning import (
     adopt_changes,
     adopt_negation,
@@ -200,6 +201,7 @@ class WritePath:
         store = self._mem.store
         scope = Scope(user_id=turn.user_id, session_id=turn.session_id)
         adopt_negation(store, turn, draft)  # an untyped clause negating a listed item
+        taken = take_back_known(store, turn, draft)  # a listed item taken back, however said
         chash = content_hash(turn.user_id, draft.content)
         same = [
             u for u in store.find_units(scope, as_of=turn.at, content_hash=chash,
@@ -240,7 +242,7 @@ class WritePath:
                 gone = {u.id for u in replaced} | {i for i, *_ in batch.invalidations}
                 replaced += [u for u in batch.upserts if u.slot == draft.slot
                              and u.content_hash != chash and u.id not in gone]
-            replaced += [u for u in contradicted_items(store, slot_scope, turn, draft)
+            replaced += [u for u in [*contradicted_items(store, slot_scope, turn, draft), *taken]
                          if u not in replaced]
             if replaced:
                 unit = unit.model_copy(update={"supersedes": replaced[0].id})

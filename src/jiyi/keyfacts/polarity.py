@@ -1,0 +1,142 @@
+"""A clause's polarity toward a list item the user already holds.
+
+Said of a thing the user's list names ("X就算了吧最近", "X的話最近吃太多膩了", "honestly done
+with X", "X? not anymore, doc's orders"), the only question is whether the words around the item
+take it back: the list row's own ``negation`` (``slots.json``) first; then, because the item is
+known, weaker words (:mod:`jiyi.text.slotwords`: a negator with a verb of wanting, aversion,
+stopping, "enough of it"), unless the clause likes it ("就是爱", "I love"). Idioms that sound
+negative and praise ("不要太好吃", "没有比X更好吃", "never say no to X") and connectives ("不过")
+are taken out first. A question takes nothing back ("X还有货吗", "no X today?").
+
+The same reading serves the write path (a clause naming a listed item takes it back, however it
+is said: :mod:`jiyi.write.knownitems`) and recall (such a clause's unit is a negation, not a like).
+Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from ..text import fold
+from ..text import slotwords as sw
+from .schema import SlotSpec, negates, without_cues
+from .typing import QUESTION, owns
+
+#: A word of a list item this short says nothing of the item ("吃", "it").
+MIN_ITEM_WORD = {"cjk": 2, "latin": 3}
+#: Clauses read after the item's own when it holds no word either way ("X? not anymore").
+FOLLOWING_CLAUSES = 2
+
+_NEGATED_WANT = re.compile(
+    "(?:" + sw.alternation(sw.NEGATOR_ZH) + r")[再太很想会會能用敢]{0,2}(?:"
+    + sw.alternation(sw.WANTING_ZH) + "|" + sw.WANTING_NOT_DETAIL_ZH + ")|"
+    + r"\b(?:" + sw.alternation(sw.NEGATOR_EN) + r")\s+(?:\w+\s+){0,2}?"
+    + sw.en_words(sw.WANTING_EN), re.I)
+_AVERSION = re.compile(sw.alternation(sw.AVERSION_ZH) + "|" + sw.en_words(sw.AVERSION_EN), re.I)
+_UNNEGATED = re.compile(sw.alternation(sw.UNNEGATED_ZH) + "|" + sw.en_words(sw.UNNEGATED_EN),
+                        re.I)
+_STILL = re.compile(sw.alternation(sw.STILL_LIKED_ZH) + "|" + sw.en_words(sw.STILL_LIKED_EN),
+                    re.I)
+#: Where a clause ends, and where a contrast opens a new one ("X还行，但Y就算了", "X is fine but").
+_CLAUSE = re.compile(r"[，,;；。.!！?？\n]+|\s*(?:但是|但|可是|不过|不過|只是)|"
+                     r"\s+(?:but|though|although|however)\b", re.I)
+_WORD = re.compile(r"[\w'-]+")
+
+
+def item_words(row: SlotSpec, text: str) -> list[str]:
+    """The words of a list item left once the row's cue words are removed ("我口味偏爱芝士" ->
+    ["口味偏", "芝士"] after folding); none when only cue words were said ("我不吃了")."""
+    words = fold(without_cues(row, text)).split()
+    return [w.strip(".,!?'\"") for w in words
+            if len(w.strip(".,!?'\"")) >= MIN_ITEM_WORD["latin" if w.isascii() else "cjk"]]
+
+
+def names_words(words: list[str], text: str) -> bool:
+    """``text`` (folded) names the item of ``words``: one of its Chinese words, its one English
+    word, or two of its English words in a row ("grilled eel"; "masala" alone does not name
+    "chicken tikka masala" in "big fan of masala dosa")."""
+    latin = [w for w in words if w.isascii()]
+    spaced = " " + " ".join(_WORD.findall(text)) + " "
+    if len(latin) == 1 and f" {latin[0]} " in spaced:
+        return True
+    if any(f" {a} {b} " in spaced for a, b in pairwise(latin)):
+        return True
+    return any(w in text for w in words if not w.isascii())
+
+
+def _clauses(text: str) -> list[tuple[str, bool]]:
+    """The clauses of ``text``, each with whether it is asked (its closing mark kept to tell)."""
+    out: list[tuple[str, bool]] = []
+    start = 0
+    for m in _CLAUSE.finditer(text):
+        part = text[start:m.end()]
+        if part.strip():
+            out.append((text[start:m.start()], QUESTION.search(part) is not None))
+        start = m.end()
+    if text[start:].strip():
+        out.append((text[start:], QUESTION.search(text[start:]) is not None))
+    return out
+
+
+def _reading(row: SlotSpec, clause: str) -> bool | None:
+    """True: the clause takes an item back; False: it likes it; None: neither."""
+    rest = _UNNEGATED.sub(" ", clause)
+    if negates(row, rest):
+        return True
+    if _STILL.search(rest) or (row.strong_cue is not None and row.strong_cue.search(rest)):
+        return False
+    if _AVERSION.search(rest) or _NEGATED_WANT.search(rest):
+        return True
+    return False if rest != clause else None
+
+
+def _names_another(row: SlotSpec, clause: str) -> bool:
+    """A clause after the item's names a thing of its own ("X还是爱，但Y就算了": Y), once its
+    words of polarity and the row's cue words are gone ("not anymore", "最近吃太多了" name none)."""
+    rest = _AVERSION.sub(" ", _UNNEGATED.sub(" ", clause))
+    return bool(without_cues(row, _NEGATED_WANT.sub(" ", rest)).split())
+
+
+def _echo(row: SlotSpec, clause: str, words: list[str]) -> bool:
+    """The clause is the item and nothing else ("falafel?", "麻辣烫？")."""
+    rest = fold(clause)
+    for w in words:
+        rest = rest.replace(w, " ")
+    return not without_cues(row, rest).split()
+
+
+def takes_back(row: SlotSpec, text: str, words: list[str]) -> bool:
+    """The clause of ``text`` naming the item of ``words`` (its last mention) takes the item
+    back: read in that clause, else in the next ones that name it no more (up to
+    :data:`FOLLOWING_CLAUSES`: "X? not anymore, doc's orders"; not past one naming another thing:
+    "X还是爱，但Y就算了"); a question or someone else's words ("我妈不吃X了") take nothing back."""
+    if not words or row.negation is None:
+        return False
+    clauses = _clauses(text)
+    named = [i for i, (c, _) in enumerate(clauses) if names_words(words, fold(c))]
+    if not named:
+        return False
+    at = named[-1]
+    for i, (clause, asked) in enumerate(clauses[at:at + 1 + FOLLOWING_CLAUSES]):
+        if asked and not i and _echo(row, clause, words):
+            continue  # the item said back with a question mark ("falafel? not anymore")
+        if asked or (i and _names_another(row, clause)):
+            return False
+        found = _reading(row, clause)
+        if found is not None:
+            return found and owns(row.name, clause)
+    return False
+
+
+def unit_takes_back(row: SlotSpec, content: str, item: str) -> bool:
+    """A list unit of ``item`` (``food:X``) whose words take the item back: the row's negation,
+    or the clause naming the item read as above."""
+    return negates(row, content) or takes_back(row, content, item_words(row, item))
+
+
+def may_take_back(row: SlotSpec, text: str) -> bool:
+    """Some word of ``text`` could take an item back (a cheap test before any item is read)."""
+    return row.negation is not None and (
+        negates(row, text) or _AVERSION.search(text) is not None
+        or _NEGATED_WANT.search(text) is not None)

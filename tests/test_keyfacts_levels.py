@@ -102,6 +102,10 @@ def test_a_look_alike_names_no_level(text: str) -> None:
     ("im a Jade tier customer", "Jade"),
     ("俺是金牌会员", "金牌"),
     ("咱帳號係鑽石VIP", "鑽石VIP"),
+    # weak words only, where the membership itself is named; a level an account "says"
+    ("Please note my membership was changed to Standard Plus last week.", "Standard Plus"),
+    ("my rewards app now shows Classic Plus for my tier", "Classic Plus"),
+    ("Kindly note our account is now listed as Bronze.", "Bronze"),
 ])
 def test_a_level_said_any_way_is_the_users_level(text: str, level: str) -> None:
     content = _level(text)
@@ -115,6 +119,10 @@ def test_a_level_said_any_way_is_the_users_level(text: str, level: str) -> None:
     ("我唔係金卡喇，升咗做鑽石", "金卡"),
     ("我从银卡升了一级，现在是金卡", "一级"),
     ("我從銀卡升咗一級，而家係金卡", "一級"),
+    # a level lost is the old one, whatever comes after
+    ("I see I have lost my Platinum status and am now listed as Gold.", "Platinum"),
+    ("Sadly dropped from Diamond tier, it's Gold now", "Diamond"),
+    ("我失去了白金会员资格，现在是金卡会员", "白金"),
 ])
 def test_the_level_left_is_not_the_current_one(text: str, old: str) -> None:
     content = _level(text)

@@ -72,6 +72,10 @@ _ABOUT_MEMBERSHIP = re.compile(
     sw.en_words(sw.LEVEL_NOUNS_EN) + r"|\b(?:account|loyalty|perks|benefits|points|bumped|promoted|"
     r"demoted)\b|" + sw.alternation(sw.LEVEL_NOUNS_ZH), re.I)
 
+#: The membership itself named ("membership", "tier", "status", "会员"): not "card" (a credit
+#: card) nor "club".
+_MEMBERSHIP_NOUN = re.compile(r"\b(?:membership|member|tier|status|level|rank)\b|会员|會員|等级|等級|会籍|會籍",
+                              re.I)
 #: An English up/down verb ("upgraded", "bumped").
 _UP_DOWN = re.compile(r"\b(?:upgrad\w*|downgrad\w*|bumped|promoted|demoted)\b", re.I)
 _EN_NOUN = r"\b(?:" + sw.alternation(sw.LEVEL_NOUNS_EN) + r")"
@@ -154,8 +158,12 @@ def plausible_en_name(name: str, text: str) -> bool:
     Star"); never a known word with a place or product word after it outside such a text
     ("the Gold Coast", "Windows 11")."""
     words = name.split()
-    if not words or all(_WEAK_EN_RE.fullmatch(w) for w in words):
+    if not words:
         return False
+    if all(_WEAK_EN_RE.fullmatch(w) for w in words):
+        # weak words only ("Classic Plus", "Pro Max"): a level where the text names the
+        # membership itself ("my membership has been changed to Classic Plus")
+        return _MEMBERSHIP_NOUN.search(text) is not None
     if all(_KNOWN_EN_RE.fullmatch(w) or _WEAK_EN_RE.fullmatch(w) or _NUM_EN_RE.fullmatch(w)
            for w in words):
         return True

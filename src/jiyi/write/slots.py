@@ -297,7 +297,8 @@ _EN_LEVEL_WORD = re.compile(
     r"(?<![A-Za-z])((?-i:(?:[A-Z][A-Za-z]+\s){1,2}(?:card\s)?))(?:VIP|member(?:ship)?|tier|status|"
     r"level)s?\b")
 _EN_LEVEL_AFTER = re.compile(
-    r"\b(?:from|to|reached|hit|made it to)\s+(?:the\s+)?((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))"
+    r"\b(?:from|to|reached|hit|made it to|listed as|classed as|registered as|shows?|says)\s+"
+    r"(?:the\s+)?((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))"
     r"(?![A-Za-z])")
 #: "Membership: Obsidian", "Tier: Four Star".
 _EN_LEVEL_LABEL = re.compile(r"\b(?i:membership|member level|level|tier|status)\s*[:：]\s*"
@@ -319,9 +320,11 @@ _EN_NOT_LEVEL = re.compile(r"^(?:January|February|March|April|May|June|July|Augu
                            r"From|Since|Until|Till|Right|Only|Even|Also|Then|Starting|Finally|Made|Hit|Reached|"
                            r"Got|Became|Unlocked|Earned|Achieved|Joined|Went|Moved)$")
 #: Said just before a level, these make it the old one ("从银卡升到金卡", "from Silver to Gold").
-_LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|之前是|以前是|不是|唔係|唔系|\bfrom|\bwas|"
-                               r"\bused to be|\bnot|\bno longer|\binstead of|\brather than)"
-                               r"\s*(?:the\s+|a\s+|an\s+)?$", re.I)
+_LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|之前是|以前是|不是|唔係|唔系|失去了?|丢了|丟了|\bfrom|"
+                               r"\bwas|\bused to be|\bnot|\bno longer|\binstead of|\brather than|"
+                               r"\blost|\blosing|\bdropped (?:from|out of)|\bfell (?:from|out of)|"
+                               r"\bformerly|\bpreviously)"
+                               r"\s*(?:(?:the|a|an|my|our|his|her)\s+)?$", re.I)
 LEVEL_OLD_WINDOW = 14
 
 

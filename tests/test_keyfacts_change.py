@@ -12,13 +12,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from jiyi import Hit, Memory
+from jiyi import Memory
 from jiyi.keyfacts.schema import base_name
 from jiyi.store.base import Scope
 from jiyi.text import slotwords as sw
 from jiyi.text.entities import extract_entities
 from jiyi.text.segment import script_of_text
 from jiyi.write.pipeline import TurnInput, extract_turn
+from keyfacts_memory import ask_after as _ask_after
 
 T0 = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
 
@@ -163,13 +164,6 @@ def test_one_lexicon_per_concept_composes_longest_first() -> None:
     assert m is not None and m.group(0) == "不用了"
     assert re.search(sw.en_words(sw.CHANGED_EN), "I updated it", re.I)
     assert not re.search(sw.en_words(sw.NEW_EN), "renewal", re.I)
-
-
-def _ask_after(mem: Memory, turns: list[str], ask: str) -> list[Hit]:
-    for i, turn in enumerate(turns):
-        mem.ingest(turn, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=3 * i),
-                   role="user")
-    return mem.recall(ask, session_id="s9", user_id="u", k=5, as_of=T0 + timedelta(days=20))
 
 
 @pytest.mark.parametrize(("turns", "ask", "new", "old"), [

@@ -16,10 +16,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from jiyi import Memory
-from jiyi.keyfacts.schema import base_name, spec
-from jiyi.store.base import Scope
-from jiyi.units import MemoryUnit
+from jiyi.keyfacts.schema import spec
 from jiyi.write.pipeline import TurnInput, extract_turn
+from keyfacts_memory import say as _say
+from keyfacts_memory import slot_units as _slot_units
 
 T0 = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
 LATER = T0 + timedelta(days=30)
@@ -79,18 +79,6 @@ def test_a_weekday_said_as_a_window_is_not_rewritten_as_a_date(turn: str, kept: 
 
 
 # -- Memory, both backends ----------------------------------------------------------------------
-
-def _say(mem: Memory, turns: list[str]) -> None:
-    for i, text in enumerate(turns):
-        mem.ingest(text, session_id=f"s{i}", user_id="u", at=T0 + timedelta(days=5 * i),
-                   role="user")
-
-
-def _slot_units(mem: Memory, slot: str) -> list[MemoryUnit]:
-    """The slot's units current at :data:`LATER`."""
-    return [u for u in mem.store.find_units(Scope("u", None), as_of=LATER)
-            if u.slot and base_name(u.slot) == slot]
-
 
 def _check_current(mem: Memory, question: str, new: str, old: str | None) -> None:
     hits = mem.recall(question, session_id="sq", user_id="u", as_of=LATER, k=5)

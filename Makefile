@@ -31,8 +31,19 @@ typecheck: setup
 check: lint typecheck test
 
 # The real LLM used by the agent-loop tests (llama.cpp + SmolLM2); a ~7.5 min build the first time.
-llm-server: setup
+# Built for a portable x86-64 (AVX2, no AVX-512, no AMX) and never from pip's wheel cache: a build
+# tuned to one machine's CPU (-march=native) can die with SIGILL on another, and AMX tiles trap on
+# kernels or VMs that do not grant them even where /proc/cpuinfo lists them.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+LLM_STAMP := $(VENV)/.jiyi-llm-server
+
+llm-server: $(LLM_STAMP)
+
+$(LLM_STAMP): $(STAMP) constraints.txt Makefile
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP_INSTALL) --no-cache-dir --force-reinstall --no-deps llama-cpp-python
 	$(PIP_INSTALL) -e '.[llm-server]'
+	@touch $(LLM_STAMP)
 
 fuzz: setup
 	JIYI_FUZZ_EXAMPLES=5000 $(PY) -m pytest -q tests -k fuzz

@@ -82,5 +82,28 @@ until probe; do
     sleep 0.5
 done
 
+# One short completion: a server that lists its model can still die on its first real request
+# (a build using CPU instructions this machine refuses traps with SIGILL inside ggml).
+if ! "$python" - "$url/chat/completions" <<'PY'
+import json, sys, urllib.request
+body = json.dumps({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}).encode()
+req = urllib.request.Request(sys.argv[1], data=body, headers={"content-type": "application/json"})
+try:
+    with urllib.request.urlopen(req, timeout=120) as resp:
+        sys.exit(0 if resp.status == 200 else 1)
+except Exception as exc:
+    print(f"llama_server: first completion failed: {exc}", file=sys.stderr)
+    sys.exit(1)
+PY
+then
+    if ! kill -0 "$pid" 2>/dev/null; then
+        echo "llama_server: the server died on its first completion (a CPU-specific build? rebuild" \
+            "with: rm -f .venv/.jiyi-llm-server && make llm-server); dmesg may say 'invalid opcode'" >&2
+    fi
+    kill "$pid" 2>/dev/null || true
+    tail -n 20 "$log" >&2
+    exit 1
+fi
+
 echo "llama_server: ready at $url (pid $pid, model $model, log $log)" >&2
 echo "$url"

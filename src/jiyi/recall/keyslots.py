@@ -31,7 +31,7 @@ from ..text import fold
 from ..units import MemoryType, MemoryUnit, unit_date, unit_status
 from .query import without_ruled_out_past
 from .rules import OTHERS_RE, SlotIntent
-from .slotvalues import UNREAD, names_other_value, slot_values
+from .slotvalues import UNREAD, loose_levels, names_other_value, slot_values
 
 #: Older values followed back through ``supersedes`` (A -> B -> C ... ).
 REPLACED_DEPTH = 5
@@ -134,6 +134,15 @@ class SlotView:
                 return since
         return None
 
+    @staticmethod
+    def _held_before(row: SlotSpec, unit: MemoryUnit) -> frozenset[str]:
+        """The slot's values a unit said before the current value holds: a level read loosely
+        too (any known level word or numbered level: a passing "As a Gold Plus customer…")."""
+        held = slot_values(row, unit)
+        if row.value == "level":
+            held = (held - {UNREAD}) | loose_levels(unit.content) or held
+        return held
+
     def is_stale(self, unit: MemoryUnit, turn_keys: list[str], rule: bool = False) -> bool:
         """A unit the question about the present must not get: a replaced value, a unit cut
         from a turn that stated one (and not also the current value), or (not a rule hit) a
@@ -144,14 +153,18 @@ class SlotView:
             return True
         keys = set(turn_keys)
         if keys & self.current_turns:
-            return False
+            # a clause of the turn that stated the current level, naming only another one ("I
+            # was Sugar Rush before."): history, not the current value
+            return not rule and any(
+                row.value == "level" and names_other_value(self._held_before(row, unit), value)
+                for row, value, _ in self.current_values)
         if keys & self.stale_turns:
             return True
         if rule:
             return False
         if any((row.value.startswith("entity:") or row.value == "level")
                and unit_date(unit) <= since
-               and names_other_value(slot_values(row, unit), value)
+               and names_other_value(self._held_before(row, unit), value)
                for row, value, since in self.current_values):
             return True  # another number, e-mail, address or level said before the current one
         if unit.id in self.negation_units:

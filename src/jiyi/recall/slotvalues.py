@@ -14,6 +14,7 @@ import re
 
 from ..keyfacts.schema import SlotSpec
 from ..text import content_words, fold
+from ..text import slotwords as sw
 from ..text.levels import level_mentions
 from ..units import MemoryUnit
 
@@ -106,6 +107,29 @@ def slot_values(row: SlotSpec, unit: MemoryUnit) -> frozenset[str]:
     for m in row.value_words.finditer(unit.content):
         words.update(w for w in content_words(m.group(0)) if w not in GENERIC_WORDS)
     return frozenset(words)
+
+
+#: A known level word anywhere, with the capitalised or level words beside it ("As a Star Silver
+#: flyer…" -> Star Silver, "我係Platinum Elite" -> Platinum Elite; English between non-letters, so
+#: "升咗Gold" and "Gold會員" count), a known Chinese level name or a card or metal name before
+#: 级/卡/牌 ("金級"), or a numbered level ("Tier 2", "V5", "3级"): read only for units said
+#: *before* the current level, where a passing mention speaks of a level the user has since left.
+_EN_BESIDE = r"(?:(?-i:[A-Z][A-Za-z'’-]*)|" + "|".join(sw.LEVEL_WEAK_EN) + ")"
+_KNOWN_LEVEL_LOOSE = re.compile(
+    rf"(?<![A-Za-z])(?:{_EN_BESIDE}[ \t]+){{0,2}}(?:" + "|".join(sw.LEVEL_NAMES_EN)
+    + rf")(?:[ \t]+{_EN_BESIDE}){{0,2}}(?![A-Za-z])|"
+    + sw.alternation(sw.LEVEL_NAMES_ZH) + "|(?:" + sw.alternation(sw.LEVEL_CARD_ZH) + ")(?:级|級|卡|牌)|"
+    r"(?<![A-Za-z0-9])(?:tier|level|lv|lvl|vip|v)\s?\.?\s?\d{1,2}(?![0-9])|"
+    r"(?:[0-9]{1,2}|[一二三四五六七八九十]{1,2})\s?(?:级|級)", re.I)
+
+
+def loose_levels(content: str) -> frozenset[str]:
+    """The levels a unit names, read loosely (see :data:`_KNOWN_LEVEL_LOOSE`): the strict
+    reading's keys and every known level name or numbered level, as keys."""
+    out = set(_levels(content))
+    out.update(k for m in _KNOWN_LEVEL_LOOSE.finditer(content)
+               if (k := _key("level", m.group(0))) and k not in GENERIC_WORDS)
+    return frozenset(out)
 
 
 def names_other_value(held: frozenset[str], current: frozenset[str]) -> bool:

@@ -40,10 +40,11 @@ _WEAK_EN = sw.en_words(sw.LEVEL_WEAK_EN)
 _KNOWN_EN_RE = re.compile(_KNOWN_EN, re.I)
 _WEAK_EN_RE = re.compile(_WEAK_EN, re.I)
 _NOT_EN = re.compile(sw.en_words(sw.NOT_LEVEL_EN) + "$", re.I)
-_CAP = r"(?-i:[A-Z][A-Za-z]*[a-z][A-Za-z]*|[A-Z]{2,})"
+_CAP = r"(?-i:[A-Z][A-Za-z]*[a-z][A-Za-z]*(?:['’]s)?|[A-Z]{2,})"
 #: One word of an English level name: a capitalised word or a (weak) level word.
 _EN_WORD = rf"(?:{_CAP}|{_KNOWN_EN}|{_WEAK_EN})"
-_NUM_EN = (r"(?:\b(?i:tier|level|lvl|rank|class)\s?\.?\s?(?:\d{1,2}|(?-i:[IVX]{1,4}))\b"
+_NUM_EN = (r"(?:(?<![A-Za-z0-9])(?i:tier|level|lvl|rank|class)\s?\.?\s?(?:\d{1,2}|(?-i:[IVX]{1,4}))"
+           r"(?![A-Za-z0-9])"
            r"|(?<![A-Za-z0-9])(?:(?i:s?vip|lv|lvl)\s?\.?\s?|(?-i:V))\d{1,2}(?![A-Za-z0-9]))")
 _NUM_ZH = r"(?:[0-9]{1,2}|[一二三四五六七八九十]{1,2})\s?(?:级|級|星)"
 _ZH_NAME_CHARS = r"[\u4e00-\u9fff]"
@@ -77,7 +78,8 @@ _ABOUT_MEMBERSHIP = re.compile(
 _MEMBERSHIP_NOUN = re.compile(r"\b(?:membership|member|tier|status|level|rank)\b|会员|會員|等级|等級|会籍|會籍",
                               re.I)
 #: An English up/down verb ("upgraded", "bumped").
-_UP_DOWN = re.compile(r"\b(?:upgrad\w*|downgrad\w*|bumped|promoted|demoted)\b", re.I)
+_UP_DOWN = re.compile(r"\b(?:(?:na|nag|ma|mag)-?)?(?:upgrad\w*|downgrad\w*|bumped|promoted|demoted)\b",
+                      re.I)
 _EN_NOUN = r"\b(?:" + sw.alternation(sw.LEVEL_NOUNS_EN) + r")"
 #: "Gold Elite tier", "Executive Club", "Black card holder", "Founders Club".
 _EN_NAME_NOUN = re.compile(
@@ -91,24 +93,32 @@ _EN_AFTER_UP = re.compile(
     rf"({_NUM_EN}|(?:{_EN_WORD}\s+){{0,2}}{_EN_WORD})", re.I)
 #: "my status is Executive Club", "my account says Prestige", "tier: Gold", "I'm Premier".
 _EN_STATED = re.compile(
-    r"\b(?:(?:status|level|tier|membership|rank|account|card)(?:'s|\s+is|\s+says|\s+shows|\s+reads"
+    r"\b(?:(?:status|level|tier|membership|rank|account|card|app|system|profile|website|site"
+    r"|portal)(?:'s|\s+is|\s+says|\s+shows|\s+reads|\s+is\s+showing|\s+showing|\s+lists"
     r"|\s+is\s+now|\s+now\s+says|\s+now\s+shows|\s+=|\s*[:：])|i'?m|i\s+am)\s+(?:now\s+)?"
     r"(?:(?:on|at|a|an)\s+)?(?:the\s+)?"
     rf"({_NUM_EN}|(?:{_EN_WORD}\s+){{0,2}}{_EN_WORD})", re.I)
 _NUM_EN_RE = re.compile(_NUM_EN)
+#: An English level name inside Chinese text: capitalised words with a known level word among
+#: them ("跌咗去Silver", "我係Platinum Elite", "揀咗Club Pearl" is not: no known word).
+_EN_IN_ZH = (r"(?<![A-Za-z])(?:(?-i:[A-Z][A-Za-z]+)\s?){0,2}(?i:"
+             + sw.alternation(sw.LEVEL_NAMES_EN)
+             + r")(?![a-z])(?:\s?(?-i:[A-Z][A-Za-z]+)){0,2}(?![A-Za-z])")
 #: Chinese: a level after an up/down verb ("升咗做鑽石", "卡升级成白金卡", "降到普卡",
 #: "升到V5").
 _ZH_AFTER_UP = re.compile(
     "(?:" + sw.alternation(sw.LEVEL_UP_ZH) + r")\s*(?:了|咗)?\s*(?:做|成|到|为|為)?\s*"
     rf"({_NUM_EN}|{_ZH_CARD}|(?:{_ZH_KNOWN})(?:{_ZH_NOUN_AFTER}|卡|级|級)?|{_NUM_ZH}(?:会员|會員)?"
-    rf"|[A-Za-z]{{2,10}}\s?(?:{_ZH_NOUN_AFTER}|卡)|{_ZH_NAME_CHARS}{{1,3}}(?:级|級|{_ZH_NOUN_AFTER}))")
+    rf"|[A-Za-z]{{2,10}}\s?(?:{_ZH_NOUN_AFTER}|卡)|{_ZH_NAME_CHARS}{{1,3}}(?:级|級|卡|{_ZH_NOUN_AFTER})"
+    rf"|{_EN_IN_ZH})")
 #: Chinese: a name before a word for a level ("星耀级", "PLUS会员", "钻石VIP", "白金卡").
 _ZH_NAME_NOUN = re.compile(
     rf"({_ZH_NAME_CHARS}{{1,4}}|(?<![A-Za-z])[A-Za-z]{{2,10}}\s?)({_ZH_NOUN_AFTER}|级|級)")
 _ZH_STANDALONE = re.compile(rf"{_ZH_CARD}|(?:{_ZH_KNOWN})")
 #: A known Chinese level word said of oneself ("我係鑽石", "我现在是白金").
-_ZH_IS = re.compile(r"(?:我|本人)(?:而家|现在|現在|目前|已经|已經|宜家)?(?:是|係|系)\s*"
-                    rf"({_ZH_CARD}|(?:{_ZH_KNOWN}))")
+_ZH_IS = re.compile(r"(?:我|本人)(?:的|嘅|個|个)?(?:status|level|tier|等级|等級|会籍|會籍|级别|級別)?"
+                    r"(?:而家|依家|现在|現在|目前|已经|已經|宜家)?(?:是|係|系)\s*"
+                    rf"({_ZH_CARD}|(?:{_ZH_KNOWN})|{_EN_IN_ZH})", re.I)
 _ZH_NUMBERED = re.compile(rf"{_NUM_ZH}(?:会员|會員)?")
 #: Right before a number of levels, these make it a step ("升了一级", "降咗两級").
 _ZH_STEP = re.compile(r"(?:升|降|跳|连升|連升)(?:了|咗|左)?\s*$")

@@ -214,12 +214,14 @@ LEVEL_NAMES_ZH: tuple[str, ...] = (
     "金卡", "银卡", "銀卡", "铜卡", "銅卡", "白金卡", "黑金卡", "黑卡", "普卡", "钻石卡", "鑽石卡",
     "白金", "铂金", "鉑金", "黑金", "黄金", "黃金", "钻石", "鑽石", "黑钻", "黑鑽", "蓝钻", "藍鑽",
     "金牌", "银牌", "銀牌", "铜牌", "銅牌", "翡翠", "星钻", "星鑽", "皇冠", "至尊", "尊享", "尊荣", "尊榮",
+    "红钻", "紅鑽", "紫钻", "紫鑽", "绿钻", "綠鑽", "黄钻", "黃鑽", "粉钻", "粉鑽", "白钻", "白鑽",
+    "无限卡", "無限卡", "钛金卡", "鈦金卡", "尊贵卡", "尊貴卡",
 )
 #: Characters that name a card level before 卡 ("金卡", "普卡", "黑卡"; not "信用卡", not a green
 #: card "绿卡" or a red card "红卡").
 LEVEL_CARD_ZH: tuple[str, ...] = (
     "金", "银", "銀", "铜", "銅", "白金", "铂金", "鉑金", "黑金", "黄金", "黃金", "钻石", "鑽石", "钻",
-    "鑽", "黑", "普", "翡翠", "尊享", "至尊", "星钻", "星鑽",
+    "鑽", "黑", "普", "翡翠", "尊享", "至尊", "星钻", "星鑽", "无限", "無限", "钛金", "鈦金", "尊贵", "尊貴",
 )
 #: Words for a level, after its name ("Gold tier", "Executive Club", "星耀级", "PLUS会员").
 LEVEL_NOUNS_EN: tuple[str, ...] = (
@@ -232,7 +234,8 @@ LEVEL_NOUNS_ZH: tuple[str, ...] = ("会员", "會員", "等级", "等級", "级"
 LEVEL_UP_EN: tuple[str, ...] = (
     r"(?:up|down)grad(?:ed|e) (?:me |us |my account |my membership )?(?:up |down )?to",
     r"(?:bumped|moved|promoted|demoted|dropped|knocked|kicked|put|went|gone|climbed|fell|"
-    r"slipped|leveled|levelled) (?:me |us )?(?:(?:back )?(?:up|down) )?(?:to|into)",
+    r"slipped|leveled|levelled|changed|switched|renewed|upgraded|downgraded) (?:me |us )?"
+    r"(?:(?:back )?(?:up|down) )?(?:to|into)",
     "now on", "made it to", "reached", "hit",
 )
 LEVEL_UP_ZH: tuple[str, ...] = (
@@ -240,7 +243,8 @@ LEVEL_UP_ZH: tuple[str, ...] = (
     "升咗去", "升咗", "升做", "降级到", "降級到", "降级成", "降級成", "降级为", "降級為", "降到", "降成",
     "降为", "降為", "降咗做", "降咗去", "降咗", "降做", "掉到", "跌到", "跌咗去", "变成", "變成", "变咗",
     "變咗", "调到", "調到", "调成", "調成", "转咗", "轉咗", "转成", "轉成", "转为", "轉為", "晋升为", "晉升為",
-    "晋升到", "晉升到", "涨到", "漲到", "掉咗", "跌咗",
+    "晋升到", "晉升到", "涨到", "漲到", "掉咗", "跌咗", "跌返落", "跌返", "降返", "跌回", "降回", "掉回",
+    "转做", "轉做", "转咗做", "轉咗做", "调整为", "調整為", "调整成", "調整成",
 )
 #: Cards and words that look like a level and are none ("信用卡", "a credit card", "Gold
 #: Coast", "the top tier service").

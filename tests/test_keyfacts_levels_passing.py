@@ -21,6 +21,7 @@ from jiyi.recall.rules import slot_intent
 from jiyi.recall.slotvalues import loose_levels
 from jiyi.text.levels import level_mentions
 from jiyi.units import Hit
+from jiyi.write.slots import level_mention
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 LATER = T0 + timedelta(days=30)
@@ -119,3 +120,28 @@ def test_a_level_said_in_passing_is_not_current_after_a_change(e5_mem: Memory, c
     shown = [(h.unit.content, h.current) for h in hits]
     assert [h for h in _has(hits, new) if h.current], shown
     assert not [h for h in _has(hits, old) if h.current and not _has([h], new)], shown
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    ("原來我張鑽石卡上個月到期咗", None),  # the clause before "，而家跌返落金卡"
+    ("原来我的钻石卡上个月过期了", None),
+    ("My Gold status expired last month", None),
+    ("my Gold membership lapsed in March", None),
+    ("I have taken the Patron's Circle membership this year instead.", "Patron's Circle"),
+    ("我是金卡会员，优惠券过期了", "金卡"),  # another thing expired
+])
+def test_the_level_a_clause_makes_current(text: str, level: str | None) -> None:
+    found = level_mention(text)
+    assert (found[0] if found else None) == level, found
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("im siver membr if that matters", "silver"),
+    ("i am plattinum btw", "platinum"),
+])
+def test_an_old_level_misspelt_by_one_letter_is_read(text: str, key: str) -> None:
+    assert key in loose_levels(text)
+
+
+def test_a_misspelt_word_near_no_long_level_word_is_no_level() -> None:
+    assert not loose_levels("a sliver of cake and a golf day")

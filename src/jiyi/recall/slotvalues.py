@@ -123,12 +123,31 @@ _KNOWN_LEVEL_LOOSE = re.compile(
     r"(?:[0-9]{1,2}|[一二三四五六七八九十]{1,2})\s?(?:级|級)", re.I)
 
 
+#: Known level words long enough that one letter dropped, added or changed still names them
+#: ("siver", "plattinum", "platnum"); shorter ones ("gold", "ruby") would meet ordinary words.
+_TYPO_LEVELS = tuple(w for w in sw.LEVEL_NAMES_EN if len(w) >= 6)
+_WORD = re.compile(r"[a-z]{5,10}")
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by one letter dropped, added or changed."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
 def loose_levels(content: str) -> frozenset[str]:
     """The levels a unit names, read loosely (see :data:`_KNOWN_LEVEL_LOOSE`): the strict
-    reading's keys and every known level name or numbered level, as keys."""
+    reading's keys, every known level name or numbered level, and a long known level word
+    misspelt by one letter, as keys."""
     out = set(_levels(content))
     out.update(k for m in _KNOWN_LEVEL_LOOSE.finditer(content)
                if (k := _key("level", m.group(0))) and k not in GENERIC_WORDS)
+    out.update(w for m in _WORD.finditer(content.casefold())
+               for w in _TYPO_LEVELS if _one_edit(m.group(0), w))
     return frozenset(out)
 
 

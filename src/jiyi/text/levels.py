@@ -113,7 +113,7 @@ _ZH_AFTER_UP = re.compile(
     rf"|{_EN_IN_ZH})")
 #: Chinese: a name before a word for a level ("星耀级", "PLUS会员", "钻石VIP", "白金卡").
 _ZH_NAME_NOUN = re.compile(
-    rf"({_ZH_NAME_CHARS}{{1,4}}|(?<![A-Za-z])[A-Za-z]{{2,10}}\s?)({_ZH_NOUN_AFTER}|级|級)")
+    rf"({_ZH_NAME_CHARS}{{1,4}}|(?<![A-Za-z])[A-Za-z]{{2,10}}\s?)({_ZH_NOUN_AFTER}|(?:级|級)(?![别別数數]))")
 _ZH_STANDALONE = re.compile(rf"{_ZH_CARD}|(?:{_ZH_KNOWN})")
 #: A known Chinese level word said of oneself ("我係鑽石", "我现在是白金").
 _ZH_IS = re.compile(r"(?:我|本人)(?:的|嘅|個|个)?(?:status|level|tier|等级|等級|会籍|會籍|级别|級別)?"

@@ -326,6 +326,10 @@ _LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|�
                                r"\bformerly|\bpreviously)"
                                r"\s*(?:(?:the|a|an|my|our|his|her)\s+)?$", re.I)
 LEVEL_OLD_WINDOW = 14
+#: Said right after a level, these end it ("鑽石卡上個月到期咗", "my Gold status expired"): the
+#: level is the one left, not the current one.
+_LEVEL_OLD_AFTER = re.compile(r"[^，,。.;；!！?？]{0,14}?(?:到期|过期|過期|過咗期|过咗期|失效|冇咗|没了|沒了|"
+                              r"\bexpired|\blapsed|\bran out|\bis gone|\bwas taken away)")
 
 
 def _en_name(text: str) -> str:
@@ -379,12 +383,19 @@ def level_mention(clause: str) -> tuple[str, int] | None:
             if name and (hint or rx is not _EN_LEVEL_AFTER):
                 found.append((m.end(1) - len(name), m.end(1), name))
     fresh = [f for f in found
-             if not _LEVEL_OLD_BEFORE.search(clause[max(0, f[0] - LEVEL_OLD_WINDOW):f[0]])]
+             if not _LEVEL_OLD_BEFORE.search(clause[max(0, f[0] - LEVEL_OLD_WINDOW):f[0]])
+             and not _LEVEL_OLD_AFTER.match(clause, f[1])]
     if not fresh:
         return None
     fresh = [f for f in fresh if f in moved] or fresh  # "upgraded to X" names the new one
     last = max(end for _, end, _ in fresh)
     start, _, value = max((f for f in fresh if f[1] == last), key=lambda f: len(f[2]))
+    # a fuller reading of the same name ("the Patron's Circle membership": Patron's Circle, not
+    # Circle)
+    fuller = [f for f in fresh if len(f[2]) > len(value) and f[0] <= start
+              and f[2].casefold().endswith(value.casefold())]
+    if fuller:
+        start, _, value = max(fuller, key=lambda f: len(f[2]))
     return value, start
 
 

@@ -259,6 +259,24 @@ NOT_LEVEL_EN: tuple[str, ...] = (
     "my", "your", "our", "the", "a", "an", "this", "that", "any", "every", "each", "no",
 )
 
+# --- where a list item's words begin and end (English) ---------------------------------------
+#: Words before the object of a verb of liking or aversion that are no part of it: the verb's
+#: preposition or particle, an article ("into Korean fried chicken", "addicted to bubble tea",
+#: "can't get enough of mango sticky rice", "a dark chocolate").
+ITEM_LEAD_EN: tuple[str, ...] = (
+    "to", "on", "of", "into", "about", "the", "a", "an", "some", "get", "enough", "get enough",
+    "having", "eating", "drinking", "ordering",
+)
+#: Words that close a noun phrase: a preposition or a time word after the item starts a phrase
+#: of its own ("oat milk in my coffee", "spicy noodles every night", "soda last month",
+#: "dairy for now").
+ITEM_BREAK_EN: tuple[str, ...] = (
+    "in", "at", "for", "from", "during", "before", "after", "when", "whenever", "because", "since",
+    "every", "each", "last", "this", "these", "lately", "nowadays", "now", "today", "tonight",
+    "anymore", "again", "too", "as well", "though", "unless", "if", "but", "or so", "till", "until",
+)
+
+
 # --- a list item taken back (read only of an item the user's list already holds) -------------
 # Regular-expression fragments. These words are weak evidence on their own ("算了" closes many
 # a remark, "doctor" is no refusal): :mod:`jiyi.keyfacts.polarity` reads them only in the clause

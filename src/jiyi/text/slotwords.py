@@ -264,7 +264,8 @@ NOT_LEVEL_EN: tuple[str, ...] = (
 #: preposition or particle, an article ("into Korean fried chicken", "addicted to bubble tea",
 #: "can't get enough of mango sticky rice", "a dark chocolate").
 ITEM_LEAD_EN: tuple[str, ...] = (
-    "to", "on", "of", "into", "about", "the", "a", "an", "some", "get", "enough", "get enough",
+    "to", "on", "of", "for", "into", "about", "the", "a", "an", "some", "get", "enough",
+    "get enough", "have", "has", "had", "got",
     "having", "eating", "drinking", "ordering",
 )
 #: Words that close a noun phrase: a preposition or a time word after the item starts a phrase
@@ -272,7 +273,7 @@ ITEM_LEAD_EN: tuple[str, ...] = (
 #: "dairy for now").
 ITEM_BREAK_EN: tuple[str, ...] = (
     "in", "at", "for", "from", "during", "before", "after", "when", "whenever", "because", "since",
-    "every", "each", "last", "this", "these", "lately", "nowadays", "now", "today", "tonight",
+    "every", "each", "most", "once", "twice", "daily", "last", "this", "these", "lately", "nowadays", "now", "today", "tonight",
     "anymore", "again", "too", "as well", "though", "unless", "if", "but", "or so", "till", "until",
 )
 

@@ -41,6 +41,8 @@ LIKES = [
     ("Can't get enough of roasted chestnuts", "roasted chestnuts"),
     ("I absolutely adore blueberry muffins", "blueberry muffins"),
     ("I prefer almond milk these days", "almond milk"),
+    ("I'm the kind of guy who orders lamb korma every single week", "lamb korma"),
+    ("I drink oolong tea every morning", "oolong tea"),
     # zh-Hans
     ("最近迷上了螺蛳粉", "螺蛳粉"),
     ("我离不开咖啡", "咖啡"),
@@ -50,6 +52,9 @@ LIKES = [
     ("我偏爱黑巧克力", "黑巧克力"),
     ("我每周都要吃一次火锅", "火锅"),
     ("我最近爱上了煎饼果子", "煎饼果子"),
+    ("说实话豆腐脑我可以天天吃", "豆腐脑"),
+    ("我天天都要喝豆浆", "豆浆"),
+    ("我本来就爱酸辣土豆丝", "酸辣土豆丝"),
     # zh-Hant, Cantonese-flavoured too
     ("我最近愛上了滷肉飯", "滷肉飯"),
     ("我離不開咖啡", "咖啡"),
@@ -58,6 +63,8 @@ LIKES = [
     ("我就饞那口蔥油餅", "蔥油餅"),
     ("我好鍾意食菠蘿包", "菠蘿包"),
     ("我最近迷上咗車仔麵", "車仔麵"),
+    ("老實說燒餅我可以天天吃", "燒餅"),
+    ("我日日都要飲奶茶", "奶茶"),
 ]
 
 #: (a clause giving an item up or disliking it, the item)
@@ -185,3 +192,27 @@ def test_a_dislike_replaces_the_like_of_its_item_only(e5_mem: Memory, lang: str)
     assert any(h.current and kept in h.unit.content for h in hits), shown
     assert not [h for h in hits if h.current and gone in h.unit.content.casefold()
                 and not negates(food, h.unit.content)], shown
+
+
+@pytest.mark.parametrize("question", [
+    "what am I allergic to?", "what drinks do I like?", "what can't I eat?",
+    "what do I hate eating?", "do I have any allergies?",
+    "我对什么过敏？", "我爱喝什么？", "我不能吃的是哪些？", "我平时爱喝啥？", "我有没有什么不吃的？",
+    "我對咩敏感？", "我鍾意飲咩？", "我有冇咩唔食得？", "我不吃哪些東西？", "我喜歡喝什麼？",
+])
+def test_a_question_for_likes_or_dislikes_asks_for_food(question: str) -> None:
+    from jiyi.recall.rules import slot_intent
+
+    intent = slot_intent(question)
+    assert intent is not None and intent.slots[0] == "food", intent
+
+
+@pytest.mark.parametrize("question", [
+    "what is my phone number?", "我的会员等级是什么？", "你们有什么喝的？", "what's my delivery time?",
+    "我的地址是哪裡？",
+])
+def test_a_question_for_another_fact_does_not_ask_for_food(question: str) -> None:
+    from jiyi.recall.rules import slot_intent
+
+    intent = slot_intent(question)
+    assert intent is None or "food" not in intent.slots, intent

@@ -273,6 +273,8 @@ def list_item(row: SlotSpec, clause: str) -> str:
 
 #: The words before an English item that belong to its verb, and where its noun phrase ends.
 _ITEM_LEAD = re.compile(r"^(?:(?:" + sw.alternation(sw.ITEM_LEAD_EN) + r")\s+)+", re.I)
+#: A verb of eating or ordering: the item is its object ("who orders lamb curry").
+_EATING = re.compile(sw.en_words(sw.EATING_EN), re.I)
 _ITEM_BREAK = re.compile(r"\s+(?:" + sw.alternation(sw.ITEM_BREAK_EN) + r")\b.*$", re.I | re.S)
 
 
@@ -281,7 +283,9 @@ def _object(words: str) -> str:
     preposition or article before it ("to peanuts", "into Korean fried chicken") and ending
     where a preposition or a time word opens another phrase ("oat milk in coffee", "soda last
     month"); the words as they were when nothing would be left."""
-    return _ITEM_BREAK.sub("", _ITEM_LEAD.sub("", words)).strip() or words
+    verb = list(_EATING.finditer(words))
+    rest = words[verb[-1].end():] if verb else words  # "person who orders lamb curry"
+    return _ITEM_BREAK.sub("", _ITEM_LEAD.sub("", rest.strip())).strip() or words
 
 
 def names_item(row: SlotSpec, clause: str) -> bool:

@@ -268,6 +268,12 @@ ITEM_LEAD_EN: tuple[str, ...] = (
     "get enough", "have", "has", "had", "got",
     "having", "eating", "drinking", "ordering",
 )
+#: Verbs of eating, drinking or ordering a thing, whose object is the item (not "drinks",
+#: "eats": nouns too, "energy drinks", "street eats").
+EATING_EN: tuple[str, ...] = (
+    "eat", "ate", "eating", "drink", "drank", "drinking", "order", "orders",
+    "ordered", "ordering", "gets", "have", "has", "had",
+)
 #: Words that close a noun phrase: a preposition or a time word after the item starts a phrase
 #: of its own ("oat milk in my coffee", "spicy noodles every night", "soda last month",
 #: "dairy for now").

@@ -216,3 +216,25 @@ def test_a_question_for_another_fact_does_not_ask_for_food(question: str) -> Non
 
     intent = slot_intent(question)
     assert intent is None or "food" not in intent.slots, intent
+
+
+@pytest.mark.parametrize(("clause", "item", "negative"), [
+    # a negated giving up is no giving up
+    ("Pad thai every friday, can't skip it", "pad thai", False),
+    ("I could never quit coffee", "coffee", False),
+    ("I won't give up my morning oatmeal", "oatmeal", False),
+    ("咖啡我戒不掉", "咖啡", False),
+    ("奶茶我真的舍不得", "奶茶", False),
+    ("珍奶我戒唔甩", "珍奶", False),
+    ("滷味我捨不得戒", "滷味", False),
+    # the giving up itself
+    ("coffee? I skip it now", "coffee", True),
+    ("咖啡我戒了", "咖啡", True),
+    ("珍奶我戒咗", "珍奶", True),
+])
+def test_a_negated_giving_up_does_not_take_an_item_back(clause: str, item: str,
+                                                         negative: bool) -> None:
+    from jiyi.keyfacts.polarity import item_words, takes_back
+
+    food = _food()
+    assert takes_back(food, clause, item_words(food, item)) is negative

@@ -336,7 +336,8 @@ UNNEGATED_ZH: tuple[str, ...] = (
     "没想到", "沒想到", "不得不说", "不得不說", "不愧", "不会胖", "不會胖", "不怕", "不过敏", "不過敏",
     "唔过敏", "唔過敏", "冇得顶", "冇得頂", "吃不够", "吃不夠", "不够吃", "不夠吃", "食唔夠", "没吃够",
     "沒吃夠", "没问题", "沒問題", "不用说", "不用說", "不然", "不过", "不過", "别忘", "別忘", "不要忘",
-    "唔好忘", "不嫌", "不停", "不忌",
+    "唔好忘", "不嫌", "不停", "不忌", "戒不掉", "戒不了", "戒唔甩", "戒唔到", "舍不得戒", "捨不得戒", "舍不得",
+    "捨不得",
 )
 #: Still liked, whatever else is said ("还是爱", "照吃", "nah, I still love it").
 STILL_LIKED_ZH: tuple[str, ...] = (
@@ -356,4 +357,6 @@ UNNEGATED_EN: tuple[str, ...] = (
     "cannot wait", "not allergic", r"not (?:sick|tired) of", r"never (?:sick|tired) of",
     "don't mind", "wouldn't mind", "no problem", "no regrets", "not gonna lie", "not over it",
     "no way i'd give up", "never stop", "won't stop",
+    # a negated giving up is no giving up ("can't skip it", "I could never quit coffee")
+    r"(?:can't|cannot|couldn't|won't|wouldn't|never|could never) (?:skip|pass on|give up|quit|ditch)",
 )

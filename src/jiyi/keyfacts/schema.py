@@ -49,6 +49,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
+from ..text import slotwords as sw
 from ..text.timeofday import TIME_OF_DAY
 
 Cardinality = Literal["single", "multi"]
@@ -266,8 +267,25 @@ def list_item(row: SlotSpec, clause: str) -> str:
     named = [(p, rest) for p in parts if (rest := " ".join(without_cues(row, p).split()))]
     cued = [rest for p, rest in named if negates(row, p)
             or (row.strong_cue is not None and row.strong_cue.search(p))]
-    rest = " ".join(cued or [r for _, r in named])
+    rest = " ".join(_object(r) for r in (cued or [r for _, r in named]))
     return rest.casefold() or clause.casefold()
+
+
+#: The words before an English item that belong to its verb, and where its noun phrase ends.
+_ITEM_LEAD = re.compile(r"^(?:(?:" + sw.alternation(sw.ITEM_LEAD_EN) + r")\s+)+", re.I)
+#: A verb of eating or ordering: the item is its object ("who orders lamb curry").
+_EATING = re.compile(sw.en_words(sw.EATING_EN), re.I)
+_ITEM_BREAK = re.compile(r"\s+(?:" + sw.alternation(sw.ITEM_BREAK_EN) + r")\b.*$", re.I | re.S)
+
+
+def _object(words: str) -> str:
+    """The object of a verb of liking or aversion, once the verb's words are gone: without a
+    preposition or article before it ("to peanuts", "into Korean fried chicken") and ending
+    where a preposition or a time word opens another phrase ("oat milk in coffee", "soda last
+    month"); the words as they were when nothing would be left."""
+    verb = list(_EATING.finditer(words))
+    rest = words[verb[-1].end():] if verb else words  # "person who orders lamb curry"
+    return _ITEM_BREAK.sub("", _ITEM_LEAD.sub("", rest.strip())).strip() or words
 
 
 def names_item(row: SlotSpec, clause: str) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..embed.base import Embedder, Matrix
+from ..text import slotwords as sw
 from .asking import ASKED
 from .prototypes import PrototypeIndex, Typed, best_labels
 from .schema import SlotSpec, list_item, names_item, one_item, schema, spec, third_party
@@ -103,7 +104,18 @@ def owns(slot: str, content: str) -> bool:
                                                     or REACH_ME.search(content))):
         return False
     row = spec(slot)
-    return row is None or not row.looks_alike(content)
+    return row is None or not (row.looks_alike(content) or _names_a_level(row, content))
+
+
+#: A membership level's own name ("Silver", "鑽石"): no food or other list item by itself.
+_LEVEL_NAME = re.compile(sw.en_words(sw.LEVEL_NAMES_EN) + "|" + sw.alternation(sw.LEVEL_NAMES_ZH),
+                         re.I)
+
+
+def _names_a_level(row: SlotSpec, content: str) -> bool:
+    """A list clause whose item is nothing but a level's name ("Not Silver anymore", "金卡不要了")
+    tells of a membership, not of a thing liked or given up."""
+    return row.value == "item" and _LEVEL_NAME.fullmatch(list_item(row, content).strip()) is not None
 
 
 def question_slot(idx: PrototypeIndex, embedder: Embedder, query: str, vector: Matrix

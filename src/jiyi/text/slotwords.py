@@ -263,6 +263,31 @@ NOT_LEVEL_EN: tuple[str, ...] = (
     "my", "your", "our", "the", "a", "an", "this", "that", "any", "every", "each", "no",
 )
 
+# --- where a list item's words begin and end (English) ---------------------------------------
+#: Words before the object of a verb of liking or aversion that are no part of it: the verb's
+#: preposition or particle, an article ("into Korean fried chicken", "addicted to bubble tea",
+#: "can't get enough of mango sticky rice", "a dark chocolate").
+ITEM_LEAD_EN: tuple[str, ...] = (
+    "to", "on", "of", "for", "into", "about", "the", "a", "an", "some", "get", "enough",
+    "get enough", "have", "has", "had", "got",
+    "having", "eating", "drinking", "ordering",
+)
+#: Verbs of eating, drinking or ordering a thing, whose object is the item (not "drinks",
+#: "eats": nouns too, "energy drinks", "street eats").
+EATING_EN: tuple[str, ...] = (
+    "eat", "ate", "eating", "drink", "drank", "drinking", "order", "orders",
+    "ordered", "ordering", "gets", "have", "has", "had",
+)
+#: Words that close a noun phrase: a preposition or a time word after the item starts a phrase
+#: of its own ("oat milk in my coffee", "spicy noodles every night", "soda last month",
+#: "dairy for now").
+ITEM_BREAK_EN: tuple[str, ...] = (
+    "in", "at", "for", "from", "during", "before", "after", "when", "whenever", "because", "since",
+    "every", "each", "most", "once", "twice", "daily", "last", "this", "these", "lately", "nowadays", "now", "today", "tonight",
+    "anymore", "again", "too", "as well", "though", "unless", "if", "but", "or so", "till", "until",
+)
+
+
 # --- a list item taken back (read only of an item the user's list already holds) -------------
 # Regular-expression fragments. These words are weak evidence on their own ("算了" closes many
 # a remark, "doctor" is no refusal): :mod:`jiyi.keyfacts.polarity` reads them only in the clause
@@ -315,7 +340,8 @@ UNNEGATED_ZH: tuple[str, ...] = (
     "没想到", "沒想到", "不得不说", "不得不說", "不愧", "不会胖", "不會胖", "不怕", "不过敏", "不過敏",
     "唔过敏", "唔過敏", "冇得顶", "冇得頂", "吃不够", "吃不夠", "不够吃", "不夠吃", "食唔夠", "没吃够",
     "沒吃夠", "没问题", "沒問題", "不用说", "不用說", "不然", "不过", "不過", "别忘", "別忘", "不要忘",
-    "唔好忘", "不嫌", "不停", "不忌",
+    "唔好忘", "不嫌", "不停", "不忌", "戒不掉", "戒不了", "戒唔甩", "戒唔到", "舍不得戒", "捨不得戒", "舍不得",
+    "捨不得",
 )
 #: Still liked, whatever else is said ("还是爱", "照吃", "nah, I still love it").
 STILL_LIKED_ZH: tuple[str, ...] = (
@@ -335,4 +361,6 @@ UNNEGATED_EN: tuple[str, ...] = (
     "cannot wait", "not allergic", r"not (?:sick|tired) of", r"never (?:sick|tired) of",
     "don't mind", "wouldn't mind", "no problem", "no regrets", "not gonna lie", "not over it",
     "no way i'd give up", "never stop", "won't stop",
+    # a negated giving up is no giving up ("can't skip it", "I could never quit coffee")
+    r"(?:can't|cannot|couldn't|won't|wouldn't|never|could never) (?:skip|pass on|give up|quit|ditch)",
 )

@@ -49,6 +49,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
+from ..text.fastre import gated
 from ..text.timeofday import TIME_OF_DAY
 
 Cardinality = Literal["single", "multi"]
@@ -135,7 +136,7 @@ class SlotSpec:
 
 
 def _rx(text: object) -> re.Pattern[str] | None:
-    return re.compile(text, re.I) if isinstance(text, str) and text else None
+    return gated(re.compile(text, re.I)) if isinstance(text, str) and text else None
 
 
 #: Grammars a row's ``value_grammar`` may name: their words are value words of the row.

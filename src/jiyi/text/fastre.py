@@ -18,7 +18,17 @@ from re import _constants as _c  # type: ignore[attr-defined]
 from re import _parser as _p  # type: ignore[attr-defined]
 from typing import Any
 
+#: A first character: a range of code points, or a class escape (``\\d``) by its negative
+#: code (see :data:`_CATEGORIES`).
 Ranges = set[tuple[int, int]]
+#: The class escapes a gate may hold, as they are written inside a character class; the
+#: pattern's own flags give them the same meaning in the gate.
+_ESCAPES = {-1: r"\d", -2: r"\D", -3: r"\s", -4: r"\S", -5: r"\w", -6: r"\W"}
+_CATEGORIES = {
+    _c.CATEGORY_DIGIT: (-1, -1), _c.CATEGORY_NOT_DIGIT: (-2, -2),
+    _c.CATEGORY_SPACE: (-3, -3), _c.CATEGORY_NOT_SPACE: (-4, -4),
+    _c.CATEGORY_WORD: (-5, -5), _c.CATEGORY_NOT_WORD: (-6, -6),
+}
 #: Global inline flags opening a pattern ("(?i)…"): they must stay first, and the compiled
 #: pattern's flags hold them.
 _GLOBAL_FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
@@ -39,7 +49,9 @@ def _first_item(op: Any, av: Any, flags: int) -> tuple[Ranges | None, bool]:
                 out.add((iav, iav))
             elif iop is _c.RANGE:
                 out.add((iav[0], iav[1]))
-            else:  # NEGATE, CATEGORY
+            elif iop is _c.CATEGORY and iav in _CATEGORIES:
+                out.add(_CATEGORIES[iav])
+            else:  # NEGATE, another category
                 return None, False
         return out, False
     if op is _c.BRANCH:
@@ -97,8 +109,8 @@ def gated(rx: re.Pattern[str]) -> re.Pattern[str]:
     if first is None or nullable or not first or len(first) > MAX_GATE_RANGES:
         return rx
     body = _GLOBAL_FLAGS.sub("", rx.pattern, count=1)  # rx.flags holds them
-    cls = "".join(_char(lo) if lo == hi else f"{_char(lo)}-{_char(hi)}"
-                  for lo, hi in sorted(first))
+    cls = "".join(_ESCAPES[lo] if lo < 0 else _char(lo) if lo == hi
+                  else f"{_char(lo)}-{_char(hi)}" for lo, hi in sorted(first))
     try:
         out = re.compile(f"(?=[{cls}])(?:{body})", rx.flags)
     except re.error:  # a global inline flag ("(?i)…") must open the pattern

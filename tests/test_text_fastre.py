@@ -86,7 +86,8 @@ MODULES = ["jiyi.write.slots", "jiyi.write.compress", "jiyi.write.classify",
            "jiyi.write.idgroups", "jiyi.write.timerewrite", "jiyi.text.entities",
            "jiyi.text.secrets", "jiyi.text.levels", "jiyi.text.timegrammar",
            "jiyi.text.timeloose", "jiyi.text.timeclock", "jiyi.text.addresses",
-           "jiyi.keyfacts.asking"]
+           "jiyi.keyfacts.asking", "jiyi.write.speaker", "jiyi.text.timebase",
+           "jiyi.text.timeofday"]
 
 
 def test_the_write_paths_patterns_are_gated_and_find_the_same() -> None:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from ..text.fastre import gate_all
+
 #: A question that asks for something to be done is a request: it states what the user wants
 #: ("Can you tell the courier to come weekdays after 4 pm?", "能不能周六上午送？", "how about
 #: the office instead?").
@@ -132,3 +134,6 @@ def run_on_parts(text: str) -> list[str]:
     """``text`` cut at its run-on boundaries (one part when it has none)."""
     cuts = [0, *(m.start() for m in _RUN_ON.finditer(text)), len(text)]
     return [p for a, b in pairwise(cuts) if (p := text[a:b].strip())]
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -50,6 +50,7 @@ from importlib import resources
 from typing import Literal
 
 from ..text import slotwords as sw
+from ..text.fastre import gated
 from ..text.timeofday import TIME_OF_DAY
 
 Cardinality = Literal["single", "multi"]
@@ -136,7 +137,7 @@ class SlotSpec:
 
 
 def _rx(text: object) -> re.Pattern[str] | None:
-    return re.compile(text, re.I) if isinstance(text, str) and text else None
+    return gated(re.compile(text, re.I)) if isinstance(text, str) and text else None
 
 
 #: Grammars a row's ``value_grammar`` may name: their words are value words of the row.

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from ..units import Entity
+from .fastre import gate_all
 from .lexicon import CITIES_ZH, PROVINCES_ZH
 from .segment import to_simplified
 
@@ -250,3 +251,6 @@ def find_addresses(text: str, cjk: bool = True, latin: bool = True) -> list[Enti
     settling of overlaps, the longest first); ``cjk`` / ``latin``: whether the text has
     characters of those scripts (a pattern runs only where it can match)."""
     return (_zh_addresses(text) if cjk else []) + (_en_addresses(text) if latin else [])
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

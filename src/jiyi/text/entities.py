@@ -34,6 +34,7 @@ from typing import Literal
 from ..units import Entity
 from . import slotwords as sw
 from .addresses import find_addresses
+from .fastre import gate_all
 from .lexicon import (
     CITIES_EN,
     CITIES_ZH,
@@ -585,3 +586,6 @@ def extract_entities_and_times(
         chosen = [e.model_copy(update={"text": given[e.start:e.end]}) for e in chosen]
         dates = [replace(t, text=given[t.start:t.end]) for t in dates]
     return chosen, dates
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

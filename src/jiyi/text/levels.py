@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from . import slotwords as sw
+from .fastre import gate_all
 
 
 @dataclass(frozen=True)
@@ -261,3 +262,6 @@ def level_mentions(text: str) -> list[LevelMention]:
 def mentions_level(text: str) -> bool:
     """True when ``text`` names a level."""
     return bool(level_mentions(text))
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from .fastre import gate_all
+
 #: What the prompt shows instead of a secret.
 MASK = "***"
 
@@ -343,3 +345,6 @@ def mask_secrets(value: Any) -> Any:
     if isinstance(value, str):
         return mask_text(value)
     return value
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
+from .fastre import gate_all
 from .timewords import (
     MONTH_NAMES,
     MONTHS_EN,
@@ -189,3 +190,6 @@ def render(tm: TimeMatch, lang: str) -> str:
     if tm.part and not tm.clock:
         return f"on the {tm.part} of {s}"
     return f"on {s}" + (f" at {tm.clock}" if tm.clock else "")
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

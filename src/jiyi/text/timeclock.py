@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .fastre import gate_all
 from .timewords import CN_NUM, PARTS_OF_DAY, PM_PARTS, cn_int
 
 _ZH_PART = re.compile("|".join(sorted((k for k in PARTS_OF_DAY if not k.isascii()), key=len, reverse=True)))
@@ -111,3 +112,6 @@ def find_clocks(text: str) -> list[ClockMatch]:
         if hh < 24 and mm < 60:
             out.append(ClockMatch(m.start(), m.end(), m.group(0), f"{hh:02d}:{mm:02d}"))
     return out
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

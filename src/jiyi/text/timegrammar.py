@@ -29,6 +29,7 @@ import re
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
+from .fastre import gate_all
 from .timebase import (
     EN_DMY,
     EN_MDY,
@@ -314,3 +315,4 @@ def _with_clock(text: str, tm: TimeMatch, lang: str) -> TimeMatch:
                    clock=clock, part=part)
 
 
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

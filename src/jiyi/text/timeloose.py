@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 from datetime import date, timedelta
 
+from .fastre import gate_all
 from .timebase import (
     EN_DMY,
     EN_MDY,
@@ -329,3 +330,4 @@ _ZH_HOLIDAY_GATE = re.compile("[元情五劳勞国國双雙平圣聖](?:" + "|".
     h[1:] for h in sorted(HOLIDAYS_ZH, key=len, reverse=True)) + ")")
 
 
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

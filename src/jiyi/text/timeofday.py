@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from .fastre import gate_all
 from .timewords import PARTS_OF_DAY, WEEKDAYS_EN, WEEKDAYS_ZH, ZH_WEEKDAY_WORD
 
 
@@ -30,3 +31,6 @@ EN_WEEKDAY = r"\b(?:" + _longest_first(list(WEEKDAYS_EN)) + r")s?\b"
 #: ("上午", "下晝", "礼拜六", "週日", "mornings", "Saturday", "Sundays").
 TIME_OF_DAY = f"{ZH_PART}|{ZH_WEEKDAY}|{EN_PART}|{EN_WEEKDAY}"
 TIME_OF_DAY_RE = re.compile(TIME_OF_DAY, re.I)
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from ..keyfacts.asking import ENDS_AS_QUESTION
+from ..text.fastre import gate_all
 from ..units import Entity, MemoryType
 
 _CONFIRM = re.compile(
@@ -112,3 +113,6 @@ def _classify(sentence: str, role: str, slot: bool) -> MemoryType:
             or (en and _SESSION_EN.search(sentence)):
         return MemoryType.SESSION_STATE  # what the assistant says is about the task at hand
     return MemoryType.FACT_REFERENCE
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

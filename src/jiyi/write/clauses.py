@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 
 from ..keyfacts.schema import schema
+from ..text.fastre import gate_all
 from ..text.timebase import TimeMatch
 from ..units import Entity
 from .compress import CACHED_TEXT_CHARS
@@ -145,3 +146,6 @@ def states_a_clause_slot(sentence: str) -> bool:
     """The sentence states a clause-valued key fact by rule (a value word and a cue word of
     one schema row: a delivery time, a contact channel)."""
     return any(row.value == "clause" and row.states(sentence) for row in schema())
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

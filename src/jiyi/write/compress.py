@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..keyfacts.asking import ENDS_AS_QUESTION, ZH_RUN_ON
+from ..text.fastre import gate_all
 from ..text.segment import has_cjk
 from ..units import MAX_CONTENT_CHARS
 
@@ -472,3 +473,6 @@ def pack(pieces: list[str], limit: int = MAX_CONTENT_CHARS) -> list[str]:
     if current:
         out.append(current)
     return out
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -15,6 +15,7 @@ import re
 from functools import lru_cache
 from typing import Any, Literal
 
+from ..text.fastre import gate_all
 from .compress import SYMBOLS, is_filler
 
 FillerKind = Literal["filler", "aside"]
@@ -205,3 +206,6 @@ def _filler_kind(clause: str, known_not_filler: bool) -> FillerKind | None:
         return "filler"
     emotional = _ZH_EMOTION_RX.search(s) if cjk else _EN_EMOTION_RX.search(s)
     return "aside" if emotional else "filler"
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.entities import ID_LABELS
+from ..text.fastre import gate_all
 from ..text.segment import to_simplified
 from ..units import Entity
 
@@ -172,3 +173,6 @@ def word_fact(category: str, value: str, context: str, script: str) -> str:
     if not ctx:
         return head
     return f"{head}：{ctx}" if script != "en" else f"{head}: {ctx}"
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

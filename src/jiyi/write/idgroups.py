@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..text.entities import ID_KINDS, ID_LABELS
+from ..text.fastre import gate_all
 from ..units import Entity, MemoryType
 from . import idfacts
 from .classify import classify
@@ -187,3 +188,6 @@ def id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention],
                           valid_until=valid_until,
                           keep=[e.text for e in ents], standalone=True, about_id=value))
     return out
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -17,10 +17,11 @@ from ..store.base import Scope, Store, TurnRecord
 from ..text import fold
 from ..units import MemoryType, MemoryUnit
 from .drafts import UnitDraft
-from .meaning import LIST_ITEMS_READ, TYPABLE
+from .meaning import TYPABLE, ProfileRead, profile_units
 
 
-def take_back_known(store: Store, turn: TurnRecord, draft: UnitDraft) -> list[MemoryUnit]:
+def take_back_known(store: Store, turn: TurnRecord, draft: UnitDraft,
+                    profile: ProfileRead | None = None) -> list[MemoryUnit]:
     """The current likes a user's draft takes back, naming their item in words the row's
     negation misses; the draft is then that item's negation (its slot and type set in place),
     unless it likes an item of its own (it stays that item's like, and replaces the one it takes
@@ -37,18 +38,17 @@ def take_back_known(store: Store, turn: TurnRecord, draft: UnitDraft) -> list[Me
             continue
         if not may_take_back(row, turn.text):
             continue
-        found = _taken_back(store, turn, draft, row)
+        found = _taken_back(store, turn, draft, row, profile)
         if found:
             return found
     return []
 
 
-def _taken_back(store: Store, turn: TurnRecord, draft: UnitDraft, row: SlotSpec
-                ) -> list[MemoryUnit]:
+def _taken_back(store: Store, turn: TurnRecord, draft: UnitDraft, row: SlotSpec,
+                profile: ProfileRead | None = None) -> list[MemoryUnit]:
     prefix = row.name + ":"
     likes: dict[str, list[MemoryUnit]] = {}
-    for unit in store.find_units(Scope(turn.user_id, None), as_of=turn.at,
-                                 types=[MemoryType.USER_PROFILE], limit=LIST_ITEMS_READ):
+    for unit in profile_units(store, Scope(turn.user_id, None), turn, profile):
         if unit.slot is None or not unit.slot.startswith(prefix):
             continue
         item = unit.slot[len(prefix):]

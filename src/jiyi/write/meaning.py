@@ -66,6 +66,39 @@ RETIRE_WINDOW = 6
 LIST_ITEMS_READ = 500
 
 
+class ProfileRead:
+    """The user's current profile units as of a turn (at most :data:`LIST_ITEMS_READ`), read
+    from the store at most once. The drafts of one turn are placed against one stored state
+    (the turn is written after its last draft), so every list-item check of the turn
+    (:func:`adopt_negation`, :func:`contradicted_items`,
+    :func:`jiyi.write.knownitems.take_back_known`) shares this one read instead of reading up
+    to 500 units per draft."""
+
+    def __init__(self, store: Store, turn: TurnRecord) -> None:
+        self._store = store
+        self._turn = turn
+        self._units: list[MemoryUnit] | None = None
+
+    def covers(self, scope: Scope, turn: TurnRecord) -> bool:
+        """The read answers the query of ``scope`` at ``turn`` (the user's whole memory)."""
+        return turn is self._turn and scope == Scope(turn.user_id, None)
+
+    def units(self) -> list[MemoryUnit]:
+        if self._units is None:
+            self._units = profile_units(self._store, Scope(self._turn.user_id, None), self._turn)
+        return self._units
+
+
+def profile_units(store: Store, scope: Scope, turn: TurnRecord,
+                  profile: ProfileRead | None = None) -> list[MemoryUnit]:
+    """The profile units of ``scope`` current at the turn (the list rows' items live there):
+    ``profile``'s one read of the turn when it covers the query, else a read of the store."""
+    if profile is not None and profile.covers(scope, turn):
+        return profile.units()
+    return store.find_units(scope, as_of=turn.at, types=[MemoryType.USER_PROFILE],
+                            limit=LIST_ITEMS_READ)
+
+
 def keep_dated(drafts: Sequence[UnitDraft]) -> None:
     """A user's code with an expiry of its own ("HAPPY98X … lasts until May 3") is a durable
     fact until that day, not session state that is gone in hours; the expiry said in another
@@ -346,8 +379,8 @@ def _negation_windows(row: SlotSpec, text: str) -> str:
                     for m in row.negation.finditer(text))
 
 
-def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: UnitDraft
-                       ) -> list[MemoryUnit]:
+def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: UnitDraft,
+                       profile: ProfileRead | None = None) -> list[MemoryUnit]:
     """The current items of a list that a negating draft contradicts: units of the same list
     that share a word of the item with the negation ("牛肉" in "我现在不吃牛肉了" contradicts
     "有牛肉的我都喜欢"; "医生让我别吃芝士" contradicts "我口味偏爱芝士"). A negation naming no item
@@ -363,8 +396,7 @@ def contradicted_items(store: Store, scope: Scope, turn: TurnRecord, draft: Unit
     negated = [] if run_on else item_words(row, text)
     said = fold(text if negated or run_on else turn.text)
     out: list[MemoryUnit] = []
-    for unit in store.find_units(scope, as_of=turn.at, types=[MemoryType.USER_PROFILE],
-                                 limit=LIST_ITEMS_READ):
+    for unit in profile_units(store, scope, turn, profile):
         if unit.slot is None or not unit.slot.startswith(prefix) or negates(row, unit.content):
             continue
         content = fold(unit.content)
@@ -384,7 +416,8 @@ def negating_part(row: SlotSpec, content: str) -> str:
     return "，".join(p for i, p in enumerate(parts) if i in keep)
 
 
-def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
+def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft,
+                   profile: ProfileRead | None = None) -> None:
     """A user's untyped clause that negates an item the user's list holds ("I've given up
     chocolate" after "I love chocolate") is that list's negation (in place): typing by meaning
     may miss a negation, the item it contradicts is evidence enough."""
@@ -397,7 +430,7 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
         # compound turn ("我朋友推荐你们家的，我先去吃饭，我最近戒掉羊肉了")
         text = negating_part(row, draft.content)
         if (len(text) > MAX_TYPED_CHARS or QUESTION.search(text)) and negates(row, text):
-            _adopt_buried_negation(store, turn, draft, row)
+            _adopt_buried_negation(store, turn, draft, row, profile)
             if draft.slot:
                 return
             continue
@@ -411,7 +444,7 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
         else:
             continue
         draft.slot = item_slot(row.name, item)
-        if contradicted_items(store, Scope(turn.user_id, None), turn, draft) \
+        if contradicted_items(store, Scope(turn.user_id, None), turn, draft, profile) \
                 or one_item(item):
             # an item the list holds, or one plainly named ("羊肉串我戒了哈"): the like it takes
             # back may never have been typed, its words still must not read as a current like
@@ -420,12 +453,12 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft) -> None:
         draft.slot = None
 
 
-def _adopt_buried_negation(store: Store, turn: TurnRecord, draft: UnitDraft, row: SlotSpec
-                           ) -> None:
+def _adopt_buried_negation(store: Store, turn: TurnRecord, draft: UnitDraft, row: SlotSpec,
+                           profile: ProfileRead | None = None) -> None:
     """A run-on draft (too long to type, or with questions glued on) that takes back, right by
     one of its negations, an item the user's list holds ("…澳门可以寄吗猪脚先不要 我现在不喜欢了退货…"): the negation of that item (in place)."""
     draft.slot = item_slot(row.name, "")
-    found = contradicted_items(store, Scope(turn.user_id, None), turn, draft)
+    found = contradicted_items(store, Scope(turn.user_id, None), turn, draft, profile)
     prefix = row.name + ":"
     items = [u.slot[len(prefix):] for u in found if u.slot and u.slot.startswith(prefix)]
     if items:

@@ -22,6 +22,7 @@ from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
 from .knownitems import take_back_known
 from .meaning import (
+    ProfileRead,
     adopt_changes,
     adopt_negation,
     contradicted_items,
@@ -145,8 +146,9 @@ class WritePath:
                             turn_vector=prepared.turn_vector)
         written: list[MemoryUnit] = []
         adopt_changes(self._mem.store, turn, prepared.drafts)  # a change naming no slot word
+        profile = ProfileRead(self._mem.store, turn)  # read once for the turn's drafts
         for i, draft in enumerate(prepared.drafts):
-            unit, is_new = self._place_draft(draft, turn, batch)
+            unit, is_new = self._place_draft(draft, turn, batch, profile)
             written.append(unit)
             if is_new:
                 batch.add_vector(prepared.vectors[i][0], unit.id, prepared.vectors[i][1])
@@ -195,13 +197,14 @@ class WritePath:
                 for refs, episode_ref in plan]
 
     def _place_draft(
-        self, draft: UnitDraft, turn: TurnRecord, batch: IngestBatch
+        self, draft: UnitDraft, turn: TurnRecord, batch: IngestBatch,
+        profile: ProfileRead | None = None,
     ) -> tuple[MemoryUnit, bool]:
         """Decide whether a draft is a repeat (update), a replacement (supersede) or new."""
         store = self._mem.store
         scope = Scope(user_id=turn.user_id, session_id=turn.session_id)
-        adopt_negation(store, turn, draft)  # an untyped clause negating a listed item
-        taken = take_back_known(store, turn, draft)  # a listed item taken back, however said
+        adopt_negation(store, turn, draft, profile)  # an untyped clause negating a listed item
+        taken = take_back_known(store, turn, draft, profile)  # a listed item taken back
         chash = content_hash(turn.user_id, draft.content)
         same = [
             u for u in store.find_units(scope, as_of=turn.at, content_hash=chash,
@@ -242,8 +245,8 @@ class WritePath:
                 gone = {u.id for u in replaced} | {i for i, *_ in batch.invalidations}
                 replaced += [u for u in batch.upserts if u.slot == draft.slot
                              and u.content_hash != chash and u.id not in gone]
-            replaced += [u for u in [*contradicted_items(store, slot_scope, turn, draft), *taken]
-                         if u not in replaced]
+            listed = contradicted_items(store, slot_scope, turn, draft, profile)
+            replaced += [u for u in [*listed, *taken] if u not in replaced]
             if replaced:
                 unit = unit.model_copy(update={"supersedes": replaced[0].id})
                 for old in replaced:

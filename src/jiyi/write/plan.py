@@ -9,6 +9,7 @@ import re
 from functools import lru_cache
 
 from ..keyfacts.asking import is_request
+from ..text.fastre import gate_all
 from ..text.segment import has_cjk, script_of_text
 from ..units import Entity, MemoryType
 from .classify import classify
@@ -271,3 +272,6 @@ def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type
     valid_until = validity_end(sent_text[a0:b0], [t for t in times if start + a0 <= t.start],
                                start + a0)
     return Piece(content, unit_type, ents, slot=slot, valid_until=valid_until, keep=keep)
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

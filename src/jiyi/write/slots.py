@@ -21,6 +21,7 @@ from datetime import datetime
 from ..keyfacts.asking import asks_value
 from ..keyfacts.schema import dated_thing, schema, spec, third_party
 from ..text import slotwords as sw
+from ..text.fastre import gate_all
 from ..text.levels import level_mentions, mentions_level, plausible_en_name
 from ..text.segment import script_of_text
 from ..units import Entity
@@ -538,3 +539,6 @@ def _thing_end(clause: str, times: list[TimeMatch], offset: int) -> datetime | N
             or _START_AFTER.match(clause[end:]):
         return None
     return _end(clause, tm)
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from ..text.fastre import gate_all
+
 _EN_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bI'm\b|\bI am\b"), "{n} is"),
     (re.compile(r"\bI've\b"), "{n} has"),
@@ -59,3 +61,6 @@ def attribute_once(content: str, speaker: str, lang: str) -> str:
     if name not in out:
         out = f"{name}：{out}" if lang == "zh" else f"{name}: {out}"
     return out
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..keyfacts.schema import schema
+from ..text.fastre import gate_all
 from ..text.timeofday import EN_PART, EN_WEEKDAY, ZH_PART, ZH_WEEKDAY
 from ..text.timewords import ZH_WEEKDAY_WORD
 from .timeparse import TimeMatch
@@ -60,3 +61,6 @@ def rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str,
             text = " " + text
         out = out[:s] + text + out[e:]
     return out, shown
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

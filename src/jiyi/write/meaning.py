@@ -149,7 +149,8 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
                  and not _event_only(row, d.content) and not _gives_entity(row, d)
                  and owns(row.name, _said(row, d.content))
                  and _fresh_value(row.value_words, d.content, row.recurring)]
-        found = found or _pointed(row, drafts) or _in_context(row, drafts, types) or [
+        found = found or _pointed(row, drafts) or _in_context(row, drafts, types) \
+            or _suited(row, drafts, types) or [
             d for d in drafts if d.slot is None and d.about_id is None and d.type in types
             and not _gives_entity(row, d) and _states_in_window(row, d.content)]
         if found:
@@ -198,6 +199,43 @@ def _in_context(row: SlotSpec, drafts: Sequence[UnitDraft], types: frozenset[Mem
             and _bare(row, d.content) and not _asked(row, d.content)
             and not _event_only(row, d.content) and not _gives_entity(row, d)
             and owns(row.name, _said(row, d.content))
+            and _fresh_value(words, d.content, row.recurring)]
+
+
+#: Words of how often or how many, and a clock time's rest, that leave a value bare ("I'm free
+#: *most* weekday evenings", "after 6*pm* is fine").
+_HABIT = re.compile(r"\b(?:most|mostly|usually|always|generally|normally|typically|any|every|all|"
+                    r"pretty much|basically|a\.?m\.?|p\.?m\.?|o'?clock|ish)(?![\w'])|一般|通常|平时|平時|基本上|多数|多數", re.I)
+
+
+def _suited(row: SlotSpec, drafts: Sequence[UnitDraft], types: frozenset[MemoryType]
+            ) -> list[UnitDraft]:
+    """Drafts with a sub-clause that is nothing but a fresh value of the slot and words taking
+    it as the user's wish (the row's ``suits``: "weekday mornings suit me", "I'm free after
+    6pm", "週末先得閒", "平日晚上OK", "LINE就好", "email is fine"), not asked, no event's time,
+    not someone else's. A word left beside them ("the evening *news* is great", "晚上可以*吃火锅*")
+    says the value is something else's."""
+    words, suits = row.value_words, row.suits
+    if words is None or suits is None:
+        return []
+
+    def suited(part: str) -> bool:
+        part = part.strip()
+        if not (words.search(part) and suits.search(part)):
+            return False
+        rest = part
+        for rx in (words, row.statement_cue, suits, _HABIT):
+            rest = rx.sub(" ", rest) if rx is not None else rest
+        if has_cjk(rest):
+            return len(content_left(rest)) <= BARE_CJK_CHARS
+        return not any(content_left(w) for w in rest.split())
+
+    return [d for d in drafts if d.slot is None and d.about_id is None and d.type in types
+            and len(d.content) <= MAX_TYPED_CHARS
+            and any(suited(p) for m in _SUB_CLAUSE.finditer(d.content)
+                    for p in run_on_parts(m.group(0)) if not QUESTION.search(p))
+            and not _asked(row, d.content) and not _event_only(row, d.content)
+            and not _gives_entity(row, d) and owns(row.name, _said(row, d.content))
             and _fresh_value(words, d.content, row.recurring)]
 
 

@@ -41,6 +41,7 @@ from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vecto
 from ..text import fold
 from ..text import slotwords as sw
 from ..text.segment import has_cjk
+from ..text.timeofday import CALENDAR_DAY
 from ..units import MemoryType, MemoryUnit
 from .answers import type_answers
 from .buried import buried_item
@@ -315,16 +316,6 @@ def _said(row: SlotSpec, draft: str) -> str:
              if (row.value_words is not None and row.value_words.search(p))
              or (row.statement_cue is not None and row.statement_cue.search(p))]
     return "，".join(parts) or draft
-
-
-#: A day of the calendar, as the write path writes it ("2026年3月20日", "13 March 2026", "May 3")
-#: or as said ("昨天", "last night"): a time on such a day is an event, not a standing wish.
-_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
-CALENDAR_DAY = re.compile(
-    r"\d{1,2}\s*月\s*\d{1,2}\s*[日号號]|昨天|昨晚|前天|前晚|上次|那天|"
-    r"\b(?:\d{1,2}\s+" + _MONTH + r"|" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|"
-    r"yesterday|last (?:night|time|week)|the other day)\b", re.I)
 
 
 def _event_only(row: SlotSpec, draft: str) -> bool:

@@ -199,3 +199,17 @@ def test_look_alike_questions_ask_for_no_clause_slot(question: str) -> None:
     intent = slot_intent(question)
     assert intent is None or not {"contact_channel", "delivery_time"} & set(intent.slots), \
         (question, intent)
+
+
+# -- a time nobody is in retires that time -----------------------------------------------------
+
+@pytest.mark.parametrize(("text", "states"), [
+    ("以后寄到公司吧，家里平日白天没人", False),  # an address change with its reason: no window
+    ("以後寄去公司，平日白天屋企冇人", False),
+    ("改寄公司，週末我都唔喺", False),
+    ("我白天不在家，晚上送吧", True),  # the window wanted beside the one retired
+    ("周末没空，工作日晚上送", True),
+    ("平日晏晝冇人，星期六先有人收", True),
+])
+def test_a_time_nobody_is_in_states_no_delivery_window(text: str, states: bool) -> None:
+    assert ("delivery_time" in _typed(text)) is states, (text, _typed(text))

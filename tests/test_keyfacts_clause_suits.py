@@ -213,3 +213,10 @@ def test_look_alike_questions_ask_for_no_clause_slot(question: str) -> None:
 ])
 def test_a_time_nobody_is_in_states_no_delivery_window(text: str, states: bool) -> None:
     assert ("delivery_time" in _typed(text)) is states, (text, _typed(text))
+
+
+@pytest.mark.parametrize("text", ["I'm only in before 9 am, so please come then",
+                                  "Someone's always in on Saturday mornings",
+                                  "I'm generally around after 5pm on weekdays"])
+def test_someone_in_with_an_adverb_names_a_delivery(text: str) -> None:
+    assert "delivery_time" in _typed(text), text

@@ -44,22 +44,31 @@ LIST_ITEMS = 8
 MIN_ITEM_CHARS = 2
 
 
+#: The sub-clauses of a unit ("…2026年3月13日講的時間不行了，現在週末早上才有人…": the date is
+#: the telling's, the window is another sub-clause's).
+_PARTS = re.compile(r"[，,;；。.!！?？]\s*")
+
+
 def _not_of_clause_slot(row: SlotSpec, unit: MemoryUnit) -> bool:
     """A unit that cannot state a clause-valued slot's new value whatever words it holds: one
     typed to another slot (the canonical "用户的邮箱是X", an order's status "订单 X：已签收，
     updated: 2026-03-19" state their own slot, not a channel or a window), one holding an
     entity the row names as another answer ("got a new phone, call 415 555 0134": the phone
-    changes, as on the write path), or, for a standing
-    time, one whose time is an event's (a day of the calendar, "2026年3月23日晚上雨好大"; the
-    row's ``event`` words, "the parcel arrived at 3pm")."""
+    changes, as on the write path), or, for a standing time, one whose every sub-clause naming
+    a time is an event's (a day of the calendar, "2026年3月23日晚上雨好大"; the row's ``event``
+    words, "the parcel arrived at 3pm")."""
     if row.value != "clause":
         return False
     if unit.slot and base_name(unit.slot) != row.name:
         return True
     if any(e.kind in row.kinds for e in unit.entities):
         return True  # it gives a number or an e-mail: that slot changes by its own
-    return row.recurring and (CALENDAR_DAY.search(unit.content) is not None or (
-        row.event is not None and row.event.search(unit.content) is not None))
+    if not row.recurring or row.value_words is None:
+        return False
+    valued = [p for p in _PARTS.split(unit.content) if row.value_words.search(p)]
+    return bool(valued) and all(
+        CALENDAR_DAY.search(p) is not None or (row.event is not None and row.event.search(p))
+        for p in valued)
 
 
 @dataclass

@@ -29,7 +29,10 @@ A row says:
   anywhere in the turn they make a clause holding a value word a statement of the slot
   ("关于配送：工作日晚上七点以后") unless its time is an event's (``event``: the user busy with
   something else, "下午三点我有个会", or a delivery that came, "下午三点送到了"); ``as_verb``: the words after a value word that make it a verb, a cue of
-  its own ("微信我", "LINE我", "WhatsApp me");
+  its own ("微信我", "LINE我", "WhatsApp me"); ``suits``: words that take a value as the
+  user's wish ("suit me", "works for me", "得閒", "就好", "is fine"), stating the slot only in a
+  clause that is nothing but the value and them ("weekday mornings suit me", "週末先得閒",
+  "LINE就好"; not "the evening news is great");
 * ``not_value``: look-alikes: a clause holding one states no value of the slot (a payment
   method is no contact channel, a courier's call no delivery time, a colour no food);
 * ``recurring``: the value is a standing time (a delivery window): a clause naming one day of
@@ -99,6 +102,9 @@ class SlotSpec:
     #: busy with something else, "下午三点我有个会", "dentist at 3pm"; a delivery that came,
     #: "下午三点送到了", "it arrived at 3pm")
     event: re.Pattern[str] | None = None
+    #: a clause-valued row: words that take a value as the user's wish ("suit me", "得閒",
+    #: "就好"); they state the slot only in a clause that is nothing but the value and them
+    suits: re.Pattern[str] | None = None
 
     def states(self, clause: str) -> bool:
         """The rule for a clause-valued slot: a value word and a cue word in one clause
@@ -190,7 +196,8 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         value_words=values, statement_cue=_cue_words(raw, values),
         not_value=_rx(raw.get("not_value")), recurring=bool(raw.get("recurring", False)),
         strong_cue=_rx(raw.get("strong_cue")), thing=_rx(raw.get("thing")),
-        context=_rx(raw.get("context")), event=_rx(raw.get("event")))
+        context=_rx(raw.get("context")), event=_rx(raw.get("event")),
+        suits=_rx(raw.get("suits")))
 
 
 def load_schema(text: str) -> tuple[SlotSpec, ...]:

@@ -24,10 +24,11 @@ from datetime import datetime
 from ..embed.base import Embedder
 from ..keyfacts.polarity import item_words, may_take_back, names_words, takes_back
 from ..keyfacts.prototypes import index
-from ..keyfacts.schema import SlotSpec, list_item, negates, one_item, spec
+from ..keyfacts.schema import SlotSpec, base_name, list_item, negates, one_item, spec
 from ..keyfacts.typing import QUESTION, owns, question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import fold
+from ..text.timeofday import CALENDAR_DAY
 from ..units import MemoryType, MemoryUnit, unit_date, unit_status
 from .query import without_ruled_out_past
 from .rules import OTHERS_RE, SlotIntent
@@ -41,6 +42,33 @@ LIST_UNITS_READ = 300
 LIST_ITEMS = 8
 #: An item taken back shorter than this ("鱼") is not looked for in other units' text.
 MIN_ITEM_CHARS = 2
+
+
+#: The sub-clauses of a unit ("…2026年3月13日講的時間不行了，現在週末早上才有人…": the date is
+#: the telling's, the window is another sub-clause's).
+_PARTS = re.compile(r"[，,;；。.!！?？]\s*")
+
+
+def _not_of_clause_slot(row: SlotSpec, unit: MemoryUnit) -> bool:
+    """A unit that cannot state a clause-valued slot's new value whatever words it holds: one
+    typed to another slot (the canonical "用户的邮箱是X", an order's status "订单 X：已签收，
+    updated: 2026-03-19" state their own slot, not a channel or a window), one holding an
+    entity the row names as another answer ("got a new phone, call 415 555 0134": the phone
+    changes, as on the write path), or, for a standing time, one whose every sub-clause naming
+    a time is an event's (a day of the calendar, "2026年3月23日晚上雨好大"; the row's ``event``
+    words, "the parcel arrived at 3pm")."""
+    if row.value != "clause":
+        return False
+    if unit.slot and base_name(unit.slot) != row.name:
+        return True
+    if any(e.kind in row.kinds for e in unit.entities):
+        return True  # it gives a number or an e-mail: that slot changes by its own
+    if not row.recurring or row.value_words is None:
+        return False
+    valued = [p for p in _PARTS.split(unit.content) if row.value_words.search(p)]
+    return bool(valued) and all(
+        CALENDAR_DAY.search(p) is not None or (row.event is not None and row.event.search(p))
+        for p in valued)
 
 
 @dataclass
@@ -89,7 +117,7 @@ class SlotView:
             earlier = self.earlier_values.get(row.name, frozenset())
             if earlier and not names_other_value(held, earlier):
                 continue  # a value the slot held before ("my old number X is dead")
-            if not owns(row.name, unit.content):
+            if not owns(row.name, unit.content) or _not_of_clause_slot(row, unit):
                 continue
             states = row.value_words is None or row.states(unit.content)
             if not states and not (row.value == "level" and row.value_words is not None

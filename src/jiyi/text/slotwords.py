@@ -168,12 +168,13 @@ CORRECTION_EN: tuple[str, ...] = (
 INSTEAD_ZH: tuple[str, ...] = (
     "改(?!天|日)", "换(?![货貨])", "換(?![货貨])", "调(?!查)", "調(?!查)", "转(?![账帐发])",
     "轉(?![賬帳發])", "不行了", "唔得", "不方便了", "最合适", "最合適", "最方便", "最好", "比较好",
-    "比較好", "就行", "就好", "才有空", "才方便", "才有人",
+    "比較好", "就行", "就好", "才有空", "才方便", "才有人", "更好", "更方便", "好啲", "好D", "方便啲",
 )
 INSTEAD_EN: tuple[str, ...] = (
     "instead", "make it", r"switch\w*", r"move\w*", r"change\w*", "works? (?:best|better)",
-    "is (?:best|better|easiest)", "(?:could|can) you do", "how about", "from now on",
-    "going forward",
+    "(?:is|are|'s|'re|would be|'d be) (?:best|better|easier|easiest)", "suits? (?:me )?better",
+    "(?:could|can) you do", "how about", "from now on", "going forward", "on second thought",
+    "rather", r"prefer\w*",
 )
 
 # --- a phone number --------------------------------------------------------------------------

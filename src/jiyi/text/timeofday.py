@@ -32,5 +32,13 @@ EN_WEEKDAY = r"\b(?:" + _longest_first(list(WEEKDAYS_EN)) + r")s?\b"
 TIME_OF_DAY = f"{ZH_PART}|{ZH_WEEKDAY}|{EN_PART}|{EN_WEEKDAY}"
 TIME_OF_DAY_RE = re.compile(TIME_OF_DAY, re.I)
 
+#: A day of the calendar, as the write path writes it ("2026年3月20日", "13 March 2026", "May 3")
+#: or as said ("昨天", "last night"): a time on such a day is an event, not a standing wish.
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
+CALENDAR_DAY = re.compile(
+    r"\d{1,2}\s*月\s*\d{1,2}\s*[日号號]|昨天|昨晚|前天|前晚|上次|那天|"
+    r"\b(?:\d{1,2}\s+" + _MONTH + r"|" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|"
+    r"yesterday|last (?:night|time|week)|the other day)\b", re.I)
 
 gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -41,6 +41,7 @@ from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vecto
 from ..text import fold
 from ..text import slotwords as sw
 from ..text.segment import has_cjk
+from ..text.timeofday import CALENDAR_DAY
 from ..units import MemoryType, MemoryUnit
 from .answers import type_answers
 from .buried import buried_item
@@ -50,14 +51,15 @@ from .filler import content_left
 #: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
 TYPABLE = frozenset({MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE,
                      MemoryType.SESSION_STATE})
-#: A clause that retires a value ("别再用微信了", "don't phone", "not the old time") does not
-#: state the slot's new value.
+#: A clause that retires a value ("别再用微信了", "don't phone", "not the old time"; a time nobody
+#: is in, "家里白天没人", "evenings I'm busy") does not state the slot's new value.
 RETIRES = re.compile(
     r"别再|別再|不再|不要再|不用|不常看|不怎么看|不怎麼看|卸载|卸載|删了|刪了|删掉|刪掉|停用|别用|別用|"
     r"不能用|用不了|不能再用|不再用|"
     r"别发|別發|不要发|不要發|(?<![\d点點时時午晚早])(?:之前|以前)|原来|原來|老地方|舊的|旧的|别|別|不要|"
-    r"不行|不方便|\b(?:don't|do not|stop|no longer|anymore|old|previous|used to|deleted|not|"
-    r"doesn't|isn't|won't)\b", re.I)
+    r"不行|不方便|没人|沒人|冇人|无人|無人|不在|唔喺|没空|沒空|冇空|不得闲|不得閒|唔得闲|唔得閒|"
+    r"\b(?:don't|do not|stop|no longer|anymore|old|previous|used to|deleted|not|"
+    r"doesn't|isn't|won't|nobody|no one|busy)\b", re.I)
 #: Clauses of a draft ("周日全天不行了，改午饭后": the first retires a value, the second states one).
 _CLAUSES = re.compile(r"[，,;；。.!！]\s*")
 #: How close to a value word a retiring word must stand to retire it.
@@ -182,7 +184,8 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
                  and not _event_only(row, d.content) and not _gives_entity(row, d)
                  and owns(row.name, _said(row, d.content))
                  and _fresh_value(row.value_words, d.content, row.recurring)]
-        found = found or _pointed(row, drafts) or _in_context(row, drafts, types) or [
+        found = found or _pointed(row, drafts) or _in_context(row, drafts, types) \
+            or _suited(row, drafts, types) or [
             d for d in drafts if d.slot is None and d.about_id is None and d.type in types
             and not _gives_entity(row, d) and _states_in_window(row, d.content)]
         if found:
@@ -231,6 +234,43 @@ def _in_context(row: SlotSpec, drafts: Sequence[UnitDraft], types: frozenset[Mem
             and _bare(row, d.content) and not _asked(row, d.content)
             and not _event_only(row, d.content) and not _gives_entity(row, d)
             and owns(row.name, _said(row, d.content))
+            and _fresh_value(words, d.content, row.recurring)]
+
+
+#: Words of how often or how many, and a clock time's rest, that leave a value bare ("I'm free
+#: *most* weekday evenings", "after 6*pm* is fine").
+_HABIT = re.compile(r"\b(?:most|mostly|usually|always|generally|normally|typically|any|every|all|"
+                    r"pretty much|basically|a\.?m\.?|p\.?m\.?|o'?clock|ish)(?![\w'])|一般|通常|平时|平時|基本上|多数|多數", re.I)
+
+
+def _suited(row: SlotSpec, drafts: Sequence[UnitDraft], types: frozenset[MemoryType]
+            ) -> list[UnitDraft]:
+    """Drafts with a sub-clause that is nothing but a fresh value of the slot and words taking
+    it as the user's wish (the row's ``suits``: "weekday mornings suit me", "I'm free after
+    6pm", "週末先得閒", "平日晚上OK", "LINE就好", "email is fine"), not asked, no event's time,
+    not someone else's. A word left beside them ("the evening *news* is great", "晚上可以*吃火锅*")
+    says the value is something else's."""
+    words, suits = row.value_words, row.suits
+    if words is None or suits is None:
+        return []
+
+    def suited(part: str) -> bool:
+        part = part.strip()
+        if not (words.search(part) and suits.search(part)):
+            return False
+        rest = part
+        for rx in (words, row.statement_cue, suits, _HABIT):
+            rest = rx.sub(" ", rest) if rx is not None else rest
+        if has_cjk(rest):
+            return len(content_left(rest)) <= BARE_CJK_CHARS
+        return not any(content_left(w) for w in rest.split())
+
+    return [d for d in drafts if d.slot is None and d.about_id is None and d.type in types
+            and len(d.content) <= MAX_TYPED_CHARS
+            and any(suited(p) for m in _SUB_CLAUSE.finditer(d.content)
+                    for p in run_on_parts(m.group(0)) if not QUESTION.search(p))
+            and not _asked(row, d.content) and not _event_only(row, d.content)
+            and not _gives_entity(row, d) and owns(row.name, _said(row, d.content))
             and _fresh_value(words, d.content, row.recurring)]
 
 
@@ -310,16 +350,6 @@ def _said(row: SlotSpec, draft: str) -> str:
              if (row.value_words is not None and row.value_words.search(p))
              or (row.statement_cue is not None and row.statement_cue.search(p))]
     return "，".join(parts) or draft
-
-
-#: A day of the calendar, as the write path writes it ("2026年3月20日", "13 March 2026", "May 3")
-#: or as said ("昨天", "last night"): a time on such a day is an event, not a standing wish.
-_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
-CALENDAR_DAY = re.compile(
-    r"\d{1,2}\s*月\s*\d{1,2}\s*[日号號]|昨天|昨晚|前天|前晚|上次|那天|"
-    r"\b(?:\d{1,2}\s+" + _MONTH + r"|" + _MONTH + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|"
-    r"yesterday|last (?:night|time|week)|the other day)\b", re.I)
 
 
 def _event_only(row: SlotSpec, draft: str) -> bool:

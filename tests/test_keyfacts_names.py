@@ -163,6 +163,7 @@ def test_a_new_name_replaces_the_old_one(e5_mem: Memory, turns: list[str], ask: 
 def test_a_surname_said_alone_is_recalled(e5_mem: Memory) -> None:
     hits = ask_after(e5_mem, ["敝姓林，双木林，想问下退货的事"], "我姓什么来着")
     assert hits and "林" in hits[0].unit.content and hits[0].current
+    assert hits[0].unit.slot and base_name(hits[0].unit.slot) == "name"
 
 
 def test_a_family_members_name_is_stored_but_not_the_users(e5_mem: Memory) -> None:

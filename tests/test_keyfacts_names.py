@@ -68,6 +68,9 @@ def _name(turn: str) -> str:
      "last week", "Priyanka Shah"),
     ("my name is Tom Hart Thanks", "Tom Hart"),
     ("you asked my name: it's Elif Yilmaz", "Elif Yilmaz"),
+    ("g'day, Tom Reed here wifi died again lol", "Tom Reed"),
+    ("hi there, Ana-Sofia Lima here just checking my order", "Ana-Sofia Lima"),
+    ("can you just put Mei-Ling Chen on the parcel, that's my legal name", "Mei-Ling Chen"),
     # zh-Hans
     ("何佳琪，你刚问我叫啥", "何佳琪"),
     ("姓陈，耳东陈", "陈"),
@@ -84,6 +87,7 @@ def _name(turn: str) -> str:
     ("您好，我现在叫白若曦", "白若曦"),
     ("嗯，孟思远，你问的名字", "孟思远"),
     ("收件人写冯晓彤", "冯晓彤"),
+    ("我是老客户周文斌，想问下退款", "周文斌"),
     # zh-Hant
     ("何家琪，你剛問我叫乜", "何家琪"),
     ("姓陳，耳東陳", "陳"),
@@ -100,6 +104,7 @@ def _name(turn: str) -> str:
     ("收件人寫蔡佩珊", "蔡佩珊"),
     ("你好我係莫嘉欣我想問下啲貨幾時到", "莫嘉欣"),
     ("我其實叫鄧慧儀", "鄧慧儀"),
+    ("我是你們的會員曾雅琪", "曾雅琪"),
 ])
 def test_a_name_said_any_way_is_the_users_name(turn: str, name: str) -> None:
     found = _name(turn)
@@ -113,7 +118,8 @@ def test_a_name_said_any_way_is_the_users_name(turn: str, name: str) -> None:
     "put it under the mat", "I go by bus usually", "call me back tomorrow",
     "my wife Grace will pick it up", "my son Ethan Park will sign for it",
     "It's Friday already", "name's wrong on the label", "I'm Gold now", "My surname is spelled wrong",
-    "it's spelled wrong on the box",
+    "it's spelled wrong on the box", "hey, the parcel here is damaged",
+    "我是会员金卡用户", "我是會員，想問下積分",
     "我是说这个不能退吗", "我是VIP", "叫我一声就行", "我老婆叫王丽，她来取", "我姓名那栏空着",
     "叫我怎么办", "我是学生", "我是上海人", "姓陈的快递员说明天到", "他姓陈", "叫我老公来拿吧",
     "我是說地址錯了", "叫我一聲就好", "我太太叫林美華，她會去拿", "我是台灣人", "我是會員",

@@ -195,7 +195,7 @@ _AMOUNT_SUF = re.compile(
 
 _SURNAME_FIRSTS = "".join(sorted({*SURNAMES, *(s[0] for s in SURNAMES_MULTI)}))
 _ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
-_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在俺") + r"(?:我(?:现在|現在|其实|其實|本名|全名|真名|大名)?叫|俺叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在俺") + r"(?:我(?:现在|現在|其实|其實|本名|全名|真名|大名)?叫|俺叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是(?:你们的|你們的|贵店的|貴店的)?老?(?:会员|會員|客户|客戶|用户|用戶|顾客|顧客|买家|買家)|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 #: A name given for the account or the parcel ("收件人寫鄭凱文", "登记的名字写李娜", "名字…是郭佳怡"),
 #: or a caller naming themselves ("罗志强这边").
 _ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
@@ -256,6 +256,12 @@ _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHhSsLlFfGgiOoEeDdYyWw") + r"(?<
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
                           + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—])|\s+(?:lol|haha|lmao|"
                           r"ok|okay|thx|thanks|ty|pls|btw)\b)")
+#: A name said with "here" or "speaking" right after a greeting, whatever follows in a run-on
+#: chat turn ("g'day, Kayla Brooks here wifi died again", "hi there, Ana-Sofia Lima here just
+#: checking").
+_EN_GREETED = re.compile(r"(?i:\b(?:hi|hello|hey|hiya|howdy|g'?day|yo|morning|evening|afternoon|"
+                         r"good (?:morning|afternoon|evening)))(?i: (?:there|all|team|guys|folks))?"
+                         r"[,!.]*\s+" + _EN_NAME + r"\s+(?:here|speaking)\b")
 #: "it's Megan Fletcher again", "Um, it's Isabel Ortega?": a first name and a surname after
 #: "it's" that end the clause or come before again/here/speaking/calling.
 _EN_ITS = re.compile(_at("Ii") + r"\b[Ii]t(?:'s|’s| is)\s+(" + _EN_WORD + r"[ \-]" + _EN_WORD
@@ -571,7 +577,7 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         out.append(_ent("person", m, to_simplified(name), 1))
     if not latin:
         return out
-    for rx in (_EN_INTRO, _EN_ANSWER, _EN_IS_ME, _EN_SPELLED):
+    for rx in (_EN_INTRO, _EN_ANSWER, _EN_IS_ME, _EN_SPELLED, _EN_GREETED):
         for m in rx.finditer(text):
             name = _en_person(m.group(1))
             if name:  # "I'm Two Star": a level, not a name

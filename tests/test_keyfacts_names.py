@@ -58,6 +58,7 @@ def _name(turn: str) -> str:
     ("sorry, my name is Nguyễn Thị Lan", "Nguyễn Thị Lan"),
     ("I'm Siobhan O'Brien, I ordered a lamp", "Siobhan O'Brien"),
     ("This is Łukasz Wójcik speaking", "Łukasz Wójcik"),
+    ("I'm Mohammed, I placed an order on Monday", "Mohammed"),
     # an answer, a spelling, "that's me"
     ("It's Ciarán, you asked earlier", "Ciarán"),
     ("Ngozi Eze, since you asked", "Ngozi Eze"),

@@ -526,7 +526,7 @@ _NOT_A_NAME_WORD = frozenset({
     "Please", "Pls", "Thx", "Btw", "Again", "Speaking", "Today", "Tomorrow", "Yesterday"})
 #: Endings of English adjectives ("Ridiculous", "Thankful", "Unbelievable", "Clueless"): a single
 #: capitalised word with one is a remark, not a name.
-_ADJ_ENDING = re.compile(r"(?:ous|ful|able|ible|less|ing|ed)$")
+_ADJ_ENDING = re.compile(r"(?:ous|ful|able|ible|less|ing)$")
 
 
 def _en_person(name: str) -> str:

@@ -70,6 +70,7 @@ def _name(turn: str) -> str:
     ("my name is Tom Hart Thanks", "Tom Hart"),
     ("you asked my name: it's Elif Yilmaz", "Elif Yilmaz"),
     ("g'day, Tom Reed here wifi died again lol", "Tom Reed"),
+    ("oh and it's Priya Nair btw where's my stuff", "Priya Nair"),
     ("hi there, Ana-Sofia Lima here just checking my order", "Ana-Sofia Lima"),
     ("can you just put Mei-Ling Chen on the parcel, that's my legal name", "Mei-Ling Chen"),
     # zh-Hans
@@ -119,7 +120,7 @@ def test_a_name_said_any_way_is_the_users_name(turn: str, name: str) -> None:
     "put it under the mat", "I go by bus usually", "call me back tomorrow",
     "my wife Grace will pick it up", "my son Ethan Park will sign for it",
     "It's Friday already", "name's wrong on the label", "I'm Gold now", "My surname is spelled wrong",
-    "it's spelled wrong on the box", "hey, the parcel here is damaged",
+    "it's spelled wrong on the box", "it's Black Friday btw", "hey, the parcel here is damaged",
     "我是会员金卡用户", "我是會員，想問下積分",
     "我是说这个不能退吗", "我是VIP", "叫我一声就行", "我老婆叫王丽，她来取", "我姓名那栏空着",
     "叫我怎么办", "我是学生", "我是上海人", "姓陈的快递员说明天到", "他姓陈", "叫我老公来拿吧",

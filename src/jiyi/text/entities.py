@@ -265,7 +265,8 @@ _EN_GREETED = re.compile(r"(?i:\b(?:hi|hello|hey|hiya|howdy|g'?day|yo|morning|ev
 #: "it's Megan Fletcher again", "Um, it's Isabel Ortega?": a first name and a surname after
 #: "it's" that end the clause or come before again/here/speaking/calling.
 _EN_ITS = re.compile(_at("Ii") + r"\b[Ii]t(?:'s|’s| is)\s+(" + _EN_WORD + r"[ \-]" + _EN_WORD
-                     + r")(?=\s+(?:again|here|speaking|calling)\b|\s*(?:[,.!?;]|$))")
+                     + r")(?=\s+(?:again|here|speaking|calling|btw|by the way|fyi|lol|haha)\b|"
+                     r"\s*(?:[,.!?;]|$))")
 #: A name given as the answer to the agent's question, one word or more: "It's Ciarán, you
 #: asked", "Ngozi Eze, since you asked", "Bartek — you asked for my name". The answer opens the
 #: turn (after a filler or "it's") and is followed by the remark that it answers a question.

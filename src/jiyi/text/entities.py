@@ -207,11 +207,12 @@ _ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|收件人|联系人|聯絡人|�
 #: ending there, so "姓陈的快递员" and "他姓陈" name nobody.
 _ZH_SURNAME_SAID = re.compile(r"(?:我|俺|本人|敝|免贵|免貴|鄙人|在下|(?:^|(?<=[，,。！!？?\s、])))姓("
                               + _ZH_SURNAME + r")(?=[，,。！!？?\s、；;]|$|(?:啊|哦|喔|啦|呀|哈))")
-#: The answer to the agent's question about the name, opening the turn: "何佳琪，你刚问我叫啥",
-#: "陳志明，你問我名字嘛".
-_ZH_ANSWER = re.compile(r"^(?:[嗯哦噢喔好对對是][的啊呀]?[，,\s]*)?(" + _ZH_SURNAME
-                        + r"[\u4e00-\u9fff]{1,2})[，,。.!！\s]+(?:你|您|妳)[^。！？!?]{0,4}[问問][^。！？!?]{0,6}"
-                        r"(?:叫|名|称呼|稱呼|姓)")
+#: The answer to the agent's question about the name, set off by a pause before it (the turn's
+#: start, a space or a stop, perhaps a filler) and followed by the remark that it answers the
+#: question: "何佳琪，你刚问我叫啥", "嗯 就是那个 陳志明，你問我名字嘛".
+_ZH_ANSWER = re.compile(r"(?:^|(?<=[\s，,。.!！？?~～]))(?:(?:[嗯哦噢喔呃]|好的?|对|對|是的|就是|那个|那個)"
+                        r"[啊呀]?[，,\s]*)*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})[，,。.!！\s]+"
+                        r"(?:你|您|妳)[^。！？!?他她]{0,4}[问問](?![他她])[^。！？!?]{0,6}(?:叫|名|称呼|稱呼|姓)")
 #: What the speaker wants to be called, a familiar form of the surname ("叫我小周就行", "叫我阿傑
 #: 就可以"): 小/老 before a surname, 阿 before a name's character but not a kinship word.
 _ZH_CALL_ME = re.compile(r"叫我(?:做|作)?((?:小|老)" + _ZH_SURNAME + r"|阿[^\W\d姨婆公爸妈媽嫂哥姐妹弟伯叔舅嬸婶]"

@@ -196,31 +196,95 @@ _AMOUNT_SUF = re.compile(
 
 _SURNAME_FIRSTS = "".join(sorted({*SURNAMES, *(s[0] for s in SURNAMES_MULTI)}))
 _ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
-_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在俺") + r"(?:我叫|俺叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在俺") + r"(?:我(?:现在|現在|其实|其實|本名|全名|真名|大名)?叫|俺叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是(?:你们的|你們的|贵店的|貴店的)?老?(?:会员|會員|客户|客戶|用户|用戶|顾客|顧客|买家|買家)|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 #: A name given for the account or the parcel ("收件人寫鄭凱文", "登记的名字写李娜", "名字…是郭佳怡"),
 #: or a caller naming themselves ("罗志强这边").
 _ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
-                          r"(?:是|係|写|寫|填|叫|为|為|[:：])|登[记記]名用)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+                          r"(?:是|係|写|寫|填|叫|为|為|成|[:：])(?:成|为|為|作)?|登[记記]名用|"
+                          r"(?:改名|改了名|更名|改名字|改了名字)[^。！？!?]{0,8}?(?:叫|为|為|成))"
+                          r"\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+#: A surname said alone, often with how it is written ("姓陈，耳东陈", "敝姓林", "免贵姓赵",
+#: "本人姓許，許諾的許"): said by the speaker (after 我/本人/敝/免贵 or opening the clause) and
+#: ending there, so "姓陈的快递员" and "他姓陈" name nobody.
+_ZH_SURNAME_SAID = re.compile(r"(?:我|俺|本人|敝|免贵|免貴|鄙人|在下|(?:^|(?<=[，,。！!？?\s、])))姓("
+                              + _ZH_SURNAME + r")(?=[，,。！!？?\s、；;]|$|(?:啊|哦|喔|啦|呀|哈))")
+#: The answer to the agent's question about the name, set off by a pause before it (the turn's
+#: start, a space or a stop, perhaps a filler) and followed by the remark that it answers the
+#: question: "何佳琪，你刚问我叫啥", "嗯 就是那个 陳志明，你問我名字嘛".
+_ZH_ANSWER = re.compile(r"(?:^|(?<=[\s，,。.!！？?~～]))(?:(?:[嗯哦噢喔呃]|好的?|对|對|是的|就是|那个|那個)"
+                        r"[啊呀]?[，,\s]*)*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})[，,。.!！\s]+"
+                        r"(?:你|您|妳)[^。！？!?他她]{0,4}[问問](?![他她])[^。！？!?]{0,6}(?:叫|名|称呼|稱呼|姓)")
+#: What the speaker wants to be called, a familiar form of the surname ("叫我小周就行", "叫我阿傑
+#: 就可以"): 小/老 before a surname, 阿 before a name's character but not a kinship word.
+_ZH_CALL_ME = re.compile(r"叫我(?:做|作)?((?:小|老)" + _ZH_SURNAME + r"|阿[^\W\d姨婆公爸妈媽嫂哥姐妹弟伯叔舅嬸婶]"
+                         r")(?=就|吧|好了|即可|便可|可以|行|[，,。！!？?\s]|$)")
 _ZH_THIS_SIDE = re.compile(r"(?:^|(?<=[，,。！!？?\s]))(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)(?:这边|這邊)")
 _ZH_HONORIFIC = re.compile(_at(_SURNAME_FIRSTS) + "(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
-#: A first name and perhaps a surname; a word may be "O'Connor", "D'Souza", "McDonald".
-_EN_WORD = r"(?:[A-Z]['’])?[A-Z][a-z]+(?:[A-Z][a-z]+)?"
-_EN_NAME = r"(" + _EN_WORD + r"(?:[ \-]" + _EN_WORD + r")?)"
-_EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHh") + r"(?:[Mm]y name is|[Mm]y name's|[Cc]all me|[Tt]his is|I am|I'm|[Nn]ame:|"
-                       r"[Rr]eal name is|[Rr]eal name's|[Nn]ame on (?:the|my) (?:account|order|parcel|package) is|"
-                       r"[Aa]ccount is under|[Uu]nder the name|[Aa]ddressed to|[Rr]ecipient is|"
+#: Letters of names written in the Latin script: a capital (any Latin capital, "Ł", "Ś", "Ó")
+#: then small letters with or without marks ("Ciarán", "Nguyễn", "Thị", "Zoë").
+_EN_UP = "A-Z\u00c0-\u00d6\u00d8-\u00de" + "".join(
+    c for c in map(chr, range(0x100, 0x180)) if c.isupper())
+_EN_LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f\u1e00-\u1eff"
+#: A name's word may be "O'Connor", "D'Souza", "McDonald".
+_EN_WORD = "(?:[" + _EN_UP + "]['’])?[" + _EN_UP + "][" + _EN_LOW + "]+(?:[" + _EN_UP + "][" \
+    + _EN_LOW + "]+)?"
+#: The small words inside a family name: "Maria de la Cruz", "Pieter van der Berg", "Ana dos
+#: Santos", "Omar bin Said", "Ali al-Hassan".
+_EN_PARTICLE = r"(?:de|del|della|di|da|das|dos|du|la|le|van|von|der|den|ter|ten|bin|binti|al|el)"
+#: A given name and up to two more words (a middle name, a family name), each joined by a space
+#: or a hyphen ("Chidi Adebayo-Okafor", "Nguyễn Thị Lan"), with the particles between.
+_EN_NAME = r"(" + _EN_WORD + r"(?:(?:[ \-]" + _EN_PARTICLE + r"){0,2}[ \-]" + _EN_WORD \
+    + r"){0,2})"
+#: Ways of giving one's own name before it: "my name is", "name's", "call me", "I go by", "in
+#: the name of", "put it under", "address me as", "my surname is", "changed my name to".
+_EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHhSsLlFfGgiOoEeDdYyWw") + r"(?<![A-Za-z])(?:"
+                       r"[Mm]y (?:(?:full|real|legal|first|given|last|family|maiden|married|new) )?"
+                       r"name(?: is| 's|'s|’s)(?: now| actually| really)?|[Mm]y surname is|"
+                       r"[Nn]ame(?:'s|’s)|[Cc]all me|[Tt]his is|I am|I'm|I’m|im|[Nn]ame:|"
+                       r"(?:[Ff]irst|[Ll]ast|[Ff]amily|[Gg]iven|[Ff]ull) name(?: is|:)?|[Ss]urname(?: is|:)?|"
+                       r"[Rr]eal name is|[Rr]eal name's|[Nn]ame on (?:the|my) (?:account|order|parcel|package|"
+                       r"booking|card|reservation) (?:is|should be|will be|reads|says)|"
+                       r"(?:[Aa]ccount|[Oo]rder|[Bb]ooking|[Ii]t|[Ee]verything) is under|"
+                       r"(?:[Aa]ccount|[Oo]rder|[Bb]ooking|[Ii]t|[Ee]verything|[Tt]hat)['’]s under|"
+                       r"[Uu]nder the name(?: of)?|[Ii]n the name of|[Aa]ddressed to|[Rr]ecipient is|"
+                       r"[Ii] (?:go|went) by|[Ii]['’]m going by|[Ii]['’]m|[Ii] am|[Aa]ddress me as|[Rr]efer to me as|"
+                       r"(?:changed|change|changing|updated|update) my name to|"
                        r"[Mm]yself|(?:[Aa]ccount|[Cc]ard)[ -]?[Hh]older is|[Hh]older is|"
-                       r"(?:[Pp]ut|[Kk]eep|[Bb]ook|[Rr]egister)\s+(?:it|the \w+|everything|this|that)\s+under)\s+"
-                       + _EN_NAME + r"(?![A-Za-z])")
+                       r"(?:[Pp]ut|[Kk]eep|[Bb]ook|[Rr]egister|[Ff]ile|[Ll]ist|[Ss]ave|[Rr]eserve)\s+"
+                       r"(?:it|the \w+|everything|this|that|them)\s+under)\s+"
+                       r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?" + _EN_NAME + r"(?![" + _EN_LOW + _EN_UP + r"])")
 #: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting; in
 #: a run-on chat turn before a chat word ("g'day, Tom Reed here lol ok …").
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
                           + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—])|\s+(?:lol|haha|lmao|"
                           r"ok|okay|thx|thanks|ty|pls|btw)\b)")
+#: A name said with "here" or "speaking" right after a greeting, whatever follows in a run-on
+#: chat turn ("g'day, Kayla Brooks here wifi died again", "hi there, Ana-Sofia Lima here just
+#: checking").
+_EN_GREETED = re.compile(r"(?i:\b(?:hi|hello|hey|hiya|howdy|g'?day|yo|morning|evening|afternoon|"
+                         r"good (?:morning|afternoon|evening)))(?i: (?:there|all|team|guys|folks))?"
+                         r"[,!.]*\s+" + _EN_NAME + r"\s+(?:here|speaking)\b")
 #: "it's Megan Fletcher again", "Um, it's Isabel Ortega?": a first name and a surname after
 #: "it's" that end the clause or come before again/here/speaking/calling.
 _EN_ITS = re.compile(_at("Ii") + r"\b[Ii]t(?:'s|’s| is)\s+(" + _EN_WORD + r"[ \-]" + _EN_WORD
-                     + r")(?=\s+(?:again|here|speaking|calling)\b|\s*(?:[,.!?;]|$))")
+                     + r")(?=\s+(?:again|here|speaking|calling|btw|by the way|fyi|lol|haha)\b|"
+                     r"\s*(?:[,.!?;]|$))")
+#: A name given as the answer to the agent's question, one word or more: "It's Ciarán, you
+#: asked", "Ngozi Eze, since you asked", "Bartek — you asked for my name". The answer opens the
+#: turn (after a filler or "it's") and is followed by the remark that it answers a question.
+_EN_ANSWER = re.compile(r"^(?i:\W*(?:ok(?:ay)?|so|sure|yes|yeah|yep|right|um+|uh+|well|oh|hi|hello|hey)\b"
+                        r"[\s,.!]*)*(?i:(?:it|that)(?:'s|’s| is)\s+|(?:I'm|I am)\s+)?" + _EN_NAME
+                        + r"\s*(?:[,.;:!]|[-—–]+)\s*(?i:(?:since|as|like|because|cos|cuz)\s+)?"
+                        r"(?i:(?:you|u)\s+(?:just\s+|had\s+|did\s+)?(?:asked|wanted|needed|requested))")
+#: "Wojciech Nowak, that's me", "the recipient is Ana Lima — that's me": a name the speaker
+#: says is theirs right after it.
+_EN_IS_ME = re.compile(_EN_NAME + r"\s*(?:,|[-—–]+)?\s*(?:that's|that is|that’s|it's|it is|"
+                       r"which is)\s+me\b")
+#: A spelling given for a name ("it's spelled Aoife, not Eva", "my name is spelt Sean, no h"):
+#: the spelling is the name as it should be.
+_EN_SPELLED = re.compile(_at("IiNnTt") + r"\b(?:[Ii]t(?:'s|’s| is)|[Nn]ame(?:'s|’s| is)|[Tt]hat(?:'s|’s| is))"
+                         r"\s+(?:actually\s+|really\s+)?(?:spelled|spelt|written)\s+(?:as\s+)?"
+                         + _EN_NAME + r"(?=\s*(?:[,.;!]|$|\s+(?:not|with|no)\b))")
 #: "You can put Ryan O'Connor as the recipient", "Emily Carter on the label please".
 _EN_AS_NAME = re.compile(_at("A-Z") + _EN_NAME + r"\s+(?:as (?:the |my )?(?:recipient|name|"
                          r"account holder|contact name)|on the (?:account|order|parcel|package|"
@@ -452,6 +516,37 @@ def _trim_zh_name(name: str) -> str:
     return name[:head] + given
 
 
+#: Capitalised words that end no name: a look-alike said after "I'm" / "this is" ("I'm
+#: Canadian", "this is Ridiculous") or a word after the name ("my name is Tom Hart Thanks").
+_NOT_A_NAME_WORD = frozenset({
+    "American", "Canadian", "British", "English", "Scottish", "Welsh", "Irish", "Australian",
+    "Chinese", "Japanese", "Korean", "Vietnamese", "Thai", "Filipino", "Indian", "Pakistani",
+    "Mexican", "Brazilian", "French", "German", "Italian", "Spanish", "Portuguese", "Dutch",
+    "Swedish", "Norwegian", "Danish", "Finnish", "Polish", "Russian", "Greek", "Turkish",
+    "Nigerian", "Kenyan", "Egyptian", "African", "Asian", "European", "Latino", "Latina",
+    "Taiwanese", "Singaporean", "Malaysian", "Indonesian", "Local", "New", "Calling", "Writing",
+    "Messaging", "Texting", "Emailing", "Asking", "Following", "Checking", "Wondering",
+    "Please", "Pls", "Thx", "Btw", "Again", "Speaking", "Today", "Tomorrow", "Yesterday"})
+#: Endings of English adjectives ("Ridiculous", "Thankful", "Unbelievable", "Clueless"): a single
+#: capitalised word with one is a remark, not a name.
+_ADJ_ENDING = re.compile(r"(?:ous|ful|able|ible|less|ing)$")
+
+
+def _en_person(name: str) -> str:
+    """The name in a capitalised run after an introduction, without the words after it that end
+    no name; "" when its first word is a common word, a level, a city or a nationality."""
+    words = name.split(" ")
+    while len(words) > 1 and (words[-1] in NOT_NAMES_EN or words[-1] in _NOT_A_NAME_WORD):
+        words.pop()
+    first = words[0].split("-")[0]
+    if first in NOT_NAMES_EN or first in CITIES_EN or first in _NOT_A_NAME_WORD \
+            or words[-1].split("-")[-1] in _NOT_SURNAME or " ".join(words) in CITIES_EN \
+            or (len(words) == 1 and "-" not in first and len(first) > 5
+                and _ADJ_ENDING.search(first)):
+        return ""
+    return " ".join(words)
+
+
 def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
     """People; ``cjk`` / ``latin``: whether the text has any Chinese / Latin letters at all."""
     out: list[Entity] = []
@@ -468,16 +563,29 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
             if len(name) >= 2 and not _ROLE_NOUN.search(name):
                 out.append(Entity(kind="person", text=name, value=to_simplified(name),
                                   start=m.start(1), end=m.start(1) + len(name)))
+    for rx in (_ZH_ANSWER, _ZH_CALL_ME) if cjk else ():
+        for m in rx.finditer(text):
+            name = _trim_zh_name(m.group(1)) if rx is _ZH_ANSWER else m.group(1)
+            if len(name) >= 2 and not _ROLE_NOUN.search(name) \
+                    and not _SURNAME_LIKE_WORD.match(name):
+                out.append(Entity(kind="person", text=name, value=to_simplified(name),
+                                  start=m.start(1), end=m.start(1) + len(name)))
+    for m in _ZH_SURNAME_SAID.finditer(text) if cjk else ():
+        # the surname alone only when no fuller name with it is given ("我姓欧阳，叫欧阳明")
+        if not any(e.text.startswith(m.group(1)) and len(e.text) > len(m.group(1))
+                   for e in out):
+            out.append(_ent("person", m, to_simplified(m.group(1)), 1))
     for m in _ZH_HONORIFIC.finditer(text) if cjk else ():
         name = m.group(1)
         out.append(_ent("person", m, to_simplified(name), 1))
     if not latin:
         return out
-    for m in _EN_INTRO.finditer(text):
-        first = m.group(1).split()[0].split("-")[0]
-        if first in NOT_NAMES_EN or first in CITIES_EN or m.group(1).split()[-1] in _NOT_SURNAME:
-            continue  # "I'm Two Star": a level, not a name
-        out.append(_ent("person", m, m.group(1), 1))
+    for rx in (_EN_INTRO, _EN_ANSWER, _EN_IS_ME, _EN_SPELLED, _EN_GREETED):
+        for m in rx.finditer(text):
+            name = _en_person(m.group(1))
+            if name:  # "I'm Two Star": a level, not a name
+                out.append(Entity(kind="person", text=name, value=name, start=m.start(1),
+                                  end=m.start(1) + len(name)))
     for m in _EN_SPEAKING.finditer(text) if ("speaking" in text or "here" in text) else ():
         if m.group(1).split()[0] not in NOT_NAMES_EN:
             out.append(_ent("person", m, m.group(1), 1))

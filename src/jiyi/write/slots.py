@@ -76,16 +76,26 @@ _CITY_WORDS = re.compile(
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
     r"我叫|俺叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
-    r"我嘅名|敝人|在下|本人|姓名|这边|這邊|\b(?:my name|call me|I'm|I am|it's|it is|this is|"
+    r"我嘅名|敝人|在下|本人|姓名|这边|這邊|改名|更名|现在叫|現在叫|我(?:其实|其實|本名|全名|真名|大名)叫|(?:我|本人|敝|免贵|免貴|鄙人)姓|^姓|\b(?:my name|call me|I'm|I am|it's|it is|this is|"
     r"real name|name on|account is under|under the name|addressed to|recipient|myself|"
-    r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book) (?:it|the \w+|everything) under)\b|"
+    r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book|file|list|save|reserve) "
+    r"(?:it|the \w+|everything|this|that|them) under|name(?:'s|’s)?|surname|go by|going by|went by|"
+    r"im|i’m|(?:it|that|everything)(?:'s|’s| is) under|address me|refer to me|spelled|spelt|"
+    r"(?:you|u) (?:just |had |did )?(?:asked|wanted|needed|requested))\b|"
     r"\b(?:speaking|here)\s*[,.!]?\s*$", re.I)
 #: Said right after a name, these make it the speaker's ("Hello, Daniel Reyes here", "…Aisha
 #: Khan, that's me", "Ryan O'Connor as the recipient").
-_NAME_AFTER = re.compile(r"\s*(?:speaking|here|calling|again|as (?:the |my )?(?:recipient|name|"
+_NAME_AFTER = re.compile(r"\s*(?:(?:,|[-—–]+)?\s*(?:that's|that’s|that is|it's|it is|which is)\s+me|"
+                         r"speaking|here|calling|again|as (?:the |my )?(?:recipient|name|"
                          r"account holder|contact name)|on the (?:account|order|parcel|package|"
                          r"label|receipt|invoice))\b", re.I)
 _IS_ME = re.compile(r"\b(?:that's|that is|it's|it is|this is|which is)\s+me\b", re.I)
+#: A clause that is a name and nothing else but a filler ("Sure — Wojciech Nowak", "嗯，何佳琪"):
+#: a name is only found where something marks it as given (an introduction, "that's me", "you
+#: asked" in the next clause), so said alone it is the speaker's answer.
+_BARE_LEAD = re.compile(r"^[\W_]*(?:(?:ok(?:ay)?|so|sure|yes|yeah|yep|right|um+|uh+|er+m?|well|oh|"
+                        r"hi|hello|hey|嗯|哦|噢|喔|好|好的|对|對|是的|係)(?![a-z])[\W_]*)*$", re.I)
+_BARE_TAIL = re.compile(r"^[\W_]*$")
 #: A name said in the clause after its label ("Please note my name: Chloe Martin").
 _NAME_BEFORE = re.compile(r"(?:名字|姓名|\bname)\s*[:：]?\s*$", re.I)
 #: "I'm Sapphire now", "I'm Three Star this month": a level or a state, not a name.
@@ -235,6 +245,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             continue
         if e.kind == "person" and (_NAME_INTRO.search(lead or clause)
                                    or _NAME_AFTER.match(clause[e.end:])
+                                   or (_BARE_LEAD.match(lead) and _BARE_TAIL.match(clause[e.end:]))
                                    or (not lead.strip() and _NAME_BEFORE.search(before))) \
                 and not _TITLE_SUFFIX.search(e.text) and not _NOT_A_NAME.match(clause[e.end:]):
             add("name", e.text, e)

@@ -306,10 +306,25 @@ def names_item(row: SlotSpec, clause: str) -> bool:
 _ONE_ITEM = re.compile(r"[\u4e00-\u9fff]{2,8}|[a-z][a-z'-]*(?: [a-z][a-z'-]*){0,2}")
 
 
+#: Words that name no thing: what is left of "cannot eat already", "I don't eat it again",
+#: "which I enjoy daily", "not eating it anymore", "我不吃这个了" is no item.
+_NO_THING = frozenset({
+    "already", "again", "anymore", "any", "more", "daily", "now", "lately", "nowadays",
+    "today", "still", "ever", "never", "often", "always", "either", "too", "so", "very",
+    "really", "much", "it", "them", "that", "this", "those", "these", "one", "ones", "some",
+    "stuff", "things", "thing", "all", "everything", "anything", "nothing", "one's", "it's",
+    "这个", "那个", "这些", "那些", "东西", "一点", "一下", "而已", "已经", "再也", "现在", "以后",
+    "呢个", "嗰个", "啲嘢", "嘢", "這個", "那個", "東西", "一點", "已經", "現在", "以後", "呢個", "嗰個",
+})
+
+
 def one_item(item: str) -> bool:
     """The text (a :func:`list_item`) names one item and nothing else ("羊肉串", "pad thai";
-    not "显示缺货 生蚝")."""
-    return _ONE_ITEM.fullmatch(item.strip()) is not None
+    not "显示缺货 生蚝", not a word that names no thing: "already", "again", "这个")."""
+    text = item.strip()
+    if _ONE_ITEM.fullmatch(text) is None:
+        return False
+    return not all(w in _NO_THING for w in text.casefold().split())
 
 
 def without_cues(row: SlotSpec, clause: str) -> str:

@@ -36,3 +36,11 @@ def test_a_clause_naming_nothing_is_not_a_list_item(any_mem: Memory, turns: list
     items = [u.slot for u in slot_units(any_mem, "food")]
     assert not [s for s in items if s and s.split(":", 1)[-1] in
                 ("already", "again", "这个", "呢个", "呢個", "it again")], items
+
+
+@pytest.mark.parametrize(("item", "is_item"), [
+    ("hiking", False), ("cooking", False), ("swimming", False),
+    ("pudding", True), ("dumplings", True), ("herring", True),
+])
+def test_a_pastime_in_ing_is_no_item_a_food_in_ing_is(item: str, is_item: bool) -> None:
+    assert one_item(item) is is_item

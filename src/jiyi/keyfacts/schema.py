@@ -318,13 +318,24 @@ _NO_THING = frozenset({
 })
 
 
+#: One English verb in -ing is a pastime ("I love hiking", "hate cooking"), no thing; the foods
+#: that end so are named.
+_GERUND = re.compile(r"[a-z]{2,}ing")
+_FOOD_IN_ING = frozenset({"pudding", "puddings", "dumpling", "dumplings", "stuffing", "icing",
+                          "frosting", "filling", "dressing", "seasoning", "topping", "toppings",
+                          "herring", "whiting"})
+
+
 def one_item(item: str) -> bool:
     """The text (a :func:`list_item`) names one item and nothing else ("羊肉串", "pad thai";
-    not "显示缺货 生蚝", not a word that names no thing: "already", "again", "这个")."""
-    text = item.strip()
+    not "显示缺货 生蚝", not a word that names no thing: "already", "again", "这个", nor a
+    pastime: "hiking")."""
+    text = item.strip().casefold()
     if _ONE_ITEM.fullmatch(text) is None:
         return False
-    return not all(w in _NO_THING for w in text.casefold().split())
+    if _GERUND.fullmatch(text) and text not in _FOOD_IN_ING:
+        return False
+    return not all(w in _NO_THING for w in text.split())
 
 
 def without_cues(row: SlotSpec, clause: str) -> str:

@@ -18,6 +18,7 @@ from ..config import JiyiConfig
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
 from ..store.base import Scope, Scored, Store, TurnRecord, Vector
+from ..store.capabilities import ResidentTablesStore
 from ..text import fold, keyword_terms
 from ..text.entities import ID_KINDS
 from ..timing import recall_stage, recording
@@ -176,6 +177,8 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
                    asks_about_past(request.query))
     with recall_stage("prefetch"):
         ctx.fetch(list(dict.fromkeys([*rule_ids, *(u for u, _ in found.keyword)])))
+        if isinstance(store, ResidentTablesStore):  # a cold user's tables, before the wait
+            store.load_user_tables(scope.user_id, routing.default.name, routing.default.dim)
     with recall_stage("embed"):
         query_vector = (pending.result() if q.search_text == pending.text
                         else routing.default.embed_query(q.search_text))

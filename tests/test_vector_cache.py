@@ -544,8 +544,11 @@ def test_tables_loaded_while_the_query_embeds_still_see_the_next_write(
             ("purge", lambda: other.purge_expired(NOW + timedelta(days=3650))),
             ("erase", lambda: other.erase_user("amy")),
         ]
+        assert cached.vector_cache is not None
         for name, step in steps:
+            cached._drop_cached_user("amy")  # a cold user again
             cached.load_user_tables("amy", EMB, DIM)  # the early load ...
+            assert cached.vector_cache.get(("unit", "amy", EMB)) is not None
             step()  # ... a write lands ...
             _same(cached, plain, "amy", q)  # ... and the searches see it
             if name == "write":

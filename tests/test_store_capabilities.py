@@ -20,6 +20,7 @@ from jiyi.store import Store, open_store
 from jiyi.store.capabilities import (
     BulkTransferStore,
     HealthStateStore,
+    ResidentTablesStore,
     VectorIndexStore,
     WarmableStore,
 )
@@ -29,8 +30,8 @@ from jiyi.store.transfer import copy_store
 
 T0 = datetime(2026, 5, 20, 9, 0, tzinfo=UTC)
 CAPABILITIES = {"warm": WarmableStore, "health": HealthStateStore, "bulk": BulkTransferStore,
-                "vector_index": VectorIndexStore}
-CLAIMS = {"sqlite": {"warm", "health", "bulk"},
+                "vector_index": VectorIndexStore, "resident": ResidentTablesStore}
+CLAIMS = {"sqlite": {"warm", "health", "bulk", "resident"},
           "postgresql": {"warm", "health", "bulk", "vector_index"}}
 
 
@@ -44,7 +45,7 @@ class Bare:
     """A store with the contract only: every capability method hidden."""
 
     HIDDEN = frozenset({"warm", "health_state", "table_columns", "read_table", "bulk_insert",
-                        "ensure_vector_index"})
+                        "ensure_vector_index", "load_user_tables"})
 
     def __init__(self, inner: Store) -> None:
         self._inner = inner

@@ -511,3 +511,52 @@ def test_big_tables_load_in_the_background_and_searches_stay_exact(
     finally:
         cached.close()
         plain.close()
+
+
+@pytest.mark.parametrize("writer_kind", ["same-store", "other-connection"])
+def test_tables_loaded_while_the_query_embeds_still_see_the_next_write(
+        tmp_path: Path, writer_kind: str) -> None:
+    """Recall loads a cold user's tables early (``load_user_tables``, while the query is
+    embedded); a write, a supersession, a forget, a purge or an erase landing between that
+    load and the searches (here or through another connection to the file, as another process
+    writes) is in the searches all the same."""
+    path = str(tmp_path / "early.db")
+    cached = SQLiteStore(path, vector_cache_bytes=64 * 2**20)
+    plain = SQLiteStore(path, vector_cache_bytes=0)
+    other = cached if writer_kind == "same-store" else SQLiteStore(path, vector_cache_bytes=0)
+    try:
+        _fill(cached, {"amy": 60})
+        q = _vec(np.random.default_rng(11))
+        unit = _unit(700, "amy", "amy-s1", random.Random(4)).model_copy(
+            update={"invalidated_at": None, "invalidation_reason": None, "superseded_by": None,
+                    "valid_at": None, "valid_until": None,
+                    "lifespan": Lifespan(created_at=NOW - timedelta(minutes=5),
+                                         expires_in=86400)})
+        turn = TurnRecord(key="k700", turn_id="t700", session_id="amy-s1", user_id="amy",
+                          role="user", text=unit.content, at=NOW - timedelta(minutes=5))
+        steps = [
+            ("write", lambda: other.commit_ingest(IngestBatch(
+                turn=turn, upserts=[unit], embedder=EMB, vectors={unit.id: q},
+                turn_vector=q))),
+            ("supersede", lambda: other.invalidate(
+                "m700", NOW - timedelta(seconds=30), "superseded", superseded_by="m1")),
+            ("forget", lambda: other.invalidate("m5", NOW - timedelta(seconds=20), "forgotten")),
+            ("purge", lambda: other.purge_expired(NOW + timedelta(days=3650))),
+            ("erase", lambda: other.erase_user("amy")),
+        ]
+        assert cached.vector_cache is not None
+        for name, step in steps:
+            cached._drop_cached_user("amy")  # a cold user again
+            cached.load_user_tables("amy", EMB, DIM)  # the early load ...
+            assert cached.vector_cache.get(("unit", "amy", EMB)) is not None
+            step()  # ... a write lands ...
+            _same(cached, plain, "amy", q)  # ... and the searches see it
+            if name == "write":
+                assert cached.vector_search(Scope("amy", None), NOW, EMB, q, 1)[0][0] == "m700"
+            if name == "supersede":
+                assert "m700" not in [u for u, _ in cached.vector_search(
+                    Scope("amy", None), NOW, EMB, q, 5)]
+        assert cached.vector_search(Scope("amy", None), NOW, EMB, q, 5, history=True) == []
+    finally:
+        for s in {id(x): x for x in (cached, plain, other)}.values():
+            s.close()

@@ -24,6 +24,8 @@ def ensure_utc(value: datetime) -> datetime:
     """Return ``value`` as an aware UTC datetime. Naive values are read as UTC."""
     if not isinstance(value, datetime):
         raise ValidationError(f"expected a datetime, got {type(value).__name__}")
+    if value.tzinfo is UTC:
+        return value  # already UTC (every stored and checked instant): no conversion call
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
         return value.replace(tzinfo=UTC)
     return value.astimezone(UTC)

@@ -240,6 +240,23 @@ class Hit(BaseModel):
         return data
 
 
+_HIT_FIELDS = frozenset(("unit", "score", "stage", "confidence", "stages", "status"))
+
+
+def built_hit(unit: MemoryUnit, score: float, stage: str, confidence: float,
+              stages: list[str], status: HitStatus) -> Hit:
+    """``Hit.model_construct`` of values already of their types (every field given), without
+    its per-field default pass: recall builds one per candidate."""
+    hit = Hit.__new__(Hit)
+    object.__setattr__(hit, "__dict__", {"unit": unit, "score": score, "stage": stage,
+                                         "confidence": confidence, "stages": stages,
+                                         "status": status})
+    object.__setattr__(hit, "__pydantic_fields_set__", set(_HIT_FIELDS))
+    object.__setattr__(hit, "__pydantic_extra__", None)
+    object.__setattr__(hit, "__pydantic_private__", None)
+    return hit
+
+
 # ---------------------------------------------------------------- an empty recall
 # What a recall's hits mean to the layers above it: the one definition of an *empty* recall.
 # The amnesia alert counts turns where "nothing came back from rule and vector recall". The

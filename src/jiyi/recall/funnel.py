@@ -14,21 +14,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from ..config import JiyiConfig, RecallWeights
+from ..config import JiyiConfig
 from ..embed.base import Embedder
 from ..embed.routing import EmbedderRouting
 from ..store.base import Scope, Scored, Store, TurnRecord, Vector
+from ..store.capabilities import ResidentTablesStore
 from ..text import fold, keyword_terms
 from ..text.entities import ID_KINDS
 from ..timing import recall_stage, recording
-from ..units import USER_LEVEL_TYPES, Entity, Hit, MemoryUnit, unit_date, unit_status
+from ..units import USER_LEVEL_TYPES, Entity, Hit, MemoryUnit, built_hit, unit_date, unit_status
 from .episodes import EPISODE_UNITS_PER_TURN
-from .fusion import reciprocal_ranks
+from .fusion import reciprocal_ranks, sigmoid
 from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
 from .keyslots import SlotView, asks_earlier, prototype_intent, slot_view
 from .multihop import diversify, merge_max, neighbours, second_hop
 from .query import EnhancedQuery, asks_about_past, enhance, is_vague
-from .rerank import Candidate, coverage, rank_zs, score_of, zscore
+from .rerank import (
+    Candidate,
+    ConfidenceModel,
+    confidence_model,
+    coverage,
+    model_confidence,
+    rank_zs,
+    zscore,
+)
 from .rules import lookup_values, query_entities, slot_intent
 from .topics import TopicState, follow_evidence
 
@@ -168,6 +177,8 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
                    asks_about_past(request.query))
     with recall_stage("prefetch"):
         ctx.fetch(list(dict.fromkeys([*rule_ids, *(u for u, _ in found.keyword)])))
+        if isinstance(store, ResidentTablesStore):  # a cold user's tables, before the wait
+            store.load_user_tables(scope.user_id, routing.default.name, routing.default.dim)
     with recall_stage("embed"):
         query_vector = (pending.result() if q.search_text == pending.text
                         else routing.default.embed_query(q.search_text))
@@ -206,7 +217,7 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
         trace.query, trace.rule_ids, trace.candidates, trace.topic = (
             q, rule_ids, ctx.candidates, topic_state)
     with recall_stage("post"):
-        return diversify([h for h, _ in ranked], weights.turn_repeat_factor)[: request.k]
+        return diversify([h for h, _ in ranked], weights.turn_repeat_factor, request.k)
 
 
 @dataclass
@@ -341,7 +352,8 @@ class _Context:
                     list(dict.fromkeys([*(u for u, _ in found.vector), *episode])),
                     weights.rrf_k),
                 scale=scale, floor=floor, query_folded=fold(self.request.query),
-                rule_set=set(self.rule_ids), episode_set=set(episode))
+                rule_set=set(self.rule_ids), episode_set=set(episode),
+                confidence=confidence_model(weights))
         return self._basis_cache
 
     def _speaker_named(self, query_folded: str, speakers: set[str]) -> bool:
@@ -431,7 +443,7 @@ class _Context:
         z_reply, z = rank_zs(cand, as_of, weights)
         if relabel:
             cand.status = "superseded"
-        return cand, _hit(cand, z, weights), z_reply
+        return cand, _hit(cand, z, b.confidence), z_reply
 
 
 @dataclass(frozen=True)
@@ -448,11 +460,13 @@ class _Basis:
     query_folded: str
     rule_set: set[str]
     episode_set: set[str]
+    confidence: ConfidenceModel
 
 
-def _hit(cand: Candidate, z: float, weights: RecallWeights) -> Hit:
-    """The candidate as a hit, from its rank ``z`` (:func:`.rerank.final_score`'s formula)."""
-    score, conf = score_of(cand, z, weights)
+def _hit(cand: Candidate, z: float, model: ConfidenceModel) -> Hit:
+    """The candidate as a hit, from its rank ``z`` (:func:`.rerank.final_score`'s formula,
+    the confidence from the recall's :func:`.rerank.confidence_model`)."""
+    score, conf = sigmoid(z) * cand.topic_factor, model_confidence(cand.features, model)
     if "rule" in cand.sources:
         stage = "rule"
     elif "vector" in cand.sources or "episode" in cand.sources:
@@ -460,6 +474,5 @@ def _hit(cand: Candidate, z: float, weights: RecallWeights) -> Hit:
     else:
         stage = "keyword"
     # every field is already of its type (a read unit, floats, a status): no validation pass
-    return Hit.model_construct(unit=cand.unit, score=score, stage=stage, confidence=conf,
-                               stages=list(cand.sources), status=cand.status)
+    return built_hit(cand.unit, score, stage, conf, list(cand.sources), cand.status)
 

@@ -91,6 +91,28 @@ def linear_score(features: Mapping[str, float], weights: RecallWeights) -> float
     return z
 
 
+#: :func:`confidence`'s weights read once: ``(bias, ((feature, weight), ...), scale, shift)``.
+ConfidenceModel = tuple[float, tuple[tuple[str, float], ...], float, float]
+
+
+def confidence_model(weights: RecallWeights) -> ConfidenceModel:
+    """The weights :func:`confidence` reads, read once (a recall scores every candidate with
+    them: :func:`model_confidence` gives the same number without a ``getattr`` per feature)."""
+    named = weights.model_weights
+    return (weights.model_bias, tuple((name, float(getattr(named, name))) for name in FEATURES),
+            weights.confidence_scale, weights.confidence_shift)
+
+
+def model_confidence(features: Mapping[str, float], model: ConfidenceModel) -> float:
+    """:func:`confidence` from :func:`confidence_model`'s weights (the same arithmetic, in the
+    same order)."""
+    bias, pairs, scale, shift = model
+    z = bias
+    for name, w in pairs:
+        z += w * float(features.get(name, 0.0))
+    return sigmoid(scale * z + shift)
+
+
 def confidence(features: Mapping[str, float], weights: RecallWeights) -> float:
     """Calibrated confidence in [0, 1]: ``sigmoid(scale * z + shift)`` (Platt scaling), fitted so
     that the best hit's confidence estimates P(the recall found what the query asks for)."""

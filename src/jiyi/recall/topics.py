@@ -164,8 +164,10 @@ class TopicState:
         (user-level units, shared by every session) are never frozen, or the session where a
         fact was said would be the worst place to ask for it, and neither is a batch task's
         progress (work still running whatever the talk is about: "进度如何？"); others 1."""
+        if len(self.topics) < 2:
+            return 1.0  # one topic: nothing to place the unit in (no topic_of walk)
         topic = self.topic_of(unit)
-        if topic is None or len(self.topics) < 2:
+        if topic is None:
             return 1.0
         if topic.frozen:
             return 1.0 if unit.type in UNFROZEN_TYPES else frozen_factor

@@ -12,6 +12,8 @@ capability                  used by                           SQLite  PostgreSQL
 :class:`BulkTransferStore`  ``jiyi migrate`` (raw table copy) yes     yes
 :class:`VectorIndexStore`   ``jiyi migrate`` after a bulk     no      yes
                             load (HNSW built once)
+:class:`ResidentTablesStore` recall, while the query is        yes     no
+                            embedded (a user's tables in)
 ==========================  ================================  ======  ==========
 
 A store without one gets the fallback its caller documents (no warm-up; process-local health
@@ -36,6 +38,18 @@ class WarmableStore(Protocol):
     def warm(self, hours: float) -> int:
         """Read the units of the last ``hours`` (and their vectors) into the store's cache;
         how many units were read."""
+        ...
+
+
+@runtime_checkable
+class ResidentTablesStore(Protocol):
+    """A store that keeps a user's vectors resident in RAM (SQLite's per-user tables): recall
+    asks for them while the query is still being embedded, so a user's first search after a
+    start (or after their tables were dropped) does not load them after the wait."""
+
+    def load_user_tables(self, user_id: str, embedder: str, dim: int) -> None:
+        """Bring the user's resident tables of ``embedder`` in, or up to date, now (what the
+        next search would do first; nothing else changes)."""
         ...
 
 

@@ -174,6 +174,68 @@ class VectorTable:
         self.cols["at"][i] = at
         self.live[i] = True
 
+    def put_unit_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        """:meth:`put_unit` of every row (:class:`UnitRow`'s fields in order, as tuples):
+        into an empty table, as one array fill (a cold recall loads a user's whole table; row
+        by row, the Python calls cost more than the read)."""
+        blobs = self._bulk_blobs(rows, 9)
+        if blobs is None:
+            for r in rows:
+                self.put_unit(UnitRow(*r))
+            return
+        m = self._fill(rows, blobs)
+        c = self.cols
+        c["created_at"][:m] = [r[3] for r in rows]
+        c["expires_at"][:m] = [r[4] for r in rows]
+        c["valid_at"][:m] = [NEVER_BEFORE if r[5] is None else r[5] for r in rows]
+        c["valid_until"][:m] = [NEVER_AFTER if r[6] is None else r[6] for r in rows]
+        c["invalidated_at"][:m] = [NEVER_AFTER if r[7] is None else r[7] for r in rows]
+        c["superseded"][:m] = [1 if r[8] else 0 for r in rows]
+        sessions = self.sessions
+        c["session"][:m] = [sessions.setdefault(r[1], len(sessions)) for r in rows]
+        c["type"][:m] = [_TYPE_CODE.get(r[2], -1) for r in rows]
+
+    def put_turn_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        """:meth:`put_turn` of every ``(key, at, blob)`` row, into an empty table at once."""
+        blobs = self._bulk_blobs(rows, 2)
+        if blobs is None:
+            for r in rows:
+                self.put_turn(r[0], int(r[1]), r[2])
+            return
+        m = self._fill(rows, blobs)
+        self.cols["at"][:m] = [r[1] for r in rows]
+
+    def _bulk_blobs(self, rows: Sequence[Sequence[Any]], at: int) -> list[bytes] | None:
+        """The rows' vectors when one array fill can take them: an empty table, distinct
+        keys, vectors all of one non-zero size (else None: row by row, which raises what a
+        mismatch raises)."""
+        if self.n or not rows:
+            return None
+        blobs = [r[at] for r in rows]
+        size = len(blobs[0])
+        if size == 0 or size % 4 or any(len(b) != size for b in blobs):
+            return None
+        if len({r[0] for r in rows}) != len(rows):
+            return None
+        return blobs
+
+    def _fill(self, rows: Sequence[Sequence[Any]], blobs: list[bytes]) -> int:
+        """Keys and vectors of the rows into slots 0.. (the capacity grown as row-by-row puts
+        grow it); the caller fills the columns. Returns the row count."""
+        m, dim = len(rows), len(blobs[0]) // 4
+        if dim != self.dim:  # empty: take the vectors' size, as :meth:`_vector` does
+            self._reset(dim, self.vecs.shape[0])
+        cap = self.vecs.shape[0]
+        while cap < m:
+            cap *= 2
+        self._grow(cap)
+        self.vecs[:m] = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(m, dim)
+        self.ids = [r[0] for r in rows]
+        self.row = {k: i for i, k in enumerate(self.ids)}
+        self.n = m
+        self.live[:m] = True
+        return m
+
     def drop(self, key: str) -> None:
         i = self.row.pop(key, None)
         if i is not None:
@@ -307,11 +369,19 @@ class CachedTable:
 
 
 class TableCache:
-    """Tables by key, least recently used dropped first once their bytes exceed ``max_bytes``."""
+    """Tables by key, least recently used dropped first once their bytes exceed ``max_bytes``.
+
+    The total is kept as a running sum of each table's bytes as last measured (at
+    :meth:`put`, and at :meth:`resized` after a refresh changed a table in place), so a put
+    costs one table's measure, not one per resident table (1,000 users' tables: a
+    quarter of a cold recall's CPU went to re-adding them). It equals the sum over the tables
+    at every put, so the same tables are dropped as when it was summed afresh."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self._tables: OrderedDict[Hashable, CachedTable] = OrderedDict()
+        self._bytes: dict[Hashable, int] = {}
+        self._total = 0
         self.loads = 0  # full loads (tests and benchmarks read it)
         self.deltas = 0  # incremental refreshes
 
@@ -324,7 +394,19 @@ class TableCache:
     def put(self, key: Hashable, entry: CachedTable) -> None:
         self._tables[key] = entry
         self._tables.move_to_end(key)
+        self._measure(key, entry)
         self.shrink()
+
+    def resized(self, key: Hashable) -> None:
+        """Measure ``key``'s table again (it was changed in place)."""
+        entry = self._tables.get(key)
+        if entry is not None:
+            self._measure(key, entry)
+
+    def _measure(self, key: Hashable, entry: CachedTable) -> None:
+        size = entry.table.nbytes
+        self._total += size - self._bytes.get(key, 0)
+        self._bytes[key] = size
 
     def fits(self, nbytes: int) -> bool:
         return nbytes <= self.max_bytes
@@ -332,16 +414,18 @@ class TableCache:
     def shrink(self) -> None:
         """Drop least recently used tables until the total fits (the newest always stays
         unless it alone is too big)."""
-        total = sum(e.table.nbytes for e in self._tables.values())
-        while self._tables and total > self.max_bytes:
-            _, old = self._tables.popitem(last=False)
-            total -= old.table.nbytes
+        while self._tables and self._total > self.max_bytes:
+            key, _ = self._tables.popitem(last=False)
+            self._total -= self._bytes.pop(key, 0)
 
     def discard(self, key: Hashable) -> None:
-        self._tables.pop(key, None)
+        if self._tables.pop(key, None) is not None:
+            self._total -= self._bytes.pop(key, 0)
 
     def clear(self) -> None:
         self._tables.clear()
+        self._bytes.clear()
+        self._total = 0
 
     def cached_keys(self) -> list[Hashable]:
         return list(self._tables)

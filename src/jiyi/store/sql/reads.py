@@ -104,9 +104,11 @@ class SqlReads:
     def units_with_sources(
         self, ids: Sequence[str]
     ) -> tuple[list[MemoryUnit], dict[str, list[TurnRecord]]]:
-        """:meth:`get_units` and :meth:`source_turns` of ``ids`` in one query (one join)."""
+        """:meth:`get_units` and :meth:`source_turns` of ``ids`` in one query (one join). A
+        turn that is the source of several units is read into one (frozen) record."""
         units: dict[str, MemoryUnit] = {}
         sources: dict[str, list[TurnRecord]] = {}
+        turns: dict[str, TurnRecord] = {}
         for row in self._rows_in(
                 f"SELECT {UNIT_COLUMNS}, {SOURCE_COLUMNS} FROM units u"
                 " LEFT JOIN unit_turns ut ON ut.unit_id = u.id"
@@ -115,8 +117,12 @@ class SqlReads:
             uid = row[0]
             if uid not in units:
                 units[uid] = unit_from_row(row)
-            if row[UNIT_WIDTH] is not None:
-                sources.setdefault(uid, []).append(turn_from_row(row[UNIT_WIDTH:]))
+            key = row[UNIT_WIDTH]
+            if key is not None:
+                turn = turns.get(key)
+                if turn is None:
+                    turn = turns[key] = turn_from_row(row[UNIT_WIDTH:])
+                sources.setdefault(uid, []).append(turn)
         return [units[i] for i in ids if i in units], sources
 
     def get_turns(self, keys: Sequence[str]) -> list[TurnRecord]:

@@ -81,11 +81,9 @@ def read_table(conn: sqlite3.Connection, kind: str, user_id: str, embedder: str,
         return read_keywords(conn, user_id, n)
     table = VectorTable(kind, dim, capacity=n)
     if kind == "unit":
-        for r in conn.execute(UNIT_ROW_SQL, (embedder, user_id)):
-            table.put_unit(_unit_row(r))
+        table.put_unit_rows(conn.execute(UNIT_ROW_SQL, (embedder, user_id)).fetchall())
     else:
-        for r in conn.execute(TURN_ROW_SQL, (user_id, embedder)):
-            table.put_turn(r[0], int(r[1]), r[2])
+        table.put_turn_rows(conn.execute(TURN_ROW_SQL, (user_id, embedder)).fetchall())
     return table
 
 
@@ -144,6 +142,8 @@ class SqliteVectorCache:
                     cache.discard(key)
                     entry = None
                 else:
+                    if head > entry.synced:
+                        cache.resized(key)  # the refresh may have grown it
                     entry.synced = head
                     return entry.table
             table = self._load(kind, user_id, embedder, dim, cache)

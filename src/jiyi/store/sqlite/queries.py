@@ -122,6 +122,20 @@ class SqliteSearch(SqliteVectorCache, _SqliteBase):
         full = Scored.of(ranked, n_docs)
         return Scored(ranked[:limit], full.mean, full.std, full.n)
 
+    def load_user_tables(self, user_id: str, embedder: str, dim: int) -> None:
+        """The user's unit and turn vector tables in (or brought up to date) now: recall
+        calls it while the query is embedded, so a cold user's searches after the wait find
+        them resident (:class:`~..capabilities.ResidentTablesStore`). A table already resident
+        is left to the search (which checks its freshness, as always: a write in between is
+        applied then), so a warm user's recall pays no extra read."""
+        cache = self.vector_cache
+        if cache is None:
+            return
+        with self._reading():
+            for kind in ("unit", "turn"):
+                if cache.get((kind, user_id, embedder)) is None:
+                    self._cached_table(kind, user_id, embedder, dim)
+
     def _vector_hits(self, search: VectorSearch) -> list[tuple[str, float]]:
         """Through the user's resident table when it is on, else exact over the BLOBs."""
         scope, as_of, embedder, q = search.scope, search.as_of, search.embedder, search.query

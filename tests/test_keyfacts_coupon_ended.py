@@ -11,6 +11,7 @@ import pytest
 from jiyi import Memory
 from jiyi.keyfacts.ended import ended_codes
 from jiyi.keyfacts.schema import spec
+from jiyi.store.base import Scope
 from keyfacts_memory import T0, say
 
 
@@ -81,3 +82,35 @@ def test_the_words_of_an_ended_coupon_are_kept(any_mem: Memory) -> None:
     hits = any_mem.recall("LUCK88", session_id="q", user_id="u", k=5,
                           as_of=T0 + timedelta(days=10))
     assert any("LUCK88" in h.unit.content for h in hits)
+
+
+# A list of codes, each with its own expiry: one code's early date does not end the others.
+LISTS = [
+    ("我有两张券：LUCK88 到3月10号，HOME66 到6月底", "HOME66", "LUCK88"),
+    ("我有兩張券：HOME66 到6月底，LUCK88 到3月10號", "HOME66", "LUCK88"),
+    ("Saving my codes here: PEAR10 (exp 3/9), PLUM20 (exp 6/15), FIG30 (exp 3/12)", "PLUM20",
+     "PEAR10"),
+    # day first: the turn's own dates with a year say so ("20/03/2026")
+    ("Kindly note my coupons: RAIN5 (expiry 20/03/2026), SUN15 (expiry 30/06/2026), "
+     "WIND25 (expiry 07/03/2026).", "SUN15", "WIND25"),
+]
+
+
+@pytest.mark.parametrize(("turn", "valid", "gone"), LISTS)
+def test_each_code_of_a_list_keeps_its_own_expiry(any_mem: Memory, turn: str, valid: str,
+                                                  gone: str) -> None:
+    any_mem.ingest(turn, session_id="s0", user_id="u", at=T0 - timedelta(days=61),
+                   role="user")  # 4 March 2026
+    hits = any_mem.recall("which coupons can I still use?", session_id="q", user_id="u", k=5,
+                          as_of=T0 - timedelta(days=40))  # 25 March 2026
+    current = [h for h in hits if h.current]
+    assert any(valid in h.unit.content for h in current)
+    assert not any(gone in h.unit.content and valid not in h.unit.content for h in current)
+
+
+def test_codes_sharing_one_date_stay_together(any_mem: Memory) -> None:
+    any_mem.ingest("我有三张：GOLD300、SILVER100、BRONZE50，全部到六月底", session_id="s0",
+                   user_id="u", at=T0 - timedelta(days=61), role="user")
+    units = [u for u in any_mem.store.find_units(Scope("u", None), as_of=T0 - timedelta(days=40))
+             if "GOLD300" in u.content]
+    assert units and all("BRONZE50" in u.content and u.valid_until is not None for u in units)

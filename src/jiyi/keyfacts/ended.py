@@ -14,6 +14,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from ..text import fold
+from ..text.entities import code_like_words
 from ..units import MemoryUnit
 from .schema import SlotSpec
 
@@ -24,11 +25,6 @@ _SENTENCE = re.compile(r"(?:[^。！!？?\n.]|(?<=\d)\.(?=\d))+[。！!？?.\n]*
 _CLAUSE = re.compile(r"[^，,;；、:：]+")
 
 
-#: A code as written beside a thing word when the entity reader passed it by (short codes:
-#: "新手券 XS60", "voucher AB12"): capitals then digits, standing alone.
-_CODE_LIKE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{1,10}[0-9]{1,8}[A-Z0-9]*(?![A-Za-z0-9])")
-
-
 def dated_codes(row: SlotSpec, unit: MemoryUnit, known: Collection[str] = ()) -> set[str]:
     """The codes of a dated row a unit holds: its entities of the row's kinds, and code-like
     words the entity reader passed by, in a unit naming the row's thing ("新手券 XS60") or
@@ -36,7 +32,7 @@ def dated_codes(row: SlotSpec, unit: MemoryUnit, known: Collection[str] = ()) ->
     kinds = set(row.kinds)
     codes = {e.value for e in unit.entities if e.kind in kinds}
     named = row.thing is not None and row.thing.search(fold(unit.content)) is not None
-    codes.update(c for c in _CODE_LIKE.findall(unit.content) if named or c in known)
+    codes.update(c for c in code_like_words(unit.content) if named or c in known)
     return codes
 
 

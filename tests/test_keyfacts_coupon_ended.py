@@ -114,3 +114,15 @@ def test_codes_sharing_one_date_stay_together(any_mem: Memory) -> None:
     units = [u for u in any_mem.store.find_units(Scope("u", None), as_of=T0 - timedelta(days=40))
              if "GOLD300" in u.content]
     assert units and all("BRONZE50" in u.content and u.valid_until is not None for u in units)
+
+
+@pytest.mark.parametrize(("turn", "code"), [
+    ("SPRING7 这张4月11日就过期了，帮我记着", "SPRING7"),
+    ("SPRING7 這張4月11號就過期了", "SPRING7"),
+    ("My $10 off coupon SPRING7 can be used up to April 11.", "SPRING7"),
+])
+def test_an_expiry_still_ahead_is_no_ending(any_mem: Memory, turn: str, code: str) -> None:
+    any_mem.ingest(turn, session_id="s0", user_id="u", at=T0 - timedelta(days=61), role="user")
+    hits = any_mem.recall("which coupons can I still use?", session_id="q", user_id="u", k=5,
+                          as_of=T0 - timedelta(days=40))  # 25 March 2026, before 11 April
+    assert any(code in h.unit.content and h.current for h in hits)

@@ -303,9 +303,13 @@ def _ended_since(store: Store, scope: Scope, as_of: datetime, row: SlotSpec) -> 
     said = [(u, dated_codes(row, u, known)) for u in units]
     ended: set[str] = set()
     for u, codes in said:
-        # a unit with an expiry still ahead when said speaks of that date ("SPRING10JM這張4月11日
-        # 就過期了", "can be used up to May 12"): its date decides, not its words
-        if codes and not (u.valid_until is not None and u.valid_until > unit_date(u)):
+        # a unit of one code and a date, an expiry still ahead when said, speaks of that date
+        # ("SPRING10JM這張4月11日就過期了", "can be used up to May 12"): its date decides, not its
+        # words (of several codes, each clause speaks of its own: "把 MJ300 用掉了，剩下那張
+        # SPRING15 到4/10")
+        if codes and not (len(codes) == 1 and u.valid_until is not None
+                          and u.valid_until > unit_date(u)
+                          and any(e.kind == "date" for e in u.entities)):
             ended |= ended_codes(row, u.content, codes)
     return {u.id for u, codes in said if codes and codes <= ended} if ended else set()
 

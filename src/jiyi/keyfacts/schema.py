@@ -19,7 +19,9 @@ A row says:
 * ``value_hint``: a clause typed to the slot by meaning holds a value only if it matches;
 * ``dated``: the thing carries an expiry of its own (``valid_until`` from the sentence);
   ``thing``: the words that name such a thing ("券", "voucher", "gift card"): the one date said
-  with one is when it ends (:func:`dated_thing`);
+  with one is when it ends (:func:`dated_thing`); ``ended``, ``not_ended``: the words saying
+  the thing has ended before its date (used up, voided, no longer working) and the words that
+  say it has not (:mod:`jiyi.keyfacts.ended`);
 * ``value_words``, ``statement_cue`` (clause-valued slots): a clause with both states the slot
   by rule, before any prototype is asked; ``value_grammar``: a grammar whose words are value
   words too (``time_of_day``: the time grammar's parts of the day and weekdays,
@@ -105,6 +107,11 @@ class SlotSpec:
     #: a clause-valued row: words that take a value as the user's wish ("suit me", "得閒",
     #: "就好"); they state the slot only in a clause that is nothing but the value and them
     suits: re.Pattern[str] | None = None
+    #: a dated row: words saying the thing has ended (used up, redeemed, expired, voided, no
+    #: longer working), and words that take that back in a sub-clause (unused, kept, a
+    #: restriction): :mod:`jiyi.keyfacts.ended`
+    ended: re.Pattern[str] | None = None
+    not_ended: re.Pattern[str] | None = None
 
     def states(self, clause: str) -> bool:
         """The rule for a clause-valued slot: a value word and a cue word in one clause
@@ -197,7 +204,8 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         not_value=_rx(raw.get("not_value")), recurring=bool(raw.get("recurring", False)),
         strong_cue=_rx(raw.get("strong_cue")), thing=_rx(raw.get("thing")),
         context=_rx(raw.get("context")), event=_rx(raw.get("event")),
-        suits=_rx(raw.get("suits")))
+        suits=_rx(raw.get("suits")), ended=_rx(raw.get("ended")),
+        not_ended=_rx(raw.get("not_ended")))
 
 
 def load_schema(text: str) -> tuple[SlotSpec, ...]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..embed.base import Embedder
+from ..keyfacts.ended import dated_codes, ended_codes
 from ..keyfacts.polarity import item_words, may_take_back, names_words, takes_back
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import SlotSpec, base_name, list_item, negates, one_item, spec
@@ -272,16 +273,45 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
                                      limit=LIST_UNITS_READ)
             kinds = set(row.kinds)
             thing = row.thing or rx
+            used_up = _ended_since(store, wide, as_of, row)
+            view.stale_units.update(used_up)
             # a code with an expiry or said to be one ("券", "coupon"); a thing with an expiry of
             # its own named by the row's thing words even when its code was not read as a code
             # ("WELCOME", "a $10 off code, TENOFF, good until April 30")
-            view.rule_ids.extend(u.id for u in units if (
-                any(e.kind in kinds for e in u.entities)
-                and (u.valid_until is not None or rx.search(fold(u.content))))
+            view.rule_ids.extend(u.id for u in units if u.id not in used_up and (
+                (any(e.kind in kinds for e in u.entities)
+                 and (u.valid_until is not None or rx.search(fold(u.content))))
                 or (u.valid_until is not None and (rx.search(fold(u.content))
-                                                   or thing.search(fold(u.content)))))
+                                                   or thing.search(fold(u.content))))))
     view.rule_ids = list(dict.fromkeys(view.rule_ids))
     return view
+
+
+#: Units read, newest first, to find the codes the user has said are used up or void.
+ENDED_UNITS_READ = 300
+
+
+def _ended_since(store: Store, scope: Scope, as_of: datetime, row: SlotSpec) -> set[str]:
+    """The units (any type) holding only codes of a dated row that the user said by ``as_of``
+    have ended ("TST50 用咗喇", "PIZZA5 doesn't work anymore": :mod:`jiyi.keyfacts.ended`),
+    the saying included: history for a question about what can still be used, never listed
+    as usable. A code said to have ended after ``as_of`` still counts as valid then."""
+    if row.ended is None:
+        return set()
+    units = store.find_units(scope, as_of=as_of, limit=ENDED_UNITS_READ)
+    known = set().union(*(dated_codes(row, u) for u in units)) if units else set()
+    said = [(u, dated_codes(row, u, known)) for u in units]
+    ended: set[str] = set()
+    for u, codes in said:
+        # a unit of one code and a date, an expiry still ahead when said, speaks of that date
+        # ("SPRING10JM這張4月11日就過期了", "can be used up to May 12"): its date decides, not its
+        # words (of several codes, each clause speaks of its own: "把 MJ300 用掉了，剩下那張
+        # SPRING15 到4/10")
+        if codes and not (len(codes) == 1 and u.valid_until is not None
+                          and u.valid_until > unit_date(u)
+                          and any(e.kind == "date" for e in u.entities)):
+            ended |= ended_codes(row, u.content, codes)
+    return {u.id for u, codes in said if codes and codes <= ended} if ended else set()
 
 
 _CLAUSE_CUT = re.compile(r"[，,;；。.!！?？]")

@@ -131,6 +131,18 @@ ID_LABELS: dict[str, str] = {
 ID_KIND: dict[str, str] = {"tracking": "tracking_no", "return": "order_id", "refund": "order_id",
                            "ticket": "ticket_id", "booking": "ticket_id", "order": "order_id",
                            "coupon": "code", "account": "code"}
+#: A short code as written (capitals then digits, standing alone: "XS60", "KX30"), too short or
+#: bare for the code reader; only read where the context says a code is meant
+#: (:func:`code_like_words`).
+_CODE_LIKE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{1,10}[0-9]{1,8}[A-Z0-9]*(?![A-Za-z0-9])")
+
+
+def code_like_words(text: str) -> list[str]:
+    """The words of ``text`` written like a code ("新手券 XS60", "KX30 用了"): the caller knows
+    from the context (a coupon word, a code the user named before) that one is meant."""
+    return _CODE_LIKE.findall(text)
+
+
 #: The entity kinds that name one identifier (an order, a parcel, a ticket, a code).
 ID_KINDS = frozenset(ID_KIND.values())
 _CODE_BODY = r"([A-Za-z0-9][A-Za-z0-9\-_]{2,39})"

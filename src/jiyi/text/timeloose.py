@@ -139,8 +139,10 @@ def _day_first(text: str) -> bool:
     """Does the turn write its dates day first (British)? Its evidence, in order: a numeric date
     that can only be read one way ("25/12"), a date in words ("3 May" vs "May 3"), a currency or
     spelling of a day-first place ("£", "colour"); without any, month first (US)."""
-    for m in _NUM_DM.finditer(text):
-        a, b = int(m.group(1)), int(m.group(2))
+    pairs = [(m.start(), int(m.group(1) or m.group(5)), int(m.group(3) or m.group(6)))
+             for m in _NUM_DMY.finditer(text)]  # with a year too: "20/03/2026"
+    pairs += [(m.start(), int(m.group(1)), int(m.group(2))) for m in _NUM_DM.finditer(text)]
+    for _, a, b in sorted(pairs):
         if a > 12 >= b:
             return True
         if b > 12 >= a:

@@ -16,7 +16,7 @@ from . import idfacts
 from .classify import classify
 from .clauses import ASKS, clause_spans, shift
 from .compress import compress_sentence
-from .drafts import Piece
+from .drafts import DATED_KINDS, Piece
 from .filler import content_left, filler_kind
 from .idfacts import find_ids, script_of
 from .slots import validity_end
@@ -76,7 +76,10 @@ def _id_groups(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention]
         elif _REQUEST.search(clause) or ASKS.search(clause):
             joins.append(False)
         elif ents:
-            joins.append(all(e.kind in _ATTACHABLE_KINDS for e in ents))
+            # a code with a date of its own ("…，HOME66 到6月底") is a thing of its own, not an
+            # attribute of the code before it: one code's expiry must not end the other's
+            joins.append(all(e.kind in _ATTACHABLE_KINDS for e in ents) and not (
+                any(e.kind in DATED_KINDS for e in ents) and any(e.kind == "date" for e in ents)))
         else:
             joins.append(filler_kind(clause) is None and classify(
                 clause.strip(), "user", [], None) is not MemoryType.USER_PROFILE)
@@ -157,6 +160,8 @@ def id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention],
     key_ids = idfacts.keys(ids)
     groups, _ = _sentence_groups(sent_text, start, tuple(entities))
     valid_until = validity_end(sent_text, times, start)
+    # several dated codes in one sentence: each fact's expiry is the one of its own clauses
+    several = sum(1 for e in local if e.kind in DATED_KINDS) > 1
     joiner = "，" if lang == "zh" else ", "
     out: list[Piece] = []
     for group in groups:
@@ -183,9 +188,15 @@ def id_pieces(sent_text: str, local: list[Entity], ids: list[idfacts.IdMention],
             content = idfacts.word_fact(mention.category, mention.entity.text,
                                         ctx if says else "", script)
         content = compress_sentence(content, [e.text for e in ents])
+        own_end = valid_until
+        if several and group.spans:
+            a0, b0 = group.spans[0][0], group.spans[-1][1]
+            own_end = validity_end(sent_text[a0:b0], [
+                t for t in times if any(start + a <= t.start and t.end <= start + b
+                                        for a, b in group.spans)], start + a0)
         out.append(Piece(content, MemoryType.FACT_REFERENCE, ents,
                           slot=f"id:{value}" if says and status else None,
-                          valid_until=valid_until,
+                          valid_until=own_end,
                           keep=[e.text for e in ents], standalone=True, about_id=value))
     return out
 

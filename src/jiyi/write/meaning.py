@@ -105,7 +105,11 @@ def keep_dated(drafts: Sequence[UnitDraft]) -> None:
     """A user's code with an expiry of its own ("HAPPY98X … lasts until May 3") is a durable
     fact until that day, not session state that is gone in hours; the expiry said in another
     clause of the turn ("帮我记一下优惠码X，4月5日之前有效") is the code's (in place)."""
-    ends = {d.valid_until for d in drafts if d.valid_until is not None}
+    # an end said with a code of its own is that code's, not the others' ("LUCK88 到3月10号，
+    # HOME66 到6月底"); an end said with none is the turn's code's
+    coded = {e.value for d in drafts for e in d.entities if e.kind in DATED_KINDS}
+    ends = {d.valid_until for d in drafts if d.valid_until is not None and (
+        len(coded) <= 1 or not any(e.kind in DATED_KINDS for e in d.entities))}
     if len(ends) == 1:
         end = next(iter(ends))
         for draft in drafts:

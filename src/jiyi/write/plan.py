@@ -15,7 +15,7 @@ from ..units import Entity, MemoryType
 from .classify import classify
 from .clauses import CLAUSE_MARK, TAG_QUESTION, clause_spans, shift, states_a_clause_slot
 from .compress import CACHED_TEXT_CHARS, compress_sentence, is_open_question
-from .drafts import LANGUAGE_SNIFF_CHARS, Piece, TurnInput
+from .drafts import DATED_KINDS, LANGUAGE_SNIFF_CHARS, Piece, TurnInput
 from .filler import content_left, filler_kind
 from .idfacts import find_ids
 from .idgroups import CUE_WORDS, ID_LABEL_WORDS, id_claims, id_pieces, ids_worded
@@ -24,6 +24,7 @@ from .slots import (
     CUE_WINDOW_CHARS,
     SlotFact,
     current_between,
+    dated_thing_said,
     find_slots,
     validity_end,
 )
@@ -161,7 +162,8 @@ def pieces_for_sentence(
     kept = [(span, t) for span, t in zip(spans, plans, strict=True) if t is not None]
     if not kept:
         return pieces
-    if not any_split and len({t for _, t in kept}) == 1 and not pieces:
+    dated_list = len(dated_groups([span for span, _ in kept], local, times, start)) > 1
+    if not any_split and len({t for _, t in kept}) == 1 and not pieces and not dated_list:
         whole = _whole_sentence(sent_text, start, entities, times, turn, lang,
                                 kept[0][1] if len(spans) == 1 or alone else None)
         whole.standalone = whole.standalone or alone
@@ -173,10 +175,41 @@ def pieces_for_sentence(
         else:
             runs.append(([span], t))
     for run_spans, t in runs:
-        piece = _run_piece(sent_text, start, run_spans, t, entities, times, turn)
-        piece.standalone = piece.standalone or alone
-        pieces.append(piece)
+        for group in dated_groups(run_spans, local, times, start):
+            piece = _run_piece(sent_text, start, group, t, entities, times, turn)
+            piece.standalone = piece.standalone or alone
+            pieces.append(piece)
     return pieces
+
+
+def dated_groups(spans: list[tuple[int, int]], local: list[Entity], times: list[TimeMatch],
+                 start: int) -> list[list[tuple[int, int]]]:
+    """Consecutive clauses cut so that each dated thing keeps its own date: a list of codes,
+    each with its expiry ("我有两张券：LUCK88 到3月10号，HOME66 到6月底", "KITCHEN15 (exp 3/9),
+    SPRING25 (exp 4/15)") becomes one group per code (a clause naming none goes with the code
+    before it, the clauses before the first code with the first), so that one code's early
+    date does not end the others. One group (the clauses unchanged) unless two or more codes,
+    each in a clause of its own, have dates of their own; codes sharing one date ("GOLD300、
+    SILVER100，全部到六月底") stay together."""
+    codes = [e for e in local if e.kind in DATED_KINDS]
+    if len(codes) < 2 or not times:
+        return [spans]
+    groups: list[list[tuple[int, int]]] = []
+    for a, b in spans:
+        held = sum(1 for e in codes if a <= e.start and e.end <= b)
+        if held > 1:
+            return [spans]
+        if not groups or (held and _has_code(groups[-1], codes)):
+            groups.append([(a, b)])
+        else:
+            groups[-1].append((a, b))
+    dated = sum(1 for g in groups if _has_code(g, codes) and any(
+        g[0][0] <= t.start - start and t.end - start <= g[-1][1] for t in times))
+    return groups if dated > 1 else [spans]
+
+
+def _has_code(group: list[tuple[int, int]], codes: list[Entity]) -> bool:
+    return any(a <= e.start and e.end <= b for a, b in group for e in codes)
 
 
 @lru_cache(maxsize=4096)
@@ -246,11 +279,13 @@ def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type
     ents: list[Entity] = []
     seen: set[str] = set()
     claimed = id_claims(sent_text, start, entities)
+    used: list[tuple[int, int]] = []
     for a, b in run:
         said = sent_text[a:b].strip(" 。.!！?？~～").casefold()
         if (a, b) in claimed or (said and said in seen):
             continue
         seen.add(said)
+        used.append((a, b))
         inside = [t for t in times if start + a <= t.start and t.end <= start + b]
         text, rendered = rewrite_times(sent_text[a:b], start + a, inside, lang, sent_text)
         clauses.append(text.strip())
@@ -269,8 +304,16 @@ def _run_piece(sent_text: str, start: int, run: list[tuple[int, int]], unit_type
         m = _TASK_ID.search(content)
         slot = f"task:{m.group(1).upper()}" if m else None
     a0, b0 = run[0][0], run[-1][1]
-    valid_until = validity_end(sent_text[a0:b0], [t for t in times if start + a0 <= t.start],
-                               start + a0)
+    if any(e.kind in DATED_KINDS for e in ents) and dated_thing_said(sent_text):
+        # an item of a list of dated things: its own clauses' date, the sentence's words
+        # saying what it is ("我有两张券：…，HOME66 到6月底")
+        a0, b0 = used[0][0], used[-1][1]
+        valid_until = validity_end(sent_text[a0:b0], [
+            t for t in times if any(start + a <= t.start and t.end <= start + b
+                                    for a, b in used)], start + a0, thing_said=True)
+    else:
+        valid_until = validity_end(sent_text[a0:b0], [t for t in times if start + a0 <= t.start],
+                                   start + a0)
     return Piece(content, unit_type, ents, slot=slot, valid_until=valid_until, keep=keep)
 
 

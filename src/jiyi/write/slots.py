@@ -492,9 +492,13 @@ def _only(clause: str, e: Entity) -> bool:
     return not content_left(rest)
 
 
-def validity_end(clause: str, times: list[TimeMatch], offset: int = 0) -> datetime | None:
-    """``valid_until`` when the clause states until when something is valid."""
-    if not times or not (_VALIDITY_CONTEXT.search(clause) or _DATED_THING.search(clause)):
+def validity_end(clause: str, times: list[TimeMatch], offset: int = 0,
+                 thing_said: bool = False) -> datetime | None:
+    """``valid_until`` when the clause states until when something is valid. ``thing_said``:
+    the clause is one item of a list of dated things the sentence names ("我有两张券：…，
+    HOME66 到6月底"): the sentence's words make its "到6月底" an expiry."""
+    if not times or not (thing_said or _VALIDITY_CONTEXT.search(clause)
+                         or _DATED_THING.search(clause)):
         return None
     for tm in times:
         start, end = tm.start - offset, tm.end - offset
@@ -535,6 +539,12 @@ _START_BEFORE = re.compile(
     r"(?:从|從|自|由|收到|领|領|拿到|送|发|發|给|給|买|買|注册|註冊|\b(?:from|since|starting|starts?|"
     r"received|got|sent|gave|given|issued|bought|signed up)\b)[^，,。;；!?！？]*$", re.I)
 _START_AFTER = re.compile(r"\s*(?:起|开始|開始|生效|领|領|收到|送的|发的|發的)")
+
+
+def dated_thing_said(text: str) -> bool:
+    """The text names a thing with a date of its own (a coupon, a voucher, a gift card) or an
+    expiry."""
+    return bool(_DATED_THING.search(text) or _EXPIRY.search(text))
 
 
 def _thing_end(clause: str, times: list[TimeMatch], offset: int) -> datetime | None:

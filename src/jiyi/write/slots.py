@@ -36,7 +36,7 @@ _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|�
 CHANGE_WORDS = re.compile(
     sw.alternation(sw.CHANGED_ZH, sw.USING_NOW_ZH, sw.BROKEN_ZH, sw.CHANGED_TO_ZH, sw.IS_NOW_ZH,
                    sw.NEW_ZH, sw.RETIRED_ZH, sw.FORMER_ZH, sw.LEVEL_MOVED_ZH, sw.MOVED_ZH,
-                   sw.FROM_NOW_ON_ZH) + "|"
+                   sw.FROM_NOW_ON_ZH, sw.FROM_NOW_ON_LEAD_ZH) + "|"
     + sw.en_words(sw.CHANGED_EN, sw.NEW_EN, sw.IS_NOW_EN, sw.MOVED_EN, sw.LEVEL_MOVED_EN,
                   sw.RETIRED_EN, sw.FORMER_EN, sw.FROM_NOW_ON_EN, sw.BROKEN_EN,
                   sw.OUT_OF_SERVICE_EN), re.I)
@@ -57,7 +57,7 @@ _CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?
 #: when a third party is named ("让他打…找我").
 _REACH_ME = re.compile(
     r"联系我|聯繫我|聯絡我|找我|找得到我|找到我|打我|打给我|打給我|打这个|打這個|打这支|打這支|用的是|"
-    r"现在用|現在用|现在打|現在打|以后打|以後打|我自己的|我的是|"
+    r"现在用|現在用|现在打|現在打|以后打|以後打|我自己的|我的是|打呢个|打呢個|打呢支|搵我|"
     r"\b(?:call me|reach me|get me|ring me|text me|i'm on|i am on|using|use|ring)\b", re.I)
 #: A user sending something to an address is giving their own ("发amy@…就行", "send it to …").
 _SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|switch|use|to)\b", re.I)
@@ -301,7 +301,7 @@ def _others(lead: str) -> bool:
 #: word, cut after the last character that cannot be part of a name ("你们店的普通会员").
 _ZH_LEVEL_WORD = re.compile(r"会员|會員|(?<![A-Za-z0-9])VIP(?![A-Za-z0-9])")
 _ZH_NAME = re.compile(r"[\u4e00-\u9fff0-9]{1,4}$")
-_ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們店从從升在就还還也这這那张張位名级級办辦开開买買当當"
+_ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們店从從升在就还還也这這那张張位名级級办辦开開买買当當返翻續续"
                      r"做加入现現新旧舊老原本说說讲講叫称稱于於与與和跟对對给給被把将將帮幫让讓请請有没沒"
                      r"不算]")
 _ZH_NOT_LEVEL = re.compile(r"[吗嗎呢吧啊么麼什哪谁誰]")
@@ -333,6 +333,8 @@ _EN_NOT_LEVEL = re.compile(r"^(?:January|February|March|April|May|June|July|Augu
                            r"Got|Became|Unlocked|Earned|Achieved|Joined|Went|Moved)$")
 #: Said just before a level, these make it the old one ("从银卡升到金卡", "from Silver to Gold").
 _LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|之前是|以前是|不是|唔係|唔系|失去了?|丢了|丟了|\bfrom|"
+                               # not renewed, cancelled ("唔續黑卡", "不續約白金卡", "取消了金卡")
+                               r"(?:唔|不|冇|沒|没)(?:有)?(?:再)?(?:續|续)(?:會|会|約|约|費|费|咗|了)?|取消(?:咗|了)?|"
                                r"\bwas|\bused to be|\bnot|\bno longer|\binstead of|\brather than|"
                                r"\blost|\blosing|\bdropped (?:from|out of)|\bfell (?:from|out of)|"
                                r"\bformerly|\bpreviously)"

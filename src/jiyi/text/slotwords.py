@@ -222,7 +222,11 @@ PHONE_EN: tuple[str, ...] = (
     "phone", "number", "cell", "mobile", "reach me", "text me", "whatsapp", "contact",
 )
 #: Phone words the entity recogniser also reads before a number ("门号", "致电", "SIM").
-PHONE_CUE_ZH: tuple[str, ...] = ("门号", "門號", "致电", "致電", "SIM", "打返", "打番")
+PHONE_CUE_ZH: tuple[str, ...] = (
+    "门号", "門號", "致电", "致電", "SIM", "打返", "打番",
+    # call this one ("打这个：…"; Cantonese 呢 is 这: "打呢個：…")
+    "打这个", "打這個", "打这支", "打這支", "打呢个", "打呢個", "打呢支",
+)
 #: Phone words that make a number the speaker's ("打这个", "的号是", "call me").
 PHONE_MINE_ZH: tuple[str, ...] = (
     "打这个", "打這個", "的号是", "的號是",

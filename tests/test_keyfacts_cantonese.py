@@ -136,3 +136,41 @@ def test_after_an_event_is_no_change_of_channel(any_mem: Memory, later: str) -> 
     say(any_mem, ["有事WhatsApp我", later])
     units = [u.content for u in slot_units(any_mem, "contact_channel")]
     assert len(units) == 1 and "WhatsApp" in units[0], units
+
+
+# --- a Latin name after a Chinese introduction ------------------------------------------------
+
+@pytest.mark.parametrize(("turn", "name"), [
+    ("我係Ken，想問下張單幾時到", "Ken"),
+    ("你好，我叫Amy Chen，想改送貨時間", "Amy Chen"),
+    ("我的英文名是Kenneth Yip", "Kenneth Yip"),
+    ("你好，我叫Jason Wong，想查一下订单", "Jason Wong"),
+    ("Hi, my name is Grace Lau", "Grace Lau"),
+])
+def test_a_latin_name_after_a_chinese_introduction_is_the_name(any_mem: Memory, turn: str,
+                                                               name: str) -> None:
+    say(any_mem, [turn])
+    units = [u.content for u in slot_units(any_mem, "name")]
+    assert len(units) == 1 and units[0].endswith(name), units
+
+
+@pytest.mark.parametrize("turn", ["我是Apple的粉絲", "我係Samsung嘅老客", "我是Gold會員",
+                                  "I'm a Samsung fan"])
+def test_a_brand_or_a_level_after_i_am_is_no_name(any_mem: Memory, turn: str) -> None:
+    say(any_mem, [turn])
+    assert slot_units(any_mem, "name") == []
+
+
+# --- "inform" names the activity of a contact channel -----------------------------------------
+
+@pytest.mark.parametrize("turn", ["維修進度麻煩電郵告知", "处理结果请邮件告知", "有結果請短信知會我",
+                                  "Please inform me of the result by email"])
+def test_a_channel_to_inform_by_is_the_contact_channel(any_mem: Memory, turn: str) -> None:
+    say(any_mem, [turn])
+    assert [u.content for u in slot_units(any_mem, "contact_channel")] == [turn]
+
+
+@pytest.mark.parametrize("turn", ["我已經告知快遞員了", "我已经告知客服我的地址"])
+def test_informing_someone_names_no_channel(any_mem: Memory, turn: str) -> None:
+    say(any_mem, [turn])
+    assert slot_units(any_mem, "contact_channel") == []

@@ -174,3 +174,34 @@ def test_a_channel_to_inform_by_is_the_contact_channel(any_mem: Memory, turn: st
 def test_informing_someone_names_no_channel(any_mem: Memory, turn: str) -> None:
     say(any_mem, [turn])
     assert slot_units(any_mem, "contact_channel") == []
+
+
+# --- a convenience store's branch is where parcels go -----------------------------------------
+
+@pytest.mark.parametrize(("turns", "old", "new"), [
+    (["包裹寄到高雄市苓雅區四維三路6號", "之後都用超商取貨，寄到7-11台中文心門市"], "四維三路",
+     "文心門市"),
+    (["寄去旺角彌敦道600號", "以後寄去OK便利店旺角店，我自己攞"], "彌敦道", "旺角店"),
+    (["包裹寄到上海市徐汇区漕溪北路88号", "以后寄到全家便利店朝阳店，我自己去取"], "漕溪北路",
+     "朝阳店"),
+])
+def test_a_store_pickup_branch_replaces_the_address(any_mem: Memory, turns: list[str], old: str,
+                                                    new: str) -> None:
+    say(any_mem, turns)
+    units = [u.content for u in slot_units(any_mem, "address")]
+    assert [c for c in units if new in c], units
+    assert not [c for c in units if old in c], units
+    assert slot_units(any_mem, "delivery_time") == []
+
+
+@pytest.mark.parametrize("turn", ["我在全家買了咖啡", "全家人都喜歡吃辣", "我在7-11店員那裡問過了",
+                                  "I grabbed a coffee at 7-Eleven"])
+def test_a_store_talked_of_is_no_address(any_mem: Memory, turn: str) -> None:
+    say(any_mem, [turn])
+    assert slot_units(any_mem, "address") == []
+
+
+def test_an_hour_range_is_still_a_delivery_time(any_mem: Memory) -> None:
+    say(any_mem, ["晚上7-11點送貨最方便"])
+    assert [u.content for u in slot_units(any_mem, "delivery_time")] == ["晚上7-11點送貨最方便"]
+    assert slot_units(any_mem, "address") == []

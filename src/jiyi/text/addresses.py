@@ -226,8 +226,25 @@ def _zh_start(raw: str, rx: re.Pattern[str]) -> int:
     return skip
 
 
+#: A convenience store's branch where a parcel is picked up (Taiwan's 超商取貨, Hong Kong's and
+#: the mainland's store pick-up): the chain, then the branch's name and 門市 / 店 ("7-11台中文心
+#: 門市", "全家板橋文化店", "OK便利店旺角店"). The branch is where the user's parcels go.
+_STORE_PICKUP = re.compile(
+    r"(?<![A-Za-z0-9])(?:7-?11|7-?ELEVEN|7-?Eleven|小七|统一超商|統一超商|全家便利商店|全家便利店|全家|FamilyMart|"
+    r"莱尔富|萊爾富|OK超商|OK便利店|OK mart|OKmart|Hi-Life|美廉社|Circle K|OK记|OK記|OK)\s?"
+    r"(?:[\u4e00-\u9fff]{2,10}?|[A-Za-z]{2,10}\s?)(?:门市|門市|分店|店)(?![\u4e00-\u9fff]{0,1}(?:员|員|长|長|家|主))")
+
+
+def store_pickups(text: str) -> list[tuple[int, int]]:
+    """The spans of convenience-store branches in ``text`` (see :data:`_STORE_PICKUP`): a date
+    read inside one ("7-11") is the chain's name."""
+    return [m.span() for m in _STORE_PICKUP.finditer(text)]
+
+
 def _zh_addresses(text: str) -> list[Entity]:
-    out: list[Entity] = []
+    out: list[Entity] = [Entity(kind="address", text=m.group(0),
+                                value=to_simplified(re.sub(r"\s+", "", m.group(0))),
+                                start=m.start(), end=m.end()) for m in _STORE_PICKUP.finditer(text)]
     found: list[re.Match[str]] = []
     if _ADDR_ZH_WORD.search(text):
         found += _ADDR_ZH.finditer(text)

@@ -33,7 +33,7 @@ from typing import Literal
 
 from ..units import Entity
 from . import slotwords as sw
-from .addresses import find_addresses
+from .addresses import find_addresses, store_pickups
 from .fastre import gate_all
 from .lexicon import (
     CITIES_EN,
@@ -687,6 +687,9 @@ def extract_entities_and_times(
     if _FULL_WIDTH.search(text):
         text = text.translate(_HALF_WIDTH)
     times = find_times(text, at)
+    if times:  # "寄到7-11台中文心門市": a store's name, not 11 July
+        stores = store_pickups(text)
+        times = [t for t in times if not any(a <= t.start and t.end <= b for a, b in stores)]
     # each family of patterns runs only when the characters it needs are there at all
     links = [_ent("url", m, m.group(0)) for m in URL_RE.finditer(text)] \
         if "://" in text or "www." in text.lower() else []

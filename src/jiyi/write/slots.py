@@ -63,7 +63,7 @@ _REACH_ME = re.compile(
 _SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|switch|use|to)\b", re.I)
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
-    r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|家|屋|公司|办公|辦公|单位|單位|宿舍|"
+    r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|取货|取貨|取件|搬到|搬家|搬|家|屋|公司|办公|辦公|单位|單位|宿舍|"
     r"\b(?:address\w*|addy|addr|ship\w*|deliver\w*|"
     r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|place|home|house|flat|apartment|condo|"
     r"office|work|staying|stay|located|based|drop\w*|bring|parcels?|packages?|courier|post|mail|"

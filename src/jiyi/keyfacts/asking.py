@@ -53,13 +53,18 @@ ASKED = re.compile(
     r"多少|(?<![没沒])什么(?![的事都])|(?<![没沒])什麼(?![的事都])|"
     r"哪个|哪個|哪里|哪裡|哪儿|哪兒|几点|幾點|几号|幾號|是不是|有没有|有沒有|[吗嗎][？?。，,]",
     re.I)
+#: In Cantonese 呢 before a measure word or a place word is "this" ("打呢個", "寄呢度", "呢排",
+#: "呢張單"), no question particle ending a sentence.
+CANTONESE_THIS_AFTER = (r"[個个度處处啲D支間间張张份件位次排便邊边種种款對对條条架部本隻只封單单筆笔樣样"
+                        r"陣阵日晚朝期枝盒包袋樽杯碗碟餐間]")
 #: Where one Chinese sentence ends and the next begins with no punctuation between them: after
 #: a question particle ("…有大特价吗请问…") or a laugh ("哈哈我…") before more Chinese, before
 #: "对了" / "顺便问" ("by the way": "…现在是黑钻会员对了退货…"), right after a value where the
 #: agent is addressed ("…以后打+86-18322602944你们有没有门店…"), or after a closing particle
 #: before words that open an utterance ("…我不吃这个了麻烦您说慢一点…", "…唔要喇麻煩晒"). The
 #: sentence splitter cuts here too (:func:`jiyi.write.compress.split_sentences`).
-ZH_RUN_ON = re.compile(r"(?<=[吗嗎呢])(?![啡绒絨子])(?=[\u4e00-\u9fff])|(?<=哈哈)(?=[\u4e00-\u9fff])(?!哈)|"
+ZH_RUN_ON = re.compile(r"(?<=[吗嗎呢])(?![啡绒絨子])(?<!呢(?=" + CANTONESE_THIS_AFTER + r"))"
+                       r"(?=[\u4e00-\u9fff])|(?<=哈哈)(?=[\u4e00-\u9fff])(?!哈)|"
                        r"(?<=[0-9A-Za-z])(?=[啦喇吧呀啊哦喔嘛]?(?:你们|你們|你哋|请问|請問|劳驾|勞駕|谢谢|謝謝|唔該|"
                        r"唔该))|"
                        r"(?<=[了吧啊呀啦喇嘞哦喔嘛])(?=嗯|麻烦|麻煩|好的|哎呀|喂喂|谢谢|謝謝|请问|請問|劳驾|"

@@ -149,8 +149,16 @@ class SlotSpec:
         return text.format(subj=subj, poss=poss, value=value)
 
 
+#: A word boundary of the Latin script: Hong Kong and Taiwan write English words into Chinese
+#: with no space ("改用Email通知", "我嘅phone number係…"), where ``\b`` (which counts 用 and 通
+#: as letters) would see no word. The schema's ``\b`` is read so.
+LATIN_BOUNDARY = r"(?:(?<![A-Za-z0-9_])(?=[A-Za-z0-9_])|(?<=[A-Za-z0-9_])(?![A-Za-z0-9_]))"
+
+
 def _rx(text: object) -> re.Pattern[str] | None:
-    return gated(re.compile(text, re.I)) if isinstance(text, str) and text else None
+    if not isinstance(text, str) or not text:
+        return None
+    return gated(re.compile(text.replace("\\b", LATIN_BOUNDARY), re.I))
 
 
 #: Grammars a row's ``value_grammar`` may name: their words are value words of the row.

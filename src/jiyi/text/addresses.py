@@ -42,12 +42,17 @@ _ADDR_UNIT = (r"(?:\s?[0-9A-Z一二三四五六七八九十]{1,4}\s?(?:栋|棟|�
 #: A numbered street ("花园7路", "SS2/24路", "PJ5/12路": Malaysian and mainland estates number
 #: their roads): the number between the street's name and its road word.
 _STREET_NUMBER = r"(?:[A-Za-z]{0,3}\d{1,3}(?:/\d{1,3})?)?"
-_ADDR_ZH = re.compile(r"[\u4e00-\u9fff]{2,18}?" + _STREET_NUMBER + r"(?:路|街|道|大道|巷|弄|胡同)(?:[东西南北東][一二三四五六七八九十\d]{0,3}段|[一二三四五六七八九十\d]{1,3}段)?(?:\d{1,4}[巷弄]){0,2}\s?[0-9一二三四五六七八九十百]+\s?[号號]院?"
+_ADDR_ZH = re.compile(r"[\u4e00-\u9fff]{2,18}?" + _STREET_NUMBER + r"(?:路|街|道|大道|巷|弄|胡同)"
+                      # a road's part ("皇后大道中", "德輔道西", "忠孝東路四段")
+                      r"(?:[东西南北中東](?=\s?[0-9一二三四五六七八九十百]+\s?[号號]))?"
+                      r"(?:[东西南北東][一二三四五六七八九十\d]{0,3}段|[一二三四五六七八九十\d]{1,3}段)?(?:\d{1,4}[巷弄]){0,2}\s?[0-9一二三四五六七八九十百]+\s?[号號]院?"
                       + _ADDR_UNIT + _ADDR_BUILDING + _ADDR_UNIT)
 #: An estate with no street named ("北京市朝阳区望京花园小区5栋2单元301", "新界沙田禾輋邨豐順樓
 #: 1203室", "九龍灣德福花園E座12樓3室"): the estate word, perhaps a named block ("豐順樓"), then
 #: numbered blocks, floors and a room (at least two of them: see :func:`_estate_ok`).
-_ESTATE_WORD = r"(?:小区|小區|花园|花園|家园|家園|新村|公寓|大厦|大廈|邨|苑|山庄|山莊|华庭|華庭|大楼|大樓|园|園)"
+# (Hong Kong names estates and blocks 城, 閣, 軒 too: "沙田第一城 28 座 15 樓 D 室")
+_ESTATE_WORD = (r"(?:小区|小區|花园|花園|家园|家園|新村|公寓|大厦|大廈|邨|苑|山庄|山莊|华庭|華庭|大楼|大樓|园|園|"
+                r"城|阁|閣|轩|軒)")
 _ESTATE_PART = r"\s?[0-9A-Z一二三四五六七八九十]{1,4}\s?(?:栋|棟|号楼|號樓|幢|座|单元|單元|楼|樓|层|層|室|房|期|区|區)"
 _ADDR_ESTATE = re.compile(
     r"[\u4e00-\u9fff]{2,16}?" + _ESTATE_WORD + r"(?:[\u4e00-\u9fff]{0,6}?" + _ESTATE_WORD + r")?"
@@ -221,8 +226,25 @@ def _zh_start(raw: str, rx: re.Pattern[str]) -> int:
     return skip
 
 
+#: A convenience store's branch where a parcel is picked up (Taiwan's 超商取貨, Hong Kong's and
+#: the mainland's store pick-up): the chain, then the branch's name and 門市 / 店 ("7-11台中文心
+#: 門市", "全家板橋文化店", "OK便利店旺角店"). The branch is where the user's parcels go.
+_STORE_PICKUP = re.compile(
+    r"(?<![A-Za-z0-9])(?:7-?11|7-?ELEVEN|7-?Eleven|小七|统一超商|統一超商|全家便利商店|全家便利店|全家|FamilyMart|"
+    r"莱尔富|萊爾富|OK超商|OK便利店|OK mart|OKmart|Hi-Life|美廉社|Circle K|OK记|OK記|OK)\s?"
+    r"(?:[\u4e00-\u9fff]{2,10}?|[A-Za-z]{2,10}\s?)(?:门市|門市|分店|店)(?![\u4e00-\u9fff]{0,1}(?:员|員|长|長|家|主))")
+
+
+def store_pickups(text: str) -> list[tuple[int, int]]:
+    """The spans of convenience-store branches in ``text`` (see :data:`_STORE_PICKUP`): a date
+    read inside one ("7-11") is the chain's name."""
+    return [m.span() for m in _STORE_PICKUP.finditer(text)]
+
+
 def _zh_addresses(text: str) -> list[Entity]:
-    out: list[Entity] = []
+    out: list[Entity] = [Entity(kind="address", text=m.group(0),
+                                value=to_simplified(re.sub(r"\s+", "", m.group(0))),
+                                start=m.start(), end=m.end()) for m in _STORE_PICKUP.finditer(text)]
     found: list[re.Match[str]] = []
     if _ADDR_ZH_WORD.search(text):
         found += _ADDR_ZH.finditer(text)

@@ -33,7 +33,7 @@ from typing import Literal
 
 from ..units import Entity
 from . import slotwords as sw
-from .addresses import find_addresses
+from .addresses import find_addresses, store_pickups
 from .fastre import gate_all
 from .lexicon import (
     CITIES_EN,
@@ -96,8 +96,8 @@ _PHONE_CUE = re.compile(
     re.I)
 #: Said right after a bare 8-digit number, these make it a phone ("现在用9384 3997，有事打这支").
 _PHONE_CUE_AFTER = re.compile(
-    r"\s*[，,]?\s*(?:有事|有问题|有問題|可以|就)?(?:打这|打這|打给我|打給我|打我|找我|联系我|聯絡我|聯繫我|"
-    r"这支|這支|手机|手機|\b(?:call|text|ring|whatsapp)\b)", re.I)
+    r"\s*[，,]?\s*(?:有事|有问题|有問題|可以|就)?(?:打这|打這|打呢|打给我|打給我|打畀我|打俾我|打我|找我|搵我|"
+    r"联系我|聯絡我|聯繫我|这支|這支|呢支|手机|手機|\b(?:call|text|ring|whatsapp)\b)", re.I)
 #: How far after a bare 8-digit number its phone word may stand.
 PHONE_CUE_AFTER_CHARS = 12
 _NOT_PHONE_CUE = re.compile(
@@ -209,6 +209,17 @@ _AMOUNT_SUF = re.compile(
 _SURNAME_FIRSTS = "".join(sorted({*SURNAMES, *(s[0] for s in SURNAMES_MULTI)}))
 _ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
 _ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在俺") + r"(?:我(?:现在|現在|其实|其實|本名|全名|真名|大名)?叫|俺叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是(?:你们的|你們的|贵店的|貴店的)?老?(?:会员|會員|客户|客戶|用户|用戶|顾客|顧客|买家|買家)|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+#: A name in the Latin script after a Chinese introduction: Hong Kong, Taiwan and overseas
+#: Chinese go by English names ("我係Ken", "我叫Amy Chen", "我的英文名是Kenneth Yip", "全名，
+#: Kenneth Yip"); not a level or a thing after it ("我是Gold會員", "我係iPhone用戶").
+_ZH_INTRO_LATIN = re.compile(
+    r"(?:(?:我(?:现在|現在|其实|其實|本名|全名|真名|大名|英文名)?叫|我的名字(?:是|叫)|我名係|我個名係|"
+    r"我嘅名係|叫我|(?:英文名|全名|真名)(?:字)?(?:是|係|系|叫|[:：，,])\s*(?:是|係|系|叫)?)\s*"
+    r"((?-i:[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}))(?![A-Za-z])"
+    # "I am X" says a name only when nothing follows ("我係Ken，…"; "我是Apple的粉絲" is none)
+    r"|(?:我是|我係|我系)\s*((?-i:[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}))"
+    r"(?=\s*(?:[，,。.!！?？~]|$|啊|呀|喇|啦|呀|喔|哦)))"
+    r"(?!\s?(?:会员|會員|卡|级|級|用户|用戶|客户|客戶|版|款|號|号|VIP|[Mm]ember|[Tt]ier|[Cc]ard|[Pp]lan))")
 #: A name given for the account or the parcel ("收件人寫鄭凱文", "登记的名字写李娜", "名字…是郭佳怡"),
 #: or a caller naming themselves ("罗志强这边").
 _ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
@@ -592,6 +603,12 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         out.append(_ent("person", m, to_simplified(name), 1))
     if not latin:
         return out
+    for m in _ZH_INTRO_LATIN.finditer(text) if cjk else ():
+        g = 1 if m.group(1) else 2
+        name = _en_person(m.group(g))
+        if name:
+            out.append(Entity(kind="person", text=name, value=name, start=m.start(g),
+                              end=m.start(g) + len(name)))
     for rx in (_EN_INTRO, _EN_ANSWER, _EN_IS_ME, _EN_SPELLED, _EN_GREETED):
         for m in rx.finditer(text):
             name = _en_person(m.group(1))
@@ -682,6 +699,9 @@ def extract_entities_and_times(
     if _FULL_WIDTH.search(text):
         text = text.translate(_HALF_WIDTH)
     times = find_times(text, at)
+    if times:  # "寄到7-11台中文心門市": a store's name, not 11 July
+        stores = store_pickups(text)
+        times = [t for t in times if not any(a <= t.start and t.end <= b for a, b in stores)]
     # each family of patterns runs only when the characters it needs are there at all
     links = [_ent("url", m, m.group(0)) for m in URL_RE.finditer(text)] \
         if "://" in text or "www." in text.lower() else []

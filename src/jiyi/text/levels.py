@@ -55,7 +55,7 @@ _ZH_NOUN_AFTER = "会员|會員|VIP|等级|等級|段位|会籍|會籍"
 #: A Chinese name before 级/級 or a membership word, cut after characters no name holds.
 _ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們店从從升降在就还還也这這那张張位名"
                      r"办辦开開买買当當做加入现現新旧舊老原本说說讲講叫称稱于於与與和跟对對给給被把将將"
-                     r"帮幫让讓请請有没沒不算变變换換改调調掉跌而家咩乜什么麼哪几幾啥等]")
+                     r"帮幫让讓请請有没沒不算变變换換改调調掉跌而家咩乜什么麼哪几幾啥等返翻續续]")
 _NOT_ZH = re.compile(sw.alternation(sw.NOT_LEVEL_ZH))
 #: What is left of a head that names nothing ("我的等级会员": 级).
 _NO_NAME_ZH = frozenset({"会", "會", "等", "级", "級", "卡"})
@@ -108,7 +108,8 @@ _EN_IN_ZH = (r"(?<![A-Za-z])(?:(?-i:[A-Z][A-Za-z]+)\s?){0,2}(?i:"
 #: Chinese: a level after an up/down verb ("升咗做鑽石", "卡升级成白金卡", "降到普卡",
 #: "升到V5").
 _ZH_AFTER_UP = re.compile(
-    "(?:" + sw.alternation(sw.LEVEL_UP_ZH) + r")\s*(?:了|咗)?\s*(?:做|成|到|为|為)?\s*"
+    # back to a level: Cantonese 返 / 翻, 回 ("轉咗返金卡", "跌返銀卡", "降回普卡")
+    "(?:" + sw.alternation(sw.LEVEL_UP_ZH) + r")\s*(?:了|咗)?\s*(?:返|翻|回)?\s*(?:做|成|到|为|為)?\s*"
     rf"({_NUM_EN}|{_ZH_CARD}|(?:{_ZH_KNOWN})(?:{_ZH_NOUN_AFTER}|卡|级|級)?|{_NUM_ZH}(?:会员|會員)?"
     rf"|[A-Za-z]{{2,10}}\s?(?:{_ZH_NOUN_AFTER}|卡)|{_ZH_NAME_CHARS}{{1,3}}(?:级|級|卡|{_ZH_NOUN_AFTER})"
     rf"|{_EN_IN_ZH})")

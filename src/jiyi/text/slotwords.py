@@ -23,8 +23,11 @@ def alternation(*lists: tuple[str, ...]) -> str:
 
 
 def en_words(*lists: tuple[str, ...]) -> str:
-    r"""English words as one group between word boundaries: ``\b(?:a|b)\b``."""
-    return r"\b(?:" + alternation(*lists) + r")\b"
+    r"""English words as one group between Latin word boundaries: ``(?<![A-Za-z0-9_])(?:a|b)
+    (?![A-Za-z0-9_])``. A Chinese character next to an English word ends it: Hong Kong and
+    Taiwan write English words into Chinese with no space ("my number係…", "用WhatsApp搵我",
+    "個plan"), where ``\b`` (which counts 係 as a letter) would see no word."""
+    return r"(?<![A-Za-z0-9_])(?:" + alternation(*lists) + r")(?![A-Za-z0-9_])"
 
 
 # --- a value changed -----------------------------------------------------------------------
@@ -42,9 +45,15 @@ CHANGED_TO_ZH: tuple[str, ...] = (
     "改打", "改拨", "改撥", "改寄", "改送", "改发", "改發",
 )
 #: Now using a value ("现在用…", "改用…").
-USING_NOW_ZH: tuple[str, ...] = ("现在用", "現在用", "而家用", "改用", "换用", "換用")
+USING_NOW_ZH: tuple[str, ...] = (
+    "现在用", "現在用", "而家用", "改用", "换用", "換用", "转用", "轉用", "宜家用", "依家用",
+)
 #: The value now ("现在是…", "now").
-IS_NOW_ZH: tuple[str, ...] = ("现在是", "現在是", "目前是")
+IS_NOW_ZH: tuple[str, ...] = (
+    "现在是", "現在是", "目前是",
+    # Cantonese 而家 (宜家, 依家) is 现在, 係 is 是 ("而家係…")
+    "而家係", "而家系", "而家是", "宜家係", "依家係", "現在係", "现在系", "目前係",
+)
 IS_NOW_EN: tuple[str, ...] = ("now",)
 #: A new value ("新号", "新邮箱", "new").
 NEW_ZH: tuple[str, ...] = (
@@ -52,10 +61,22 @@ NEW_ZH: tuple[str, ...] = (
 )
 NEW_EN: tuple[str, ...] = ("new",)
 #: From now on ("以后", "going forward").
-FROM_NOW_ON_ZH: tuple[str, ...] = ("以后", "以後", "往后", "往後", "今后", "今後")
+FROM_NOW_ON_ZH: tuple[str, ...] = (
+    "以后", "以後", "往后", "往後", "今后", "今後",
+    # from now on, from today ("从现在开始", "由而家開始", "由今日起")
+    "从现在开始", "從現在開始", "从现在起", "從現在起", "由现在开始", "由現在開始", "由而家开始",
+    "由而家開始", "由而家起", "从今天起", "從今天起", "从今天开始", "從今天開始", "由今日起", "由今日开始",
+    "由今日開始", "从今以后", "從今以後", "之后都", "之後都",
+)
+#: From now on, at the start of a clause only ("之後WhatsApp我啦", "以后晚上送"): after a time
+#: or an event the same words say "after it" ("七点以后", "下班之后"). Regular-expression
+#: fragments.
+FROM_NOW_ON_LEAD_ZH: tuple[str, ...] = (
+    "(?:(?<=^)|(?<=[，,。.;；!！\\s]))(?:之后|之後|以后|以後|往后|往後|今后|今後)",
+)
 FROM_NOW_ON_EN: tuple[str, ...] = ("from now on", "going forward")
 #: Moved house ("搬到", "relocated").
-MOVED_ZH: tuple[str, ...] = ("搬到", "搬去", "搬家", "搬来", "搬來")
+MOVED_ZH: tuple[str, ...] = ("搬到", "搬去", "搬家", "搬来", "搬來", "搬咗", "搬了", "搬過去", "搬过去")
 MOVED_EN: tuple[str, ...] = ("moved", "moving", "relocated")
 #: A level moved up or down ("升到", "downgraded").
 LEVEL_MOVED_ZH: tuple[str, ...] = (
@@ -87,7 +108,12 @@ RETIRED_ZH: tuple[str, ...] = (
 )
 RETIRED_EN: tuple[str, ...] = ("no longer", "anymore", "dead", "disconnected", "cancell?ed")
 #: The former one ("之前那个…", "old number").
-FORMER_ZH: tuple[str, ...] = ("之前的", "之前那个", "之前那個", "原来的", "原來的", "以前的")
+FORMER_ZH: tuple[str, ...] = (
+    "之前的", "之前那个", "之前那個", "原来的", "原來的", "以前的",
+    # Cantonese 嗰 is 那, 嘅 is 的 ("之前嗰個", "以前嘅")
+    "之前嗰个", "之前嗰個", "之前嗰支", "以前嗰个", "以前嗰個", "原本嗰个", "原本嗰個", "原来嗰个", "原來嗰個",
+    "之前嘅", "以前嘅", "原本嘅", "原来嘅", "原來嘅", "舊嘅", "旧嘅",
+)
 FORMER_EN: tuple[str, ...] = ("old one", "old number")
 #: Stopped working ("被盗", "hacked"): said after a value, it is retired; before one, the reason
 #: for a new one ("号码丢了，补了张卡…").
@@ -114,6 +140,8 @@ NOT_ANY_MORE_ZH: tuple[str, ...] = (
     "不用", "停用", "旧号", "舊號", "旧邮箱", "舊郵箱", "旧地址", "舊地址", "舊嗰", "旧嗰", "舊個",
     "旧个", "唔住", "冇住", "唔再用", "不是我的", "不再", "满了", "滿了", "不住", "没住", "沒住",
     "不寄", "别寄", "別寄", "别送", "別送", "不要寄", "不要送",
+    # not mine any more, Cantonese 嘅 is 的 ("唔係我嘅", "已經唔係我㗎喇")
+    "唔係我嘅", "唔係我㗎", "唔系我嘅", "唔系我㗎", "已經唔係", "已经唔系", "已經不是", "已经不是",
     # no longer opened or read ("那个邮箱我不开了"), not in use
     "不开了", "不開了", "不看了", "没在用", "沒在用", "冇再開", "冇再开",
     # asked not to be used again ("别再寄…", "不要再打…", "…别打了"): never "别寄错了"
@@ -132,6 +160,8 @@ PAST_EN: tuple[str, ...] = ("old", "previous", "used to")
 OTHER_OLD_ZH: tuple[str, ...] = (
     "旧的", "舊的", "旧地址", "舊地址", "旧号", "舊號", "旧邮箱", "舊郵箱", "老的", "原来那", "原來那",
     "之前那", "以前那", "原先那", "原址", "旧址", "舊址",
+    # Cantonese 嗰 is 那, 嘅 is 的 ("舊嗰個", "之前嗰個", "舊嘅")
+    "舊嗰", "旧嗰", "之前嗰", "以前嗰", "原本嗰", "原來嗰", "原来嗰", "舊嘅", "旧嘅",
     # the old place ("以后送X，别再往老地方寄了")
     "老地方", "旧地方", "舊地方", "老地址", "原地址", "旧家", "舊家",
 )
@@ -148,6 +178,8 @@ USE_EN: tuple[str, ...] = (
 CURRENT_ZH: tuple[str, ...] = (
     "现在", "現在", "新的", "新号", "新號", "改成", "改为", "改為", "换成", "換成", "以后", "以後",
     "今后", "今後",
+    # Cantonese: 而家 (宜家, 依家) is 现在, 新嘅 is 新的
+    "而家", "宜家", "依家", "新嘅",
 )
 CURRENT_EN: tuple[str, ...] = ("now", "new", "instead", "switch", "change", "from now on")
 
@@ -169,6 +201,8 @@ INSTEAD_ZH: tuple[str, ...] = (
     "改(?!天|日)", "换(?![货貨])", "換(?![货貨])", "调(?!查)", "調(?!查)", "转(?![账帐发])",
     "轉(?![賬帳發])", "不行了", "唔得", "不方便了", "最合适", "最合適", "最方便", "最好", "比较好",
     "比較好", "就行", "就好", "才有空", "才方便", "才有人", "更好", "更方便", "好啲", "好D", "方便啲",
+    # from now on ("由而家開始…", "之後WhatsApp我啦": at a clause's start, not "七点以后")
+    *FROM_NOW_ON_LEAD_ZH, *FROM_NOW_ON_ZH[6:],
 )
 INSTEAD_EN: tuple[str, ...] = (
     "instead", "make it", r"switch\w*", r"move\w*", r"change\w*", "works? (?:best|better)",
@@ -188,9 +222,17 @@ PHONE_EN: tuple[str, ...] = (
     "phone", "number", "cell", "mobile", "reach me", "text me", "whatsapp", "contact",
 )
 #: Phone words the entity recogniser also reads before a number ("门号", "致电", "SIM").
-PHONE_CUE_ZH: tuple[str, ...] = ("门号", "門號", "致电", "致電", "SIM", "打返", "打番")
+PHONE_CUE_ZH: tuple[str, ...] = (
+    "门号", "門號", "致电", "致電", "SIM", "打返", "打番",
+    # call this one ("打这个：…"; Cantonese 呢 is 这: "打呢個：…")
+    "打这个", "打這個", "打这支", "打這支", "打呢个", "打呢個", "打呢支",
+)
 #: Phone words that make a number the speaker's ("打这个", "的号是", "call me").
-PHONE_MINE_ZH: tuple[str, ...] = ("打这个", "打這個", "的号是", "的號是")
+PHONE_MINE_ZH: tuple[str, ...] = (
+    "打这个", "打這個", "的号是", "的號是",
+    # Cantonese 呢 is 这/這 ("打呢個", "打呢支")
+    "打呢个", "打呢個", "打呢支", "打呢个号码", "打呢個號碼",
+)
 PHONE_MINE_EN: tuple[str, ...] = ("call me",)
 
 # --- a membership level ----------------------------------------------------------------------

@@ -58,6 +58,10 @@ RETIRES = re.compile(
     r"不能用|用不了|不能再用|不再用|"
     r"别发|別發|不要发|不要發|(?<![\d点點时時午晚早])(?:之前|以前)|原来|原來|老地方|舊的|旧的|别|別|不要|"
     r"不行|不方便|没人|沒人|冇人|无人|無人|不在|唔喺|没空|沒空|冇空|不得闲|不得閒|唔得闲|唔得閒|"
+    # the same in Cantonese (唔 is 不, 冇 is 没, 唔好 is 别, 睇 is 看, 咗 is 了) and a value
+    # seldom read or answered ("好少睇email", "很少看LINE", "唔聽電話")
+    r"唔再|冇再|唔好|唔用|唔使用|唔常睇|好少睇|好少用|很少看|很少用|很少接|好少覆|唔睇|冇睇|唔聽|唔接|不接|"
+    r"刪咗|删咗|停咗用|用唔到|用唔倒|唔得|唔掂|唔方便|已經唔|已经唔|"
     r"\b(?:don't|do not|stop|no longer|anymore|old|previous|used to|deleted|not|"
     r"doesn't|isn't|won't|nobody|no one|busy)\b", re.I)
 #: Clauses of a draft ("周日全天不行了，改午饭后": the first retires a value, the second states one).

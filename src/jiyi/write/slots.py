@@ -36,7 +36,7 @@ _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|�
 CHANGE_WORDS = re.compile(
     sw.alternation(sw.CHANGED_ZH, sw.USING_NOW_ZH, sw.BROKEN_ZH, sw.CHANGED_TO_ZH, sw.IS_NOW_ZH,
                    sw.NEW_ZH, sw.RETIRED_ZH, sw.FORMER_ZH, sw.LEVEL_MOVED_ZH, sw.MOVED_ZH,
-                   sw.FROM_NOW_ON_ZH) + "|"
+                   sw.FROM_NOW_ON_ZH, sw.FROM_NOW_ON_LEAD_ZH) + "|"
     + sw.en_words(sw.CHANGED_EN, sw.NEW_EN, sw.IS_NOW_EN, sw.MOVED_EN, sw.LEVEL_MOVED_EN,
                   sw.RETIRED_EN, sw.FORMER_EN, sw.FROM_NOW_ON_EN, sw.BROKEN_EN,
                   sw.OUT_OF_SERVICE_EN), re.I)
@@ -57,13 +57,13 @@ _CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?
 #: when a third party is named ("让他打…找我").
 _REACH_ME = re.compile(
     r"联系我|聯繫我|聯絡我|找我|找得到我|找到我|打我|打给我|打給我|打这个|打這個|打这支|打這支|用的是|"
-    r"现在用|現在用|现在打|現在打|以后打|以後打|我自己的|我的是|"
+    r"现在用|現在用|现在打|現在打|以后打|以後打|我自己的|我的是|打呢个|打呢個|打呢支|搵我|"
     r"\b(?:call me|reach me|get me|ring me|text me|i'm on|i am on|using|use|ring)\b", re.I)
 #: A user sending something to an address is giving their own ("发amy@…就行", "send it to …").
 _SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|switch|use|to)\b", re.I)
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
-    r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|搬到|搬家|搬|家|屋|公司|办公|辦公|单位|單位|宿舍|"
+    r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|取货|取貨|取件|搬到|搬家|搬|家|屋|公司|办公|辦公|单位|單位|宿舍|"
     r"\b(?:address\w*|addy|addr|ship\w*|deliver\w*|"
     r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|place|home|house|flat|apartment|condo|"
     r"office|work|staying|stay|located|based|drop\w*|bring|parcels?|packages?|courier|post|mail|"
@@ -76,7 +76,7 @@ _CITY_WORDS = re.compile(
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
     r"我叫|俺叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
-    r"我嘅名|敝人|在下|本人|姓名|这边|這邊|改名|更名|现在叫|現在叫|我(?:其实|其實|本名|全名|真名|大名)叫|(?:我|本人|敝|免贵|免貴|鄙人)姓|^姓|\b(?:my name|call me|I'm|I am|it's|it is|this is|"
+    r"我嘅名|英文名|全名|真名|敝人|在下|本人|姓名|这边|這邊|改名|更名|现在叫|現在叫|我(?:其实|其實|本名|全名|真名|大名)叫|(?:我|本人|敝|免贵|免貴|鄙人)姓|^姓|\b(?:my name|call me|I'm|I am|it's|it is|this is|"
     r"real name|name on|account is under|under the name|addressed to|recipient|myself|"
     r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book|file|list|save|reserve) "
     r"(?:it|the \w+|everything|this|that|them) under|name(?:'s|’s)?|surname|go by|going by|went by|"
@@ -301,7 +301,7 @@ def _others(lead: str) -> bool:
 #: word, cut after the last character that cannot be part of a name ("你们店的普通会员").
 _ZH_LEVEL_WORD = re.compile(r"会员|會員|(?<![A-Za-z0-9])VIP(?![A-Za-z0-9])")
 _ZH_NAME = re.compile(r"[\u4e00-\u9fff0-9]{1,4}$")
-_ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們店从從升在就还還也这這那张張位名级級办辦开開买買当當"
+_ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們店从從升在就还還也这這那张張位名级級办辦开開买買当當返翻續续"
                      r"做加入现現新旧舊老原本说說讲講叫称稱于於与與和跟对對给給被把将將帮幫让讓请請有没沒"
                      r"不算]")
 _ZH_NOT_LEVEL = re.compile(r"[吗嗎呢吧啊么麼什哪谁誰]")
@@ -333,6 +333,8 @@ _EN_NOT_LEVEL = re.compile(r"^(?:January|February|March|April|May|June|July|Augu
                            r"Got|Became|Unlocked|Earned|Achieved|Joined|Went|Moved)$")
 #: Said just before a level, these make it the old one ("从银卡升到金卡", "from Silver to Gold").
 _LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|之前是|以前是|不是|唔係|唔系|失去了?|丢了|丟了|\bfrom|"
+                               # not renewed, cancelled ("唔續黑卡", "不續約白金卡", "取消了金卡")
+                               r"(?:唔|不|冇|沒|没)(?:有)?(?:再)?(?:續|续)(?:會|会|約|约|費|费|咗|了)?|取消(?:咗|了)?|"
                                r"\bwas|\bused to be|\bnot|\bno longer|\binstead of|\brather than|"
                                r"\blost|\blosing|\bdropped (?:from|out of)|\bfell (?:from|out of)|"
                                r"\bformerly|\bpreviously)"

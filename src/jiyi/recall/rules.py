@@ -94,13 +94,80 @@ def _asked_spans(text: str) -> list[tuple[int, int]]:
     return spans or [(0, len(text))]
 
 
+#: The agent's voice: a question put by the agent about the person the memory belongs to names
+#: them as "the customer", "this client", "the user" ("What's this customer's preferred contact
+#: method?", "does the client have a delivery window?", "该客户的电话", "這位顧客住哪"), as the
+#: user would say "my" / "me" / "我". Not a compound naming something of the business ("customer
+#: service number", "user guide", "客户端", "客服", "用户名" the login), not customers in general
+#: ("other customers", "a user", "其他用户", "新客户").
+_PERSON_EN = (r"(?<!other\s)(?<!another\s)(?<!every\s)(?<!each\s)(?<!any\s)(?<!a\s)(?<!an\s)"
+              r"(?:(?:the|this|that|our|said)\s+)?(?:customer|client|user|caller|shopper|buyer|"
+              r"guest|consumer|account ?holder|card ?holder|subscriber|patron)")
+_BUSINESS_EN = (r"\s+(?:service|services|support|care|cent(?:er|re)|portal|base|experience|"
+                r"satisfaction|feedback|reviews?|agent|rep|representative|team|desk|hotline|"
+                r"guide|manual|interface|agreement|side|list|story|journey|segment|id|ids|login|"
+                r"account manager|success|category|categories|tier|level|class|grade|type)\b")
+_NOT_PERSON_EN = r"(?!" + _BUSINESS_EN + ")"
+#: A business compound ("customer service email?", "user guide", "客服邮箱"): a terse query
+#: naming one asks about the business, not the user.
+_BUSINESS = re.compile(r"\b(?:customer|client|user)s?" + _BUSINESS_EN + r"|客服|客户端|客户服务|用户手册")
+_AGENT_VOICE_EN = re.compile(
+    r"\b(?:(?P<aux>does|is|has|was)\s+)?" + _PERSON_EN + r"(?P<poss>'s|’s)?\b" + _NOT_PERSON_EN)
+_AUX_FIRST_PERSON = {"does": "do i", "is": "am i", "has": "have i", "was": "was i"}
+_AGENT_VOICE_ZH = re.compile(
+    r"(?<!其他)(?<!其它)(?<!别的)(?<!很多)(?<!有些)(?<!所有)(?<!一些)(?<!每个)(?<!每位)(?<!新)(?<!老)"
+    r"(?:这位|这个|该|此|那位)?(?:客户|顾客|用户|客人|买家|来电人|来电者)(?!端|经理|服务|名|协议|手册|群|量|数)"
+    r"(?P<poss>的)?")
+
+
+def in_own_voice(text: str) -> str:
+    """A folded question in the agent's voice said in the user's: "the customer's" is "my",
+    "does the client have" is "do i have", "this customer" is "me", "该客户的" is "我的"."""
+    def en(m: re.Match[str]) -> str:
+        aux = m.group("aux")
+        if aux:
+            return _AUX_FIRST_PERSON[aux]
+        if m.group("poss") or re.match(r"\s+[a-z]", text[m.end():]):
+            return "my"  # "the customer's phone", "client name"
+        return "me"
+    text = _AGENT_VOICE_EN.sub(en, text)
+    return _AGENT_VOICE_ZH.sub(lambda m: "我的" if m.group("poss") else "我", text)
+
+
+#: A terse keyword question ("phone?", "email addr?", "contact pref now", "电话？") is put to
+#: the memory about its user: no one else is named, so the fact asked for is the user's own.
+MAX_TERSE_WORDS = 4
+MAX_TERSE_CHARS = 4
+_WORD = re.compile(r"[a-z0-9@.#'-]+|[\u4e00-\u9fff]", re.I)
+
+
+def is_terse(text: str) -> bool:
+    """The folded query is a few keywords with no verb of asking ("ship addr?", "tier now?",
+    "邮箱?")."""
+    words = _WORD.findall(text)
+    if not words or "\n" in text.strip() or _ASKS_WORDS.search(text) or _BUSINESS.search(text):
+        return False
+    cjk = sum(1 for w in words if len(w) == 1 and "\u4e00" <= w <= "\u9fff")
+    return (cjk <= MAX_TERSE_CHARS if cjk else len(words) <= MAX_TERSE_WORDS) \
+        and not (cjk and len(words) > cjk)
+
+
+#: Words of a sentence (a question word, a verb, an article: "recommend a phone", "推荐手机"): a
+#: query with them is no keyword list.
+_ASKS_WORDS = re.compile(r"\b(?:what|which|where|when|who|whose|how|why|is|are|do|does|did|can|"
+                         r"could|will|would|should|have|has|a|an|the|this|that|some|any|"
+                         r"recommend\w*|buy|sell|need|want|fix|repair|find|compare|cheap\w*)\b|"
+                         r"什么|哪|多少|几|啥|谁|吗|是|怎|推荐|买|卖|要|想|修|找|看")
+
+
 def slot_intent(query: str) -> SlotIntent | None:
     """The slot a question asks about, by the cue words of the slot schema
     (:mod:`jiyi.keyfacts.schema`): the user's own single-valued fact ("我的电话", "my email"),
     or a slot whose row does not need "my" ("寄到哪裡", "还有哪些券能用"). When several rows'
     cues are said, a row named in the clause that asks comes first, then the schema's order."""
-    text = fold(query)
-    own = bool(_OWN_RE.search(text)) and not OTHERS_OF_RE.search(text)
+    text = in_own_voice(fold(query))
+    own = (bool(_OWN_RE.search(text)) or (is_terse(text) and not OTHERS_RE.search(text))) \
+        and not OTHERS_OF_RE.search(text)
     one_line = "\n" not in query.strip()
     # a slot asked for without "my" only by one short question, not by a conversation excerpt
     short = one_line and (len(query) <= SHORT_QUESTION_CHARS or own) \

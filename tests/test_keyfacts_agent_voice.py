@@ -29,6 +29,8 @@ from keyfacts_memory import ask_after
     ("phone?", "phone"),
     ("email addr?", "email"),
     ("contact pref now", "contact_channel"),
+    ("phone number on record now?", "phone"),
+    ("which email is in the system for this account holder?", "email"),
     ("邮箱？", "email"),
     ("電話？", "phone"),
 ])

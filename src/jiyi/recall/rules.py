@@ -59,14 +59,14 @@ class SlotIntent:
 
 
 #: The question is about the user's own record: "my"/"我", the user's account or file ("帐号上的",
-#: "on file"), where something is sent to the user ("寄到哪", "发到哪个邮箱"), or a thing of the
-#: conversation pointed back to ("那笔", "这单", "上回查的": the user's own order), or a value the
-#: user left or changed ("以前留的电话", "改号码前的那个号码").
+#: "on file", "on record", "in the system"), where something is sent to the user ("寄到哪",
+#: "发到哪个邮箱"), or a thing of the conversation pointed back to ("那笔", "这单", "上回查的": the
+#: user's own order), or a value the user left or changed ("以前留的电话", "改号码前的那个号码").
 _OWN_RE = re.compile(
     r"我|咱|本人|敝人|俺|帐号|账号|账户|帐户|登记|记录|纪录|存档|存檔|寄到|寄去|寄给|发到|发去|发给|送到|送去|"
     r"[那这]一?[单笔](?!钱|款|账|费)|(?:上次|上回|之前|先前|刚才|早前)(?:问|查|说)(?:的|过)|"
     r"留(?:的|给|过|下)|(?:改|换|变)(?:了)?(?:号|手机|电话|地址|邮箱)|"
-    r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|\byou (?:ring|call|text)\b|"
+    r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|on (?:the )?records?\b|in (?:the|your) (?:system|records?)\b|\byou (?:ring|call|text)\b|"
     r"\b(?:courier|driver) (?:will |would |should )?(?:ring|call|text|phone)\b")
 #: Someone else's fact ("my sister", "我妈妈的"): a slot asked for without "my" is not the user's.
 OTHERS_RE = re.compile(

@@ -21,6 +21,7 @@ from keyfacts_memory import ask_after
     ("customer's phone?", "phone"),
     ("What's the user's current email", "email"),
     ("client name?", "name"),
+    ("who's the account holder on your end?", "name"),
     ("where does the customer live now?", "address"),
     ("这位客户的电话是多少", "phone"),
     ("用户的邮箱", "email"),

@@ -165,23 +165,28 @@ def slot_intent(query: str) -> SlotIntent | None:
     (:mod:`jiyi.keyfacts.schema`): the user's own single-valued fact ("我的电话", "my email"),
     or a slot whose row does not need "my" ("寄到哪裡", "还有哪些券能用"). When several rows'
     cues are said, a row named in the clause that asks comes first, then the schema's order."""
-    text = in_own_voice(fold(query))
+    said = fold(query)
+    # read in the user's voice ("the customer's phone" is "my phone"), and as said: the words
+    # of the agent's voice may be a slot's own cue ("who's the account holder")
+    text = in_own_voice(said)
     own = (bool(_OWN_RE.search(text)) or (is_terse(text) and not OTHERS_RE.search(text))) \
         and not OTHERS_OF_RE.search(text)
     one_line = "\n" not in query.strip()
     # a slot asked for without "my" only by one short question, not by a conversation excerpt
     short = one_line and (len(query) <= SHORT_QUESTION_CHARS or own) \
         and not OTHERS_RE.search(text)
-    asked = _asked_spans(text)
+    asked, asked_said = _asked_spans(text), _asked_spans(said)
     matched: list[tuple[int, int, tuple[str, ...], tuple[str, ...]]] = []
     for order, row in enumerate(schema()):
         if row.question is None or (row.own and not own) or (not row.own and not short):
             continue
         if row.not_with is not None and row.not_with.search(text):
             continue
-        hits = list(row.question.finditer(text))
+        hits, spans = list(row.question.finditer(text)), asked
+        if not hits:
+            hits, spans = list(row.question.finditer(said)), asked_said
         if hits:
-            in_ask = any(s <= m.start() < e for m in hits for s, e in asked)
+            in_ask = any(s <= m.start() < e for m in hits for s, e in spans)
             # a dated thing is listed only while valid (recall/keyslots.py): no entity kinds
             matched.append((0 if in_ask else 1, order, (row.name, *row.also),
                             () if row.dated else row.kinds))

@@ -15,9 +15,10 @@ import pytest
 
 from jiyi import Memory
 from jiyi.keyfacts.schema import base_name
-from jiyi.text.entities import extract_entities
+from jiyi.text.entities import WRITE, extract_entities
 from jiyi.write.pipeline import TurnInput, extract_turn
 from keyfacts_memory import ask_after as _ask_after
+from keyfacts_memory import say, slot_units
 
 T0 = datetime(2026, 5, 4, 10, 0, tzinfo=UTC)
 
@@ -141,3 +142,33 @@ def test_the_new_address_is_found_and_the_old_never_current(e5_mem: Memory, turn
     hits = _ask_after(e5_mem, turns, ask)
     assert new in hits[0].unit.content and hits[0].current, [h.unit.content for h in hits]
     assert not [h for h in hits if old in h.unit.content and h.current]
+
+
+# A street's post-directional, one letter or two after the street type ("77 King St W",
+# "500 Main St N", "12 Collins St E", "9 Bay Rd SE"): North American and Australian addresses put
+# the quarter of town after the street's name; the address goes on past it to the town and code.
+@pytest.mark.parametrize(("text", "address"), [
+    ("moved to 77 King St W, Toronto ON M5K 1A1 last week", "77 King St W, Toronto ON M5K 1A1"),
+    ("Ship to 500 Main St N, Unit 4, Calgary AB T2P 1J9", "500 Main St N, Unit 4, Calgary AB T2P 1J9"),
+    ("New place: 9 Bay Rd SE, Seattle WA 98101", "9 Bay Rd SE, Seattle WA 98101"),
+])
+def test_a_post_directional_keeps_the_address_whole(text: str, address: str) -> None:
+    found = [e.text for e in extract_entities(text, T0, WRITE) if e.kind == "address"]
+    assert found == [address], found
+
+
+@pytest.mark.parametrize(("text", "address"), [
+    ("Send it to 4 Oak Ave We are home after 6", "4 Oak Ave"),
+    ("It's 12 High St Edinburgh EH1 1YZ", "12 High St Edinburgh EH1 1YZ"),
+])
+def test_a_word_after_the_street_is_no_directional(text: str, address: str) -> None:
+    found = [e.text for e in extract_entities(text, T0, WRITE) if e.kind == "address"]
+    assert found == [address], found
+
+
+def test_a_move_to_a_street_with_a_directional_replaces_the_old(any_mem: Memory) -> None:
+    say(any_mem, ["I live at 221 Maple Ave, Toronto ON M4B 1B3.",
+                  "moved to 77 King St W, Toronto ON M5K 1A1 last week"])
+    held = [u.content for u in slot_units(any_mem, "address")]
+    assert any("King St W, Toronto ON M5K 1A1" in c for c in held), held
+    assert not any("Maple" in c for c in held), held

@@ -105,6 +105,45 @@ def _part_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return lo, hi
 
 
+#: A declarative sentence typed with question marks states all the same ("my number is
+#: 0412 555 111???", "it's tom@newmail.com?", "我的新号码是13912345678？？"): a question is made by
+#: its words (a question word, an auxiliary before its subject, 吗/呢, A-not-A), and a sentence
+#: opening with the speaker or "it" as its subject and holding none of them only says what the
+#: speaker holds, unsure or insistent.
+_DECLARES = re.compile(
+    r"^[\s,，.…]*(?:(?:ok(?:ay)?|so|and|but|actually|sorry|yeah|yes|no|nope|hi|hey|hello|um+|uh+|"
+    r"oh|well|wait|fyi|btw|pls|plz|please|also|hmm+)\b[\s,，.!…]*)*"
+    r"(?:(?:my|our|i|i'm|im|i am|i've|it's|its|it is|this is|here's|that's)\b|"
+    r"(?:嗯|哦|噢|那|对了|對了|喂)?[，,\s]*(?:我|俺|咱))", re.I)
+_MARKS_END = re.compile(r"[?？]+[\s!！.。]*$")
+#: Inside such a sentence these still ask: an alternative ("my tier is Gold or Silver?", "我是金卡
+#: 还是银卡？"), a question word anywhere ("I wonder where it went?", "我该怎么改？"), a question
+#: embedded after a verb of wondering ("I was wondering if you ship to Perth?", "我想问运费？"), a
+#: question after a comma ("I moved, is the address updated?").
+_STILL_ASKS = re.compile(
+    r"\b(?:or|what|which|where|who|whose|when|why|how|whether|if|wonder\w*|know)\b|"
+    r"[,;:，]\s*(?:is|are|am|was|were|do|does|did|can|could|will|would|should|has|have)\s|"
+    r"还是|還是|定係|定系|或者|或是|怎么|怎麼|怎样|怎樣|为什么|為什麼|为啥|為啥|谁|誰|几|幾|咩|乜|点样|"
+    r"點樣|邊度|边度|想知道|想问|想問|请问|請問|问一下|問一下|不知",
+    re.I)
+
+
+def declared_with_mark(part: str) -> bool:
+    """The part is a declarative sentence typed with question marks: it states (see
+    :data:`_DECLARES`)."""
+    mark = _MARKS_END.search(part)
+    if mark is None:
+        return False
+    body = part[:mark.start()]
+    return _DECLARES.match(body) is not None and ASKED.search(body) is None \
+        and _STILL_ASKS.search(body) is None
+
+
+def asks(text: str) -> bool:
+    """The text asks (:data:`ASKED`), unless it is a declarative typed with question marks."""
+    return ASKED.search(text) is not None and not declared_with_mark(text.strip())
+
+
 def is_request(part: str) -> bool:
     """The part asks for something to be done (it states what the user wants)."""
     return REQUEST.search(part) is not None
@@ -127,7 +166,7 @@ def asks_value(text: str, start: int, end: int) -> bool:
     stands between them), and no request."""
     lo, hi = _part_bounds(text, start, end)
     part = text[lo:hi]
-    if is_request(part):
+    if is_request(part) or declared_with_mark(part.strip()):
         return False
     read = _EMBEDDED.sub(lambda m: " " * len(m.group(0)), part)
     at = start - lo

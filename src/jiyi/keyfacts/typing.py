@@ -8,7 +8,7 @@ import re
 
 from ..embed.base import Embedder, Matrix
 from ..text import slotwords as sw
-from .asking import ASKED
+from .asking import ASKED, asks
 from .prototypes import PrototypeIndex, Typed, best_labels
 from .schema import SlotSpec, list_item, names_item, one_item, schema, spec, third_party
 
@@ -36,9 +36,9 @@ MAX_QUESTION_CHARS = 80
 def statement_slot(idx: PrototypeIndex, embedder: Embedder, content: str, vector: Matrix
                    ) -> Typed | None:
     """The slot a user's clause states, by its nearest statement prototypes; None for a
-    question, a clause without a value of the slot (its row's ``value_hint``) or a clause no
+    question (not a declarative typed with a question mark: :func:`asks`), a clause without a value of the slot (its row's ``value_hint``) or a clause no
     slot claims by its margin."""
-    if len(content) > MAX_TYPED_CHARS or QUESTION.search(content):
+    if len(content) > MAX_TYPED_CHARS or asks(content):
         return None
     typed = idx.type_of(embedder, "statements", vector)
     if typed is None:
@@ -57,7 +57,7 @@ def cued_slot(idx: PrototypeIndex, embedder: Embedder, content: str, vector: Mat
     """The slot a user's clause states by a strong cue of its row ("就是爱…", "I adore …")
     confirmed by meaning: the clause's nearest prototype is the slot's, whatever the lead (the
     cue alone is no evidence the thing is food, the nearest prototype alone not enough)."""
-    if len(content) > MAX_TYPED_CHARS or QUESTION.search(content):
+    if len(content) > MAX_TYPED_CHARS or asks(content):
         return None
     rows = [r for r in schema() if r.strong_cue is not None and r.strong_cue.search(content)]
     if not rows or not idx.prototypes.margins_for(embedder.name, "statements"):

@@ -59,14 +59,14 @@ class SlotIntent:
 
 
 #: The question is about the user's own record: "my"/"我", the user's account or file ("帐号上的",
-#: "on file"), where something is sent to the user ("寄到哪", "发到哪个邮箱"), or a thing of the
-#: conversation pointed back to ("那笔", "这单", "上回查的": the user's own order), or a value the
-#: user left or changed ("以前留的电话", "改号码前的那个号码").
+#: "on file", "on record", "in the system"), where something is sent to the user ("寄到哪",
+#: "发到哪个邮箱"), or a thing of the conversation pointed back to ("那笔", "这单", "上回查的": the
+#: user's own order), or a value the user left or changed ("以前留的电话", "改号码前的那个号码").
 _OWN_RE = re.compile(
     r"我|咱|本人|敝人|俺|帐号|账号|账户|帐户|登记|记录|纪录|存档|存檔|寄到|寄去|寄给|发到|发去|发给|送到|送去|"
     r"[那这]一?[单笔](?!钱|款|账|费)|(?:上次|上回|之前|先前|刚才|早前)(?:问|查|说)(?:的|过)|"
     r"留(?:的|给|过|下)|(?:改|换|变)(?:了)?(?:号|手机|电话|地址|邮箱)|"
-    r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|\byou (?:ring|call|text)\b|"
+    r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|on (?:the )?records?\b|in (?:the|your) (?:system|records?)\b|\byou (?:ring|call|text)\b|"
     r"\b(?:courier|driver) (?:will |would |should )?(?:ring|call|text|phone)\b")
 #: Someone else's fact ("my sister", "我妈妈的"): a slot asked for without "my" is not the user's.
 OTHERS_RE = re.compile(
@@ -94,27 +94,99 @@ def _asked_spans(text: str) -> list[tuple[int, int]]:
     return spans or [(0, len(text))]
 
 
+#: The agent's voice: a question put by the agent about the person the memory belongs to names
+#: them as "the customer", "this client", "the user" ("What's this customer's preferred contact
+#: method?", "does the client have a delivery window?", "该客户的电话", "這位顧客住哪"), as the
+#: user would say "my" / "me" / "我". Not a compound naming something of the business ("customer
+#: service number", "user guide", "客户端", "客服", "用户名" the login), not customers in general
+#: ("other customers", "a user", "其他用户", "新客户").
+_PERSON_EN = (r"(?<!other\s)(?<!another\s)(?<!every\s)(?<!each\s)(?<!any\s)(?<!a\s)(?<!an\s)"
+              r"(?:(?:the|this|that|our|said)\s+)?(?:customer|client|user|caller|shopper|buyer|"
+              r"guest|consumer|account ?holder|card ?holder|subscriber|patron)")
+_BUSINESS_EN = (r"\s+(?:service|services|support|care|cent(?:er|re)|portal|base|experience|"
+                r"satisfaction|feedback|reviews?|agent|rep|representative|team|desk|hotline|"
+                r"guide|manual|interface|agreement|side|list|story|journey|segment|id|ids|login|"
+                r"account manager|success|category|categories|tier|level|class|grade|type)\b")
+_NOT_PERSON_EN = r"(?!" + _BUSINESS_EN + ")"
+#: A business compound ("customer service email?", "user guide", "客服邮箱"): a terse query
+#: naming one asks about the business, not the user.
+_BUSINESS = re.compile(r"\b(?:customer|client|user)s?" + _BUSINESS_EN + r"|客服|客户端|客户服务|用户手册")
+_AGENT_VOICE_EN = re.compile(
+    r"\b(?:(?P<aux>does|is|has|was)\s+)?" + _PERSON_EN + r"(?P<poss>'s|’s)?\b" + _NOT_PERSON_EN)
+_AUX_FIRST_PERSON = {"does": "do i", "is": "am i", "has": "have i", "was": "was i"}
+_AGENT_VOICE_ZH = re.compile(
+    r"(?<!其他)(?<!其它)(?<!别的)(?<!很多)(?<!有些)(?<!所有)(?<!一些)(?<!每个)(?<!每位)(?<!新)(?<!老)"
+    r"(?:这位|这个|该|此|那位)?(?:客户|顾客|用户|客人|买家|来电人|来电者)(?!端|经理|服务|名|协议|手册|群|量|数)"
+    r"(?P<poss>的)?")
+
+
+def in_own_voice(text: str) -> str:
+    """A folded question in the agent's voice said in the user's: "the customer's" is "my",
+    "does the client have" is "do i have", "this customer" is "me", "该客户的" is "我的"."""
+    def en(m: re.Match[str]) -> str:
+        aux = m.group("aux")
+        if aux:
+            return _AUX_FIRST_PERSON[aux]
+        if m.group("poss") or re.match(r"\s+[a-z]", text[m.end():]):
+            return "my"  # "the customer's phone", "client name"
+        return "me"
+    text = _AGENT_VOICE_EN.sub(en, text)
+    return _AGENT_VOICE_ZH.sub(lambda m: "我的" if m.group("poss") else "我", text)
+
+
+#: A terse keyword question ("phone?", "email addr?", "contact pref now", "电话？") is put to
+#: the memory about its user: no one else is named, so the fact asked for is the user's own.
+MAX_TERSE_WORDS = 4
+MAX_TERSE_CHARS = 4
+_WORD = re.compile(r"[a-z0-9@.#'-]+|[\u4e00-\u9fff]", re.I)
+
+
+def is_terse(text: str) -> bool:
+    """The folded query is a few keywords with no verb of asking ("ship addr?", "tier now?",
+    "邮箱?")."""
+    words = _WORD.findall(text)
+    if not words or "\n" in text.strip() or _ASKS_WORDS.search(text) or _BUSINESS.search(text):
+        return False
+    cjk = sum(1 for w in words if len(w) == 1 and "\u4e00" <= w <= "\u9fff")
+    return (cjk <= MAX_TERSE_CHARS if cjk else len(words) <= MAX_TERSE_WORDS) \
+        and not (cjk and len(words) > cjk)
+
+
+#: Words of a sentence (a question word, a verb, an article: "recommend a phone", "推荐手机"): a
+#: query with them is no keyword list.
+_ASKS_WORDS = re.compile(r"\b(?:what|which|where|when|who|whose|how|why|is|are|do|does|did|can|"
+                         r"could|will|would|should|have|has|a|an|the|this|that|some|any|"
+                         r"recommend\w*|buy|sell|need|want|fix|repair|find|compare|cheap\w*)\b|"
+                         r"什么|哪|多少|几|啥|谁|吗|是|怎|推荐|买|卖|要|想|修|找|看")
+
+
 def slot_intent(query: str) -> SlotIntent | None:
     """The slot a question asks about, by the cue words of the slot schema
     (:mod:`jiyi.keyfacts.schema`): the user's own single-valued fact ("我的电话", "my email"),
     or a slot whose row does not need "my" ("寄到哪裡", "还有哪些券能用"). When several rows'
     cues are said, a row named in the clause that asks comes first, then the schema's order."""
-    text = fold(query)
-    own = bool(_OWN_RE.search(text)) and not OTHERS_OF_RE.search(text)
+    said = fold(query)
+    # read in the user's voice ("the customer's phone" is "my phone"), and as said: the words
+    # of the agent's voice may be a slot's own cue ("who's the account holder")
+    text = in_own_voice(said)
+    own = (bool(_OWN_RE.search(text)) or (is_terse(text) and not OTHERS_RE.search(text))) \
+        and not OTHERS_OF_RE.search(text)
     one_line = "\n" not in query.strip()
     # a slot asked for without "my" only by one short question, not by a conversation excerpt
     short = one_line and (len(query) <= SHORT_QUESTION_CHARS or own) \
         and not OTHERS_RE.search(text)
-    asked = _asked_spans(text)
+    asked, asked_said = _asked_spans(text), _asked_spans(said)
     matched: list[tuple[int, int, tuple[str, ...], tuple[str, ...]]] = []
     for order, row in enumerate(schema()):
         if row.question is None or (row.own and not own) or (not row.own and not short):
             continue
         if row.not_with is not None and row.not_with.search(text):
             continue
-        hits = list(row.question.finditer(text))
+        hits, spans = list(row.question.finditer(text)), asked
+        if not hits:
+            hits, spans = list(row.question.finditer(said)), asked_said
         if hits:
-            in_ask = any(s <= m.start() < e for m in hits for s, e in asked)
+            in_ask = any(s <= m.start() < e for m in hits for s, e in spans)
             # a dated thing is listed only while valid (recall/keyslots.py): no entity kinds
             matched.append((0 if in_ask else 1, order, (row.name, *row.also),
                             () if row.dated else row.kinds))

@@ -162,7 +162,7 @@ _ADDR_EN = re.compile(
     r"|" + _ADDR_DIR + r"(?-i:Broadway)"
     r"|" + _ADDR_DIR + r"(?:" + _ADDR_WORD + r"\s+){1,4}" + _STREET_WORD +
     r"|" + _ADDR_DIR + r"(?:" + _ADDR_CAP_WORD + r"\s+){1,4}" + _STREET_CAP +
-    r")(?:\s(?-i:West|East|North|South|NE|NW|SE|SW)(?![A-Za-z]))?(?:\s\d{1,3}(?![\d:.]))?"
+    r")(?:\s(?-i:West|East|North|South|NE|NW|SE|SW|N|S|E|W)\.?(?![A-Za-z]))?(?:\s\d{1,3}(?![\d:.]))?"
     r"|,?\s+" + _STREET_FIRST + r"\s+" + _NAME_WORD + r"(?:\s+" + _NAME_WORD + r"){0,3}))"
     r"(?:,?\s*(?:" + _ADDR_UNIT_EN + r"\s*#?\s*|#\s*)[A-Za-z]?\d{1,5}(?:-\d{1,5})?[A-Za-z]?"
     r"(?![A-Za-z0-9]))?"

@@ -74,7 +74,12 @@ FROM_NOW_ON_ZH: tuple[str, ...] = (
 FROM_NOW_ON_LEAD_ZH: tuple[str, ...] = (
     "(?:(?<=^)|(?<=[，,。.;；!！\\s]))(?:之后|之後|以后|以後|往后|往後|今后|今後)",
 )
-FROM_NOW_ON_EN: tuple[str, ...] = ("from now on", "going forward")
+FROM_NOW_ON_EN: tuple[str, ...] = (
+    "from now on", "going forward",
+    # the same in other Englishes and registers ("from now onwards", "henceforth")
+    "from now onwards?", "from here on(?:wards?)?", "moving forward", "henceforth", "hereafter",
+    "from today onwards?", "from this (?:week|month) onwards?",
+)
 #: Moved house ("搬到", "relocated").
 MOVED_ZH: tuple[str, ...] = ("搬到", "搬去", "搬家", "搬来", "搬來", "搬咗", "搬了", "搬過去", "搬过去")
 MOVED_EN: tuple[str, ...] = ("moved", "moving", "relocated")
@@ -181,7 +186,7 @@ CURRENT_ZH: tuple[str, ...] = (
     # Cantonese: 而家 (宜家, 依家) is 现在, 新嘅 is 新的
     "而家", "宜家", "依家", "新嘅",
 )
-CURRENT_EN: tuple[str, ...] = ("now", "new", "instead", "switch", "change", "from now on")
+CURRENT_EN: tuple[str, ...] = ("now", "new", "instead", "switch", "change", *FROM_NOW_ON_EN)
 
 #: A correction of a value just said ("不对，是…", "写错了", "I mean …").
 CORRECTION_ZH: tuple[str, ...] = (
@@ -207,7 +212,7 @@ INSTEAD_ZH: tuple[str, ...] = (
 INSTEAD_EN: tuple[str, ...] = (
     "instead", "make it", r"switch\w*", r"move\w*", r"change\w*", "works? (?:best|better)",
     "(?:is|are|'s|'re|would be|'d be) (?:best|better|easier|easiest)", "suits? (?:me )?better",
-    "(?:could|can) you do", "how about", "from now on", "going forward", "on second thought",
+    "(?:could|can) you do", "how about", *FROM_NOW_ON_EN, "on second thought",
     "rather", r"prefer\w*",
 )
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from ..embed.routing import EmbedderRouting
-from ..keyfacts.asking import is_request, run_on_parts
+from ..keyfacts.asking import asks, is_request, run_on_parts
 from ..keyfacts.polarity import item_words, names_words
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import (
@@ -339,8 +339,8 @@ def _asked(row: SlotSpec, draft: str) -> bool:
     valued = [p for m in _SUB_CLAUSE.finditer(draft) for p in run_on_parts(m.group(0))
               if words is not None and words.search(p)]
     if not valued:
-        return QUESTION.search(draft) is not None
-    return all(QUESTION.search(p) and not is_request(p) for p in valued)
+        return asks(draft)
+    return all(asks(p) and not is_request(p) for p in valued)
 
 
 def _gives_entity(row: SlotSpec, draft: UnitDraft) -> bool:

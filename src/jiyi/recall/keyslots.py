@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..embed.base import Embedder
+from ..keyfacts.diets import diet_excludes, states_diet
 from ..keyfacts.ended import dated_codes, ended_codes
 from ..keyfacts.polarity import item_words, may_take_back, names_words, takes_back
 from ..keyfacts.prototypes import index
@@ -345,13 +346,19 @@ def _said_off_since(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
     if not likes:
         return []
     since = min(unit_date(u) for u in likes)
+    diet = row.name == "food"
     later = [u for u in store.find_units(scope, as_of=as_of, since=since, limit=LATER_UNITS_READ)
-             if u.id not in negations and may_take_back(row, u.content)]
+             if u.id not in negations and (may_take_back(row, u.content)
+                                           or (diet and states_diet(u.content)))]
     found: dict[str, list[MemoryUnit]] = {}  # like id -> the later units taking it back
     for like in likes:
-        words = item_words(row, (like.slot or "").split(":", 1)[1])
+        item = (like.slot or "").split(":", 1)[1]
+        words = item_words(row, item)
+        # the item taken back by name, or by a diet taken up since ("我开始吃素了" after a beef
+        # dish: keyfacts/diets.py)
         said = [u for u in later if unit_date(u) > unit_date(like) and u.slot != like.slot
-                and names_words(words, fold(u.content)) and takes_back(row, u.content, words)]
+                and ((names_words(words, fold(u.content)) and takes_back(row, u.content, words))
+                     or (diet and diet_excludes(u.content, item)))]
         if said:
             found[like.id] = said
     if not found:

@@ -452,6 +452,24 @@ def _phones(text: str) -> list[Entity]:
 _TOKEN = re.compile(_at("A-Za-z0-9") + r"(?<![A-Za-z0-9\-_])[A-Za-z0-9][A-Za-z0-9\-_]{4,39}(?![A-Za-z0-9\-_])")
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_ALPHA = re.compile(r"[A-Za-z]")
+#: A short code (capitals then digits, under five characters: "KX10", "AB5") said with its own
+#: expiry right after it ("KX10 到3月5号", "AB12 (exp 3/9)", "HK30 valid till 4/1",
+#: "TW50 有效期至月底"): the expiry says a code is meant. Longer codes are read bare anyway.
+_SHORT_CODE_DATED = re.compile(
+    _at("A-Z") + r"(?<![A-Za-z0-9\-_])([A-Z]{1,4}[0-9]{1,3})(?![A-Za-z0-9\-_])"
+    r"(?=\s*[(（]?\s*(?:到|至|截止|有效期?(?:至|到|截止)?|(?:只|仅|僅|还|還|仲)?(?:能|可以|可)?用到|"
+    r"exp(?:ires?|iry|iring)?\.?|valid\s+(?:till|until|thru|through|to)|"
+    r"good\s+(?:till|til|until|thru|through))"
+    r"\s*(?:日期?|date)?\s*(?:是|为|為|:|：|on)?\s*[0-9０-９一二三四五六七八九十下本这這今明月])")
+SHORT_CODE_CHARS = 5
+#: Words that say a short code nearby is a coupon's, a voucher's or a gift card's ("我有 KK50 同
+#: KK80 兩張券", "那張 FP30 上禮拜就到期了", "promo PT15 can't be combined"): within
+#: :data:`CODE_CONTEXT_CHARS` of one, a short capitals-and-digits word is a code.
+_CODE_CONTEXT = re.compile(
+    r"券|优惠|優惠|折扣|兑换|兌換|礼品卡|禮品卡|到期|过期|過期|失效|作废|作廢|有效|"
+    r"\b(?:coupons?|vouchers?|promo|discount|gift\s*cards?|codes?|expir\w*|exp|valid)\b", re.I)
+CODE_CONTEXT_CHARS = 24
+_SHORT_CODE = re.compile(_at("A-Z") + r"(?<![A-Za-z0-9\-_])[A-Z]{1,4}[0-9]{1,3}(?![A-Za-z0-9\-_])")
 
 
 #: A month number written right after a code, before 月 ("MEMBER30UP3月29日"): the date's.
@@ -512,6 +530,15 @@ def _ids(text: str) -> list[Entity]:
             continue
         out.append(Entity(kind="code", text=tok, value=tok.upper(), start=m.start(),
                           end=m.start() + len(tok)))
+    for m in _SHORT_CODE_DATED.finditer(text):
+        if _MIN_CODE_CHARS <= len(m.group(1)) < SHORT_CODE_CHARS:
+            out.append(_ent("code", m, m.group(1), 1))
+    dated = {e.start for e in out}
+    for m in _SHORT_CODE.finditer(text):
+        if m.start() not in dated and _MIN_CODE_CHARS <= len(m.group(0)) < SHORT_CODE_CHARS \
+                and _CODE_CONTEXT.search(text, max(0, m.start() - CODE_CONTEXT_CHARS),
+                                         m.end() + CODE_CONTEXT_CHARS):
+            out.append(_ent("code", m, m.group(0)))
     return out
 
 

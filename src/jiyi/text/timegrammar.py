@@ -164,7 +164,7 @@ _EN_IN_MONTH = re.compile(rf"{WORD_START}(?:in|during|since|of|by|until|before|a
 _EN_IN_YEAR = re.compile(rf"{WORD_START}(?:in|during|since)\s+(\d{{4}}){WORD_END}(?![.,:]\d)", re.I)
 _EN_DAY = re.compile(rf"{WORD_START}(?:(?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)|today|tonight|tomorrow|yesterday|this\s+(?:morning|afternoon|evening)|last\s+night){WORD_END}", re.I)
 _EN_REL = re.compile(rf"{WORD_START}(last|next|this|coming|past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|week|month|year){WORD_END}", re.I)
-_EN_SPAN = re.compile(rf"{WORD_START}(\d{{1,3}}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|couple\s+of)\s+(days?|weeks?|months?|years?)\s+(ago|later|from\s+(?:now|today)){WORD_END}|{WORD_START}in\s+(\d{{1,3}}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|months?|years?){WORD_END}", re.I)
+_EN_SPAN = re.compile(rf"{WORD_START}(\d{{1,3}}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|couple\s+of)\s+(days?|weeks?|fortnights?|months?|years?)\s+(ago|later|from\s+(?:now|today)){WORD_END}|{WORD_START}in\s+(\d{{1,3}}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(days?|weeks?|fortnights?|months?|years?){WORD_END}", re.I)
 _MODAL_SUBJECTS = ("i", "we", "it", "you", "they", "he", "she")
 
 
@@ -254,6 +254,8 @@ def _en_relative(text: str, at: date, has_month: bool = True) -> list[TimeMatch]
         raw_n = " ".join((m.group(1) or m.group(4) or "").lower().split())
         n = int(raw_n) if raw_n.isdigit() else EN_NUMBERS.get(raw_n.replace("a couple of", "couple of"), 1)
         unit = (m.group(2) or m.group(5) or "").lower().rstrip("s")
+        if unit == "fortnight":  # two weeks
+            n, unit = n * 2, "week"
         sign = -1 if (m.group(3) or "").lower() == "ago" else 1
         out.append(span_match(m, at, n * sign, unit))
     return out
@@ -271,7 +273,7 @@ _ZH_REL_GATE = re.compile(
     + rf"|周|週|星期|礼拜|禮拜|[上下这這本](?:个|個)?月|{_CN_DIGIT}\s*(?:个|個)?(?:天|周|週|星期|月|年))")
 _EN_MONTH_GATE = re.compile(r"(?i)(?<![A-Za-z0-9])(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)")
 _EN_YEAR_GATE = re.compile(r"\d{4}")
-_EN_REL_GATE = re.compile(r"(?i)day|week|month|year|tonight|tomorrow|morning|afternoon|evening|night")
+_EN_REL_GATE = re.compile(r"(?i)day|week|fortnight|month|year|tonight|tomorrow|morning|afternoon|evening|night")
 
 
 def find_times(text: str, at: datetime) -> list[TimeMatch]:

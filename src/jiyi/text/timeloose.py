@@ -58,8 +58,8 @@ _DAY_CUE_BEFORE = re.compile(r"(?:到|至|截止|截至|截止到)\s*$")
 _NUM_UNIT_AFTER = re.compile(r"\s*(?:days?|weeks?|months?|years?|hours?|hrs?|mins?|times|people|"
                              r"pcs|kg|cups?|[%个個天人件元块塊次折分点點岁歲号號楼樓])", re.I)
 CUE_CHARS = 12
-_NUM_DMY = re.compile(r"(?<![\d/.:-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/.:-])"
-                      r"|(?<![\d/.:-])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d/.:-])")
+_NUM_DMY = re.compile(r"(?<![\d/.:-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/:-]|\.\d)"
+                      r"|(?<![\d/.:-])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d/:-]|\.\d)")
 _NUM_DM = re.compile(r"(?<![\d/.:-])(\d{1,2})[/-](\d{1,2})(?![\d/:-]|\.\d)")
 #: "5.31" is a date only after a word of ending ("截止日期 5.31", "valid till 5.31") or before
 #: one ("5.31前有效"): after "是" or "on" it is a number.
@@ -86,6 +86,12 @@ _ZH_WITHIN = re.compile(
     rf"{NOT_IN_NUMBER}(?<![近去这這最])(({ONE_KIND_NUM})\s*(?:个|個)?(天|日|周|週|星期|礼拜|禮拜|个月|個月|小时|小時|钟头|鐘頭))"
     r"(?=\s*(?:之内|之內|以内|以內|内|內))"
     rf"|有效期\s*(?:为|為|是|:|：)?\s*(({ONE_KIND_NUM})\s*(?:个|個)?(天|日|周|週|星期|个月|個月|小时|小時))")
+#: Half a month ("半个月内有效", "有效期半個月"): fifteen days.
+_ZH_HALF_MONTH = re.compile(r"半\s*(?:个|個)\s*月(?=\s*(?:之内|之內|以内|以內|内|內|有效|到期|过期|過期))"
+                            r"|(?<=有效期)\s*(?:为|為|是|:|：)?\s*半\s*(?:个|個)\s*月")
+#: Days in half a month, in a fortnight.
+HALF_MONTH_DAYS = 15
+FORTNIGHT_DAYS = 14
 _EN_NUMBER_WORD = r"\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten"
 _EN_NTH = re.compile(
     rf"{WORD_START}(?:until|till|til|thru|through|by|before|on|expires?|expiring|due|ends?|from|starting)"
@@ -103,8 +109,8 @@ _EN_FWD_DAY = re.compile(
     rf"{WORD_START}{EN_FORWARD}\s+(?:on\s+)?((?:{_WEEKDAY_NAMES})(?!s)|the\s+weekend){WORD_END}", re.I)
 _EN_FOR_SPAN = re.compile(
     rf"{WORD_START}(?:valid|good|usable|active|lasts|works?|last(?=\s+for))\s+(?:for\s+)?((?:another\s+|the\s+next\s+|"
-    rf"up\s+to\s+)?({_EN_NUMBER_WORD})\s+(?:more\s+)?(days?|weeks?|months?|hours?)){WORD_END}"
-    rf"|{WORD_START}within\s+((?:the\s+next\s+)?({_EN_NUMBER_WORD})\s+(days?|weeks?|months?|hours?)){WORD_END}", re.I)
+    rf"up\s+to\s+)?({_EN_NUMBER_WORD})\s+(?:more\s+)?(days?|weeks?|fortnights?|months?|hours?)){WORD_END}"
+    rf"|{WORD_START}within\s+((?:the\s+next\s+)?({_EN_NUMBER_WORD})\s+(days?|weeks?|fortnights?|months?|hours?)){WORD_END}", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _DAY_FIRST_HINT = re.compile(DAY_FIRST_HINTS, re.I)
 
@@ -126,6 +132,8 @@ def _units_later(at: date, n: int, unit: str) -> date:
         return _months_later(at, n)
     if unit.startswith(("小", "钟", "鐘", "hour")):
         return at + timedelta(days=-(-n // 24))
+    if unit.startswith("fortnight"):
+        return at + timedelta(days=n * FORTNIGHT_DAYS)
     return at + timedelta(days=n * (7 if unit.startswith(("周", "週", "星", "礼", "禮", "week"))
                                     else 1))
 
@@ -234,6 +242,8 @@ def _loose_zh(text: str, at: date) -> list[TimeMatch]:
         unit = m.group(g + 2)  # "24小时内" stays as said: a day would blur it
         out.append(match_of(m, _units_later(at, n, unit), "day", not unit.startswith(("小", "钟", "鐘")),
                        group=g))
+    for m in _ZH_HALF_MONTH.finditer(text) if "半" in text else ():
+        out.append(match_of(m, at + timedelta(days=HALF_MONTH_DAYS), "day", True))
     return out
 
 
@@ -327,7 +337,7 @@ _FORWARD_GATE = re.compile("until|til|thru|through|by|before|expir|valid|good|us
 _DAY_GATE = re.compile("(?:mon|tues|wednes|thurs|fri|satur|sun|week)(?:day|end)")
 _HOLIDAY_GATE = re.compile("christmas|halloween|new year|valentine")
 _SPAN_GATE = re.compile("valid|good|usable|active|last|work|within")
-_UNIT_GATE = re.compile("day|week|month|hour")
+_UNIT_GATE = re.compile("day|week|fortnight|month|hour")
 _ZH_HOLIDAY_GATE = re.compile("[元情五劳勞国國双雙平圣聖](?:" + "|".join(
     h[1:] for h in sorted(HOLIDAYS_ZH, key=len, reverse=True)) + ")")
 

@@ -21,6 +21,7 @@ CLAUSE_MARK = re.compile(r"[，,;；]")
 _CLAUSE = re.compile(
     r"[，;；]|,(?!\d{3})|：|:(?!\d)|"
     r"\s*,?\s+(?:and|but|plus|also)\s+(?=(?:I|I'm|I've|I'd|my|we|our|me)\b)|"
+    r"\s*,?\s+(?:and|but|plus|while|whereas)\s+(?=(?:the\s+)?[A-Z]{1,10}[0-9]{1,8}[A-Z0-9]*\b)|"
     r"(?:还有|還有|而且|并且|並且|另外|同时|同時)(?=我)")
 TAG_QUESTION = re.compile(
     r"[，,]\s*(?:right|correct|isn't it|aren't I|don't I|is that right|yes|no|ok|okay|yeah|"
@@ -115,6 +116,11 @@ def _holds_code_only(sent: tuple[str, int, int], entities: list[Entity],
 
 def _validity_only(prev: tuple[str, int, int], sent: tuple[str, int, int],
                    entities: list[Entity], times: list[TimeMatch], text: str) -> bool:
+    """The sentence, or its first clause, says only until when the code before is valid (the
+    clauses after it may name codes of their own: "那張 FP30 | 這個禮拜天就到期了，不過 FP50 還
+    可以用到六月底": the joined sentence is then cut code by code, :func:`.plan.dated_groups`)."""
+    first = CLAUSE_MARK.split(sent[0], maxsplit=1)[0]
+    sent = (first, sent[1], sent[1] + len(first))
     if len(sent[0]) > VALIDITY_SENTENCE_CHARS:
         return False
     if any(e.kind not in ("date", "time") and _inside(sent, e.start, e.end) for e in entities):

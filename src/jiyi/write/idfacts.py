@@ -54,6 +54,10 @@ _CLAUSE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
                            re.I)),
 )
 _CLAUSE_SPLIT = re.compile(r"[，,;；。！？!?]")
+_COUPON_CUE = _CLAUSE_CUES[0][1]
+#: An order named before a bare code, as a noun ("订单 XK2281", "order AB123"): the code may be
+#: the order's. Named after it, or as a verb ("下单"), the code is one used on an order.
+_ORDER_NOUN = re.compile(r"订单|訂單|\border\b", re.I)
 #: Words of a status: a mention carrying one updates the id's fact (supersedes); a mention
 #: without one ("已补充到工单 TS…") adds a unit and replaces nothing.
 STATUS_WORDS = re.compile(
@@ -86,8 +90,12 @@ def id_category(text: str, e: Entity) -> str | None:
     nxt = _CLAUSE_SPLIT.search(text, e.end)
     clause = text[lo:nxt.start() if nxt else len(text)]
     for cat, rx in _CLAUSE_CUES:
+        if cat == "order" and e.kind == "code" and not _ORDER_NOUN.search(text, lo, e.start):
+            continue  # "HOME40 got used on the rug order", "下单时用了 KK50": a code used on one
         if rx.search(clause):
             return cat
+    if e.kind == "code" and _COUPON_CUE.search(text):
+        return "coupon"  # "优惠券 CC33 三天后过期，DD44 还能用两个月": DD44 is one of the coupons
     return _KIND_CATEGORY.get(e.kind)
 
 
@@ -126,7 +134,8 @@ def keys(ids: list[IdMention]) -> list[IdMention]:
     word beside a labelled id of the same category ("已为您预订 G1234 次，预订号 G1234-8832019")
     is a detail of that id, not a key of its own."""
     labelled = {m.category for m in ids if m.labelled}
-    main = [m for m in ids if m.labelled or m.category not in labelled]
+    # a coupon beside a labelled one is another coupon ("优惠券 CC33 …，DD44 …"), never a detail
+    main = [m for m in ids if m.labelled or m.category not in labelled or m.category == "coupon"]
     return [main[i] for i in key_categories([m.category for m in main])]
 
 

@@ -189,8 +189,8 @@ def dated_groups(spans: list[tuple[int, int]], local: list[Entity], times: list[
     SPRING25 (exp 4/15)") becomes one group per code (a clause naming none goes with the code
     before it, the clauses before the first code with the first), so that one code's early
     date does not end the others. One group (the clauses unchanged) unless two or more codes,
-    each in a clause of its own, have dates of their own; codes sharing one date ("GOLD300、
-    SILVER100，全部到六月底") stay together."""
+    each in a clause of its own, have dates of their own, or one has and every date is in a
+    code's clause; codes sharing one date ("GOLD300、SILVER100，全部到六月底") stay together."""
     codes = [e for e in local if e.kind in DATED_KINDS]
     if len(codes) < 2 or not times:
         return [spans]
@@ -205,7 +205,14 @@ def dated_groups(spans: list[tuple[int, int]], local: list[Entity], times: list[
             groups[-1].append((a, b))
     dated = sum(1 for g in groups if _has_code(g, codes) and any(
         g[0][0] <= t.start - start and t.end - start <= g[-1][1] for t in times))
-    return groups if dated > 1 else [spans]
+    if dated > 1:
+        return groups
+    # one code with its date in its own clause, the others with none ("BDAY10 expires on the
+    # 5th, GIFT77 has no expiry"): the date is that code's alone, unless a date stands in a
+    # clause naming no code ("GOLD300，SILVER100，全部到六月底": the date is all of theirs)
+    in_code_clause = [any(a <= t.start - start and t.end - start <= b for a, b in spans
+                          if _has_code([(a, b)], codes)) for t in times]
+    return groups if dated == 1 and len(groups) > 1 and all(in_code_clause) else [spans]
 
 
 def _has_code(group: list[tuple[int, int]], codes: list[Entity]) -> bool:

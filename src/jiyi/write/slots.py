@@ -138,14 +138,15 @@ _VALIDITY = re.compile(
     r"(?:有效期?(?:至|到|截止到?)|到|至|截止到?|截至|前有效|能用到|用到|until|till|through|thru|expires?(?:\s+on)?|"
     r"ends?(?:\s+on)?|laps(?:es?|ing)(?:\s+on)?|lasts?(?:\s+until)?|usable (?:before|until|till)|use (?:it )?(?:by|before)|before|"
     r"截止日期?|期限(?:到|至|是)?|有效期|runs? out(?:\s+on)?|valid to|expire until|"
-    r"valid (?:until|till|through|thru|to|for)|good (?:until|till|til|through|thru|to|for)|"
+    r"valid (?:until|till|through|thru|to|for|up to)|good (?:until|till|til|through|thru|to|for|up to)|"
+    r"(?:usable|used|use it|redeemable) up to|"
     r"(?:valid|good|usable|lasts?) for(?: another| the next| up to)?|(?:used |usable |valid )?within|runs? (?:until|till|through|to)|by|til|'til|expiring(?:\s+on)?|exp\.?|"
     r"(?:expiry|expiration)(?: date)?(?:\s*(?:is|of|on|:))?|last day(?: to use it)?(?: is)?|"
     r"deadline(?: is)?)\s*$", re.I)
 _VALIDITY_CONTEXT = re.compile(
     r"有效|过期|過期|到期|截止|券|优惠|優惠|折扣|活动|活動|促销|促銷|valid|expire|coupon|voucher|offer|"
     r"deal|promo|discount|trial|subscription|lasts|ends|laps(?:es?|ing)|usable|runs out|能用|可用|期限|失效|"
-    r"good (?:until|till|til|through|thru)|\bexp\b|deadline|last day|"
+    r"good (?:until|till|til|through|thru|for)|\bexp\b|deadline|last day|"
     r"(?<![A-Za-z0-9])[A-Z]{2,}-?\d+[A-Z0-9]{0,4}(?![A-Za-z0-9])", re.I)
 
 

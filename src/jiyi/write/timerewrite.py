@@ -33,6 +33,10 @@ _WEEKDAY = re.compile(
     rf"{EN_WEEKDAY}(?:\s+{EN_PART})?",
     re.I)
 _PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|during|of|at|for)\s*$", re.I)
+#: "valid for a fortnight from today", "good for 10 days from now": a span made a date is an
+#: end, said "until 23 March 2026" (not "valid for 23 March 2026").
+_FOR_BEFORE = re.compile(r"\bfor(?:\s+(?:another|the\s+next|up\s+to))?\s*$", re.I)
+_SPAN_WORD = re.compile(r"\b(?:days?|weeks?|fortnights?|months?)\b", re.I)
 
 
 def rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str,
@@ -52,8 +56,15 @@ def rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str,
         if s < 0 or e > len(out):
             continue
         text = tm.render(lang)
+        span_end = lang == "en" and _SPAN_WORD.search(tm.text) is not None \
+            and _FOR_BEFORE.search(out[:s]) is not None
         if lang == "en" and _PREPOSITION.search(out[:s]) and text.startswith(("on ", "in ")):
             text = text[3:]
+        if span_end:
+            cut = _FOR_BEFORE.search(out[:s])
+            assert cut is not None
+            out, e, s = out[:cut.start()] + out[s:], e - (s - cut.start()), cut.start()
+            text = "until " + text
         shown.append(text)
         if e < len(out) and out[e].isascii() and out[e].isalnum() and text[-1:].isalnum():
             text += " "

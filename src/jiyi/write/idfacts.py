@@ -54,7 +54,6 @@ _CLAUSE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
                            re.I)),
 )
 _CLAUSE_SPLIT = re.compile(r"[，,;；。！？!?]")
-_COUPON_CUE = _CLAUSE_CUES[0][1]
 #: An order named before a bare code, as a noun ("订单 XK2281", "order AB123"): the code may be
 #: the order's. Named after it, or as a verb ("下单"), the code is one used on an order.
 _ORDER_NOUN = re.compile(r"订单|訂單|\border\b", re.I)
@@ -94,8 +93,6 @@ def id_category(text: str, e: Entity) -> str | None:
             continue  # "HOME40 got used on the rug order", "下单时用了 KK50": a code used on one
         if rx.search(clause):
             return cat
-    if e.kind == "code" and _COUPON_CUE.search(text):
-        return "coupon"  # "优惠券 CC33 三天后过期，DD44 还能用两个月": DD44 is one of the coupons
     return _KIND_CATEGORY.get(e.kind)
 
 
@@ -103,8 +100,15 @@ def find_ids(text: str, entities: list[Entity]) -> list[IdMention]:
     """Every identifier of ``text`` with its category (entity offsets relative to ``text``)."""
     out: list[IdMention] = []
     seen: set[str] = set()
-    for e in entities:
-        cat = id_category(text, e)
+    cats = [id_category(text, e) for e in entities]
+    # a bare code in a sentence naming a coupon by its label is another coupon ("优惠券 CC33
+    # 三天后过期，DD44 还能用两个月"), with a date of its own
+    coupon_said = any(c == "coupon" and _LABEL_BEFORE["coupon"].search(
+        text[max(0, e.start - LABEL_WINDOW_CHARS):e.start])
+        for e, c in zip(entities, cats, strict=True))
+    for e, cat in zip(entities, cats, strict=True):
+        if cat is None and coupon_said and e.kind == "code":
+            cat = "coupon"
         if cat and e.value not in seen:
             seen.add(e.value)
             before = text[max(0, e.start - LABEL_WINDOW_CHARS):e.start]

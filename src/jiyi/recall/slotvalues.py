@@ -151,6 +151,37 @@ def loose_levels(content: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: A run of digits a phone may be, grouped or not ("9123 4567", "012-555 7788"), read loosely.
+_DIGITS_LOOSE = re.compile(r"(?<![0-9A-Za-z])\+?\d(?:[ \-.]?\d){6,14}(?![0-9A-Za-z])")
+PHONE_DIGITS_MIN = 7
+#: A Chinese address said in passing with no cue ("深圳市南山区科技园南区 W1-A 栋，前台代收"): a
+#: run of characters ending in an address word, holding a digit or two address words.
+_ZH_ADDRESS_LOOSE = re.compile(
+    r"[\u4e00-\u9fff][\u4e00-\u9fffA-Za-z0-9\- ]{1,40}"
+    r"(?:号|號|栋|棟|楼|樓|座|室|弄|巷|路|街|道|大厦|大廈|园|園|区|區)")
+#: Words before an address that are no part of it ("寄到…", "地址是…", "住在…").
+_ZH_ADDRESS_LEAD = re.compile(r"^.*(?:寄到|送到|寄去|送去|地址|住址|是|係|在|住|到)[:：]?\s*")
+_ZH_ADDRESS_WORD = re.compile(r"省|市|区|區|县|縣|镇|鎮|路|街|道|巷|弄|号|號|栋|棟|楼|樓|室|座")
+
+
+def loose_values(row: SlotSpec, content: str) -> frozenset[str]:
+    """The values of an entity row (a phone, a Chinese address) a unit names read loosely, as
+    keys: any run of 7 to 15 digits for a phone, a run ending in an address word for an
+    address. Read only of units said *before* the current value, where a value said in passing
+    with no cue word (so never typed) speaks of a value the user has since replaced."""
+    kind = row.value.split(":", 1)[1] if row.value.startswith("entity:") else ""
+    if kind == "phone":
+        return frozenset(_key("phone", m.group(0)) for m in _DIGITS_LOOSE.finditer(content)
+                         if len(re.sub(r"\D", "", m.group(0))) >= PHONE_DIGITS_MIN)
+    if kind == "address":
+        return frozenset(
+            k for m in _ZH_ADDRESS_LOOSE.finditer(content)
+            if (len(_ZH_ADDRESS_WORD.findall(m.group(0))) >= 2
+                or (re.search(r"\d", m.group(0)) and _ZH_ADDRESS_WORD.search(m.group(0))))
+            and (k := _key("address", _ZH_ADDRESS_LEAD.sub("", m.group(0)))))
+    return frozenset()
+
+
 def names_other_value(held: frozenset[str], current: frozenset[str]) -> bool:
     """True when a unit holding ``held`` names a value of the slot and not the current one
     (a value inside another counts as the same: "体育西路191号" in the full address)."""

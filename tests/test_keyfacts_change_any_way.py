@@ -164,3 +164,31 @@ def test_a_clause_of_the_changing_turn_about_the_old_channel_is_history(
     assert any(h.current and new in h.unit.content for h in hits)
     assert not any(h.current and old in h.unit.content and new not in h.unit.content
                    for h in hits)
+
+
+CORRECTION_CASES = [
+    (["btw for the meal kit subscription deliver any time on thurs pls",
+      "sorry autocorrect, I meant tues not thurs"],
+     "Which day does this customer want deliveries?", "tues", "any time on thurs"),
+    (["周三下午送货比较方便", "刚才说错了，是周五下午送，不是周三"],
+     "我想什么时候送货？", "周五", "周三下午送货"),
+    (["禮拜三送貨比較方便", "頭先講錯咗，應該係禮拜五送，唔係禮拜三"],
+     "我想幾時送貨？", "禮拜五", "禮拜三送貨"),
+]
+
+
+@pytest.mark.parametrize(("turns", "question", "new", "old"), CORRECTION_CASES)
+def test_a_corrected_delivery_day_replaces_the_one_said(any_mem: Memory, turns: list[str],
+                                                        question: str, new: str,
+                                                        old: str) -> None:
+    hits = ask_after(any_mem, turns, question)
+    assert any(h.current and h.unit.slot == "delivery_time" and new in h.unit.content
+               for h in hits)
+    assert not any(h.current and old in h.unit.content for h in hits)
+
+
+def test_a_correction_of_something_else_keeps_the_delivery_day(any_mem: Memory) -> None:
+    say(any_mem, ["please deliver on thurs, evenings are best",
+                  "sorry typo, I meant the blue mug not the red one"])
+    units = slot_units(any_mem, "delivery_time")
+    assert units and all("thurs" in u.content for u in units)

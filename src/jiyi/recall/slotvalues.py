@@ -15,6 +15,7 @@ import re
 from ..keyfacts.schema import SlotSpec
 from ..text import content_words, fold
 from ..text import slotwords as sw
+from ..text.entities import phone_like_runs
 from ..text.levels import level_mentions
 from ..units import MemoryUnit
 
@@ -151,9 +152,6 @@ def loose_levels(content: str) -> frozenset[str]:
     return frozenset(out)
 
 
-#: A run of digits a phone may be, grouped or not ("9123 4567", "012-555 7788"), read loosely.
-_DIGITS_LOOSE = re.compile(r"(?<![0-9A-Za-z])\+?\d(?:[ \-.]?\d){6,14}(?![0-9A-Za-z])")
-PHONE_DIGITS_MIN = 7
 #: A Chinese address said in passing with no cue ("深圳市南山区科技园南区 W1-A 栋，前台代收"): a
 #: run of characters ending in an address word, holding a digit or two address words.
 _ZH_ADDRESS_LOOSE = re.compile(
@@ -171,8 +169,7 @@ def loose_values(row: SlotSpec, content: str) -> frozenset[str]:
     with no cue word (so never typed) speaks of a value the user has since replaced."""
     kind = row.value.split(":", 1)[1] if row.value.startswith("entity:") else ""
     if kind == "phone":
-        return frozenset(_key("phone", m.group(0)) for m in _DIGITS_LOOSE.finditer(content)
-                         if len(re.sub(r"\D", "", m.group(0))) >= PHONE_DIGITS_MIN)
+        return frozenset(_key("phone", run) for run in phone_like_runs(content))
     if kind == "address":
         return frozenset(
             k for m in _ZH_ADDRESS_LOOSE.finditer(content)

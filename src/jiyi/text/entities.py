@@ -434,6 +434,17 @@ def _amount_value(num: str, frac: str | None, mult: str | None, currency: str) -
     return f"{value} {currency}"
 
 
+#: A run of digits a phone may be, grouped or not ("9123 4567", "012-555 7788"), with no cue.
+_PHONE_LIKE = re.compile(_at("+0-9") + r"(?<![0-9A-Za-z])\+?\d(?:[ \-.]?\d){6,14}(?![0-9A-Za-z])")
+
+
+def phone_like_runs(text: str) -> list[str]:
+    """Every run of 7 to 15 digits (spaces, dashes or dots between them allowed) in ``text``:
+    the numbers that may be phones, read loosely where a number said in passing ("can call me
+    9123 4567 ah") needs no cue to be compared with a known phone."""
+    return [m.group(0) for m in _PHONE_LIKE.finditer(text)]
+
+
 def _pointed_back(text: str, start: int) -> bool:
     """Words right before ``start`` point back to a phone word said shortly before them, with
     no other number between ("换号了，旧的停了，新的 6234 0143")."""

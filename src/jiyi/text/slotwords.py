@@ -216,6 +216,18 @@ INSTEAD_EN: tuple[str, ...] = (
     "rather", r"prefer\w*",
 )
 
+#: Words correcting a value said before ("I meant tues not thurs", "说错了，是周五", "打錯咗"):
+#: a clause-valued slot's value said with them replaces the one the user has. Not "sorry",
+#: "actually" (they open many a remark).
+VALUE_CORRECTED_ZH: tuple[str, ...] = (
+    "不对", "不對", "唔啱", "打错", "打錯", "写错", "寫錯", "说错", "說錯", "讲错", "講錯", "更正",
+    "搞错", "搞錯", "弄错", "弄錯",
+)
+VALUE_CORRECTED_EN: tuple[str, ...] = (
+    "i meant?", "typo", "scratch that", "wait no", "correction", r"autocorrect\w*", "my (?:bad|mistake)",
+    "(?:i )?(?:typed|said|wrote) (?:it )?wrong",
+)
+
 # --- a phone number --------------------------------------------------------------------------
 
 #: Words of a phone number ("手机", "號碼", "whatsapp").

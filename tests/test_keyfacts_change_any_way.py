@@ -46,6 +46,7 @@ def test_a_number_pointed_back_to_is_the_phone_the_message_named(text: str,
     # look-alikes: a plan that is no level, free things
     ("My data plan ran out again", None),
     ("Family plan is too expensive", None),
+    ("I switched to the Verizon plan last month", None),
     ("Is there free shipping on this?", None),
 ])
 def test_a_plan_or_tier_named_with_a_level_word_is_a_level(text: str, level: str | None) -> None:

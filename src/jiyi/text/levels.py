@@ -63,15 +63,18 @@ _NOT_NOUN_FOLLOWS = re.compile(
     r"\s*(?:service|support|quality|product|price|pricing|plan|phone|model|shirt|size|"
     r"update|check|page|report|number|no\.?|#)\b", re.I)
 
+#: The level nouns that say a text is about membership: not "plan" (a phone or data plan; it
+#: names a level only right after a level word, "Premium plan").
+_MEMBERSHIP_NOUNS_EN = tuple(w for w in sw.LEVEL_NOUNS_EN if w != "plan")
 #: A word for a level other than 级 itself, or an up/down verb: a bare Chinese name before 级
 #: ("星耀级", "3级") is a level only in a text with one.
 _LEVEL_CONTEXT = re.compile(
     sw.alternation(tuple(w for w in sw.LEVEL_NOUNS_ZH if w not in ("级", "級")), sw.LEVEL_UP_ZH,
                    ("升", "降")) + "|"
-    + sw.en_words(sw.LEVEL_NOUNS_EN) + r"|\b(?:upgrad\w*|downgrad\w*)", re.I)
+    + sw.en_words(_MEMBERSHIP_NOUNS_EN) + r"|\b(?:upgrad\w*|downgrad\w*)", re.I)
 #: An English clause about membership (a capitalised name after an up/down verb is a level).
 _ABOUT_MEMBERSHIP = re.compile(
-    sw.en_words(sw.LEVEL_NOUNS_EN) + r"|\b(?:account|loyalty|perks|benefits|points|bumped|promoted|"
+    sw.en_words(_MEMBERSHIP_NOUNS_EN) + r"|\b(?:account|loyalty|perks|benefits|points|bumped|promoted|"
     r"demoted)\b|" + sw.alternation(sw.LEVEL_NOUNS_ZH), re.I)
 
 #: The membership itself named ("membership", "tier", "status", "会员"): not "card" (a credit

@@ -34,7 +34,7 @@ from ..text.timeofday import CALENDAR_DAY
 from ..units import MemoryType, MemoryUnit, unit_date, unit_status
 from .query import without_ruled_out_past
 from .rules import OTHERS_RE, SlotIntent
-from .slotvalues import UNREAD, loose_levels, names_other_value, slot_values
+from .slotvalues import UNREAD, loose_levels, loose_values, names_other_value, slot_values
 
 #: Older values followed back through ``supersedes`` (A -> B -> C ... ).
 REPLACED_DEPTH = 5
@@ -171,7 +171,19 @@ class SlotView:
         held = slot_values(row, unit)
         if row.value == "level":
             held = (held - {UNREAD}) | loose_levels(unit.content) or held
+        elif row.value.startswith("entity:"):
+            held = held | loose_values(row, unit.content)
         return held
+
+    def _only_earlier(self, row: SlotSpec, unit: MemoryUnit, value: frozenset[str]) -> bool:
+        """A unit names only a value the slot held before, not the current one: of the turn
+        that stated the current value, a clause about the value replaced ("Your emails go
+        straight to my spam" beside "use live chat in the app"; "old one 9123 4567 stop
+        using" beside the new number) is history."""
+        earlier = self.earlier_values.get(row.name, frozenset())
+        held = self._held_before(row, unit) - {UNREAD}
+        return bool(earlier and held) and names_other_value(held, value) \
+            and not names_other_value(held, earlier)
 
     def is_stale(self, unit: MemoryUnit, turn_keys: list[str], rule: bool = False) -> bool:
         """A unit the question about the present must not get: a replaced value, a unit cut
@@ -186,7 +198,8 @@ class SlotView:
             # a clause of the turn that stated the current level, naming only another one ("I
             # was Sugar Rush before."): history, not the current value
             return not rule and any(
-                row.value == "level" and names_other_value(self._held_before(row, unit), value)
+                (row.value == "level" and names_other_value(self._held_before(row, unit), value))
+                or self._only_earlier(row, unit, value)
                 for row, value, _ in self.current_values)
         if keys & self.stale_turns:
             return True

@@ -15,6 +15,7 @@ import re
 from ..keyfacts.schema import SlotSpec
 from ..text import content_words, fold
 from ..text import slotwords as sw
+from ..text.entities import phone_like_runs
 from ..text.levels import level_mentions
 from ..units import MemoryUnit
 
@@ -149,6 +150,33 @@ def loose_levels(content: str) -> frozenset[str]:
     out.update(w for m in _WORD.finditer(content.casefold())
                for w in _TYPO_LEVELS if _one_edit(m.group(0), w))
     return frozenset(out)
+
+
+#: A Chinese address said in passing with no cue ("深圳市南山区科技园南区 W1-A 栋，前台代收"): a
+#: run of characters ending in an address word, holding a digit or two address words.
+_ZH_ADDRESS_LOOSE = re.compile(
+    r"[\u4e00-\u9fff][\u4e00-\u9fffA-Za-z0-9\- ]{1,40}"
+    r"(?:号|號|栋|棟|楼|樓|座|室|弄|巷|路|街|道|大厦|大廈|园|園|区|區)")
+#: Words before an address that are no part of it ("寄到…", "地址是…", "住在…").
+_ZH_ADDRESS_LEAD = re.compile(r"^.*(?:寄到|送到|寄去|送去|地址|住址|是|係|在|住|到)[:：]?\s*")
+_ZH_ADDRESS_WORD = re.compile(r"省|市|区|區|县|縣|镇|鎮|路|街|道|巷|弄|号|號|栋|棟|楼|樓|室|座")
+
+
+def loose_values(row: SlotSpec, content: str) -> frozenset[str]:
+    """The values of an entity row (a phone, a Chinese address) a unit names read loosely, as
+    keys: any run of 7 to 15 digits for a phone, a run ending in an address word for an
+    address. Read only of units said *before* the current value, where a value said in passing
+    with no cue word (so never typed) speaks of a value the user has since replaced."""
+    kind = row.value.split(":", 1)[1] if row.value.startswith("entity:") else ""
+    if kind == "phone":
+        return frozenset(_key("phone", run) for run in phone_like_runs(content))
+    if kind == "address":
+        return frozenset(
+            k for m in _ZH_ADDRESS_LOOSE.finditer(content)
+            if (len(_ZH_ADDRESS_WORD.findall(m.group(0))) >= 2
+                or (re.search(r"\d", m.group(0)) and _ZH_ADDRESS_WORD.search(m.group(0))))
+            and (k := _key("address", _ZH_ADDRESS_LEAD.sub("", m.group(0)))))
+    return frozenset()
 
 
 def names_other_value(held: frozenset[str], current: frozenset[str]) -> bool:

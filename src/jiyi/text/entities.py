@@ -100,6 +100,14 @@ _PHONE_CUE_AFTER = re.compile(
     r"联系我|聯絡我|聯繫我|这支|這支|呢支|手机|手機|\b(?:call|text|ring|whatsapp)\b)", re.I)
 #: How far after a bare 8-digit number its phone word may stand.
 PHONE_CUE_AFTER_CHARS = 12
+#: A number right after words pointing back ("new one", "mine is", "新的是") is of the kind the
+#: message named before: a phone when a phone word stands this far back with no other number
+#: between ("i change number already lah, old one stop using liao. new one 8765 4321").
+_POINTER_BACK = re.compile(
+    "(?:" + sw.alternation(sw.POINTER_BACK_ZH) + "|" + sw.en_words(sw.POINTER_BACK_EN)
+    + r")\s*(?:是|係|系|is|:|：)?\s*$", re.I)
+POINTER_BACK_CHARS = 80
+_DIGIT_RUN = re.compile(r"\d{4,}")
 _NOT_PHONE_CUE = re.compile(
     r"订单|訂單|单号|單號|运单|運單|工单|工單|券|order|tracking|ticket|invoice|account|booking", re.I)
 
@@ -426,6 +434,30 @@ def _amount_value(num: str, frac: str | None, mult: str | None, currency: str) -
     return f"{value} {currency}"
 
 
+#: A run of digits a phone may be, grouped or not ("9123 4567", "012-555 7788"), with no cue.
+_PHONE_LIKE = re.compile(_at("+0-9") + r"(?<![0-9A-Za-z])\+?\d(?:[ \-.]?\d){6,14}(?![0-9A-Za-z])")
+
+
+def phone_like_runs(text: str) -> list[str]:
+    """Every run of 7 to 15 digits (spaces, dashes or dots between them allowed) in ``text``:
+    the numbers that may be phones, read loosely where a number said in passing ("can call me
+    9123 4567 ah") needs no cue to be compared with a known phone."""
+    return [m.group(0) for m in _PHONE_LIKE.finditer(text)]
+
+
+def _pointed_back(text: str, start: int) -> bool:
+    """Words right before ``start`` point back to a phone word said shortly before them, with
+    no other number between ("换号了，旧的停了，新的 6234 0143")."""
+    lead = text[max(0, start - POINTER_BACK_CHARS):start]
+    m = _POINTER_BACK.search(lead)
+    if m is None:
+        return False
+    back = lead[:m.start()]
+    cues = list(_PHONE_CUE.finditer(back))
+    return bool(cues) and not _DIGIT_RUN.search(back, cues[-1].end()) \
+        and not _NOT_PHONE_CUE.search(back, cues[-1].start())
+
+
 def _phones(text: str) -> list[Entity]:
     out = [_ent("phone", m, m.group(1) + m.group(2) + m.group(3)) for m in _MOBILE.finditer(text)]
     out += [_ent("phone", m, f"{m.group(1)}****{m.group(3)}") for m in _MASKED.finditer(text)]
@@ -442,7 +474,8 @@ def _phones(text: str) -> list[Entity]:
         for m in rx.finditer(text):
             window = text[max(0, m.start() - PHONE_CUE_WINDOW_CHARS):m.start()]
             after = text[m.end():m.end() + PHONE_CUE_AFTER_CHARS]
-            if (_PHONE_CUE.search(window) or _PHONE_CUE_AFTER.match(after)) \
+            if (_PHONE_CUE.search(window) or _PHONE_CUE_AFTER.match(after)
+                    or _pointed_back(text, m.start())) \
                     and not _NOT_PHONE_CUE.search(window):
                 out.append(_ent("phone", m, re.sub(r"\D", "", m.group(0))))
     # a number with its order word after it is the order's ("查下0408330142呢張單")

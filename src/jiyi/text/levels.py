@@ -63,15 +63,18 @@ _NOT_NOUN_FOLLOWS = re.compile(
     r"\s*(?:service|support|quality|product|price|pricing|plan|phone|model|shirt|size|"
     r"update|check|page|report|number|no\.?|#)\b", re.I)
 
+#: The level nouns that say a text is about membership: not "plan" (a phone or data plan; it
+#: names a level only right after a level word, "Premium plan").
+_MEMBERSHIP_NOUNS_EN = tuple(w for w in sw.LEVEL_NOUNS_EN if w != "plan")
 #: A word for a level other than 级 itself, or an up/down verb: a bare Chinese name before 级
 #: ("星耀级", "3级") is a level only in a text with one.
 _LEVEL_CONTEXT = re.compile(
     sw.alternation(tuple(w for w in sw.LEVEL_NOUNS_ZH if w not in ("级", "級")), sw.LEVEL_UP_ZH,
                    ("升", "降")) + "|"
-    + sw.en_words(sw.LEVEL_NOUNS_EN) + r"|\b(?:upgrad\w*|downgrad\w*)", re.I)
+    + sw.en_words(_MEMBERSHIP_NOUNS_EN) + r"|\b(?:upgrad\w*|downgrad\w*)", re.I)
 #: An English clause about membership (a capitalised name after an up/down verb is a level).
 _ABOUT_MEMBERSHIP = re.compile(
-    sw.en_words(sw.LEVEL_NOUNS_EN) + r"|\b(?:account|loyalty|perks|benefits|points|bumped|promoted|"
+    sw.en_words(_MEMBERSHIP_NOUNS_EN) + r"|\b(?:account|loyalty|perks|benefits|points|bumped|promoted|"
     r"demoted)\b|" + sw.alternation(sw.LEVEL_NOUNS_ZH), re.I)
 
 #: The membership itself named ("membership", "tier", "status", "会员"): not "card" (a credit
@@ -82,9 +85,10 @@ _MEMBERSHIP_NOUN = re.compile(r"\b(?:membership|member|tier|status|level|rank)\b
 _UP_DOWN = re.compile(r"\b(?:(?:na|nag|ma|mag)-?)?(?:upgrad\w*|downgrad\w*|bumped|promoted|demoted)\b",
                       re.I)
 _EN_NOUN = r"\b(?:" + sw.alternation(sw.LEVEL_NOUNS_EN) + r")"
-#: "Gold Elite tier", "Executive Club", "Black card holder", "Founders Club".
+#: "Gold Elite tier", "Executive Club", "Black card holder", "Founders Club"; the noun may end
+#: against Chinese ("換成Premium plan了").
 _EN_NAME_NOUN = re.compile(
-    rf"(?<![A-Za-z'’])((?:{_EN_WORD}\s+){{0,2}}{_EN_WORD})\s+({_EN_NOUN})s?\b", re.I)
+    rf"(?<![A-Za-z'’])((?:{_EN_WORD}\s+){{0,2}}{_EN_WORD})\s+({_EN_NOUN})s?(?![A-Za-z0-9_])", re.I)
 _EN_UP = "(?:" + "|".join(sw.LEVEL_UP_EN) + ")"
 #: The level after an up/down verb ("got bumped to Platinum Plus", "upgraded to the top tier
 #: (Diamond)", "downgraded to Silver", "moved up to Tier 3").
@@ -100,6 +104,10 @@ _EN_STATED = re.compile(
     r"(?:(?:on|at|a|an)\s+)?(?:the\s+)?"
     rf"({_NUM_EN}|(?:{_EN_WORD}\s+){{0,2}}{_EN_WORD})", re.I)
 _NUM_EN_RE = re.compile(_NUM_EN)
+#: "my plan is Basic", "個plan係Premium": the plan named after it (known or weak level words only).
+_PLAN_IS = re.compile(
+    r"(?<![A-Za-z])plan\s*(?:is|'s|係|系|是|:|：)\s*(?:now\s+|the\s+)?"
+    rf"((?:{_EN_WORD}\s+)?{_EN_WORD})(?![A-Za-z])", re.I)
 #: An English level name inside Chinese text: capitalised words with a known level word among
 #: them ("跌咗去Silver", "我係Platinum Elite", "揀咗Club Pearl" is not: no known word).
 _EN_IN_ZH = (r"(?<![A-Za-z])(?:(?-i:[A-Z][A-Za-z]+)\s?){0,2}(?i:"
@@ -215,6 +223,8 @@ def level_mentions(text: str) -> list[LevelMention]:
         if not _strong(name) and noun in ("card", "cardholder", "card holder", "club") \
                 and not _KNOWN_EN_RE.search(name) and not _WEAK_EN_RE.search(name):
             continue
+        if noun == "plan" and not (_KNOWN_EN_RE.search(name) or _WEAK_EN_RE.search(name)):
+            continue  # "Data plan", "Family plan": a plan, no level
         if not _strong(name) and not _WEAK_EN_RE.fullmatch(name.split()[-1]):
             continue
         keep = noun.startswith("card") or noun == "club"
@@ -227,6 +237,11 @@ def level_mentions(text: str) -> list[LevelMention]:
             continue
         if _NUM_EN_RE.fullmatch(name) or plausible_en_name(name, text):
             add(m.end(1) - len(name), name, moved=True)
+    for m in _PLAN_IS.finditer(text):  # "my plan is Basic", "個plan係Premium"
+        name = _en_name(m.group(1))
+        if name and all(_KNOWN_EN_RE.fullmatch(w) or _WEAK_EN_RE.fullmatch(w)
+                        for w in name.split()):
+            add(m.end(1) - len(name), name)
     for m in _EN_STATED.finditer(text):
         name = _en_name(m.group(1))
         if name and (_NUM_EN_RE.fullmatch(name) or (_KNOWN_EN_RE.search(name)

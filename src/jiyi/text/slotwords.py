@@ -216,6 +216,18 @@ INSTEAD_EN: tuple[str, ...] = (
     "rather", r"prefer\w*",
 )
 
+#: Words correcting a value said before ("I meant tues not thurs", "说错了，是周五", "打錯咗"):
+#: a clause-valued slot's value said with them replaces the one the user has. Not "sorry",
+#: "actually" (they open many a remark).
+VALUE_CORRECTED_ZH: tuple[str, ...] = (
+    "不对", "不對", "唔啱", "打错", "打錯", "写错", "寫錯", "说错", "說錯", "讲错", "講錯", "更正",
+    "搞错", "搞錯", "弄错", "弄錯",
+)
+VALUE_CORRECTED_EN: tuple[str, ...] = (
+    "i meant?", "typo", "scratch that", "wait no", "correction", r"autocorrect\w*", "my (?:bad|mistake)",
+    "(?:i )?(?:typed|said|wrote) (?:it )?wrong",
+)
+
 # --- a phone number --------------------------------------------------------------------------
 
 #: Words of a phone number ("手机", "號碼", "whatsapp").
@@ -225,6 +237,19 @@ PHONE_ZH: tuple[str, ...] = (
 )
 PHONE_EN: tuple[str, ...] = (
     "phone", "number", "cell", "mobile", "reach me", "text me", "whatsapp", "contact",
+    # a handphone, as Singapore and Malaysia say ("my hp is 012-…", "H/P")
+    "hp", "h/p", "handphone", "hand phone",
+)
+#: Words pointing back to a value named before them in the message ("换号了。新的是…", "i
+#: change number already, new one 8765 4321", "mine is …"): the number after them is of the
+#: kind that text names. Regular-expression fragments.
+POINTER_BACK_ZH: tuple[str, ...] = (
+    "新的", "新嘅", "新个", "新個", "新嗰个", "新嗰個", "新嗰支", "新支", "我的是", "我嘅係", "我嘅系",
+    "正确的是", "正確的是", "啱嘅係", "应该是", "應該是",
+)
+POINTER_BACK_EN: tuple[str, ...] = (
+    "(?:the |my )?new one(?:'s| is)?", "(?:the )?correct one(?:'s| is)?", "(?:the )?right one(?:'s| is)?",
+    "mine(?:'s| is)", "my one is", "new:", "(?:it|it's|its|it is) now",
 )
 #: Phone words the entity recogniser also reads before a number ("门号", "致电", "SIM").
 PHONE_CUE_ZH: tuple[str, ...] = (
@@ -257,6 +282,8 @@ LEVEL_NAMES_EN: tuple[str, ...] = (
 LEVEL_WEAK_EN: tuple[str, ...] = (
     "plus", "pro", "max", "black", "white", "blue", "red", "green", "purple", "basic",
     "standard", "classic", "starter", "regular", "premium", "select", "preferred", "first",
+    # the no-fee level ("the free tier", "free plan")
+    "free",
 )
 LEVEL_NAMES_ZH: tuple[str, ...] = (
     "金卡", "银卡", "銀卡", "铜卡", "銅卡", "白金卡", "黑金卡", "黑卡", "普卡", "钻石卡", "鑽石卡",
@@ -275,6 +302,8 @@ LEVEL_CARD_ZH: tuple[str, ...] = (
 LEVEL_NOUNS_EN: tuple[str, ...] = (
     "tier", "status", "level", "member", "membership", "card ?holder", "card", "club", "rank",
     "rewards", "vip",
+    # a paid plan's level ("the basic Bronze plan", "Premium plan"): only after a level word
+    "plan",
 )
 LEVEL_NOUNS_ZH: tuple[str, ...] = ("会员", "會員", "等级", "等級", "级", "級", "段位", "VIP", "会籍", "會籍")
 #: A level reached or lost ("upgraded to", "got bumped down to", "升咗做", "降到"): the level

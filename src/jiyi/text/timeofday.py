@@ -24,8 +24,11 @@ ZH_PART = "(?:" + _longest_first([w for w in PARTS_OF_DAY if not w.isascii()]) +
 EN_PART = r"\b(?:" + _longest_first([w for w in PARTS_OF_DAY if w.isascii()]) + r")s?\b"
 #: A Chinese weekday ("周六", "星期天", "禮拜三").
 ZH_WEEKDAY = ZH_WEEKDAY_WORD + "[" + "".join(dict.fromkeys(WEEKDAYS_ZH)) + "](?![0-9])"
-#: An English weekday, one or every ("Saturday", "Sundays").
-EN_WEEKDAY = r"\b(?:" + _longest_first(list(WEEKDAYS_EN)) + r")s?\b"
+#: A weekday written short, in chat ("thurs", "tues"), where no other word is spelt so ("sat",
+#: "sun", "wed", "mon" and "thu", "thus", are: never read).
+WEEKDAYS_EN_SHORT = ("tues", "tue", "weds", "thurs", "thur", "fri")
+#: An English weekday, one or every ("Saturday", "Sundays", "thurs").
+EN_WEEKDAY = r"\b(?:" + _longest_first([*WEEKDAYS_EN, *WEEKDAYS_EN_SHORT]) + r")s?\b"
 
 #: A part of the day or a weekday, in Chinese (Simplified, Traditional, Cantonese) or English
 #: ("上午", "下晝", "礼拜六", "週日", "mornings", "Saturday", "Sundays").

@@ -389,11 +389,20 @@ def _fresh_value(words: re.Pattern[str], clause: str, recurring: bool = False) -
         if recurring and CALENDAR_DAY.search(part):
             continue
         for m in words.finditer(part):
-            near = part[max(0, m.start() - RETIRE_WINDOW):m.start()] + " " + \
-                part[m.end():m.end() + RETIRE_WINDOW]
+            after = part[m.end():m.end() + RETIRE_WINDOW]
+            r = RETIRES.search(after)
+            if r is not None and words.match(part, m.end() + r.end() + _lead_space(
+                    part, m.end() + r.end())):
+                after = after[:r.start()]  # "tues not thurs": the "not" is the next value's
+            near = part[max(0, m.start() - RETIRE_WINDOW):m.start()] + " " + after
             if not RETIRES.search(near):
                 return True
     return False
+
+
+def _lead_space(text: str, at: int) -> int:
+    """The number of blanks at ``text[at:]``."""
+    return len(text[at:]) - len(text[at:].lstrip())
 
 
 #: In a run-on, the words this close to a negation are the ones it may take back.
@@ -507,9 +516,11 @@ def _adopt_buried_negation(store: Store, turn: TurnRecord, draft: UnitDraft, row
 
 
 #: Words that say a value is wanted instead of another ("改成…", "…不行了，改…", "make it …
-#: instead", "… works best now"): with a value word of a slot the user already has a value of,
+#: instead", "… works best now") or correct the one said ("I meant tues not thurs", "說錯了，
+#: 是禮拜五"): with a value word of a slot the user already has a value of,
 #: a clause naming no slot is that slot's new value.
-CHANGE_TO = re.compile(sw.alternation(sw.INSTEAD_ZH) + "|" + sw.en_words(sw.INSTEAD_EN), re.I)
+CHANGE_TO = re.compile(sw.alternation(sw.INSTEAD_ZH, sw.VALUE_CORRECTED_ZH) + "|"
+                       + sw.en_words(sw.INSTEAD_EN, sw.VALUE_CORRECTED_EN), re.I)
 
 
 def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -> None:

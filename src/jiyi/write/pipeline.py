@@ -43,6 +43,7 @@ from .compress import (
 from .drafts import LANGUAGE_SNIFF_CHARS, Extraction, Piece, TurnInput, UnitDraft
 from .packing import MAX_PIECES_PER_FACT, MAX_UNITS_PER_TURN, dedupe, limit, pack_pieces, said_once
 from .plan import pieces_for_sentence
+from .slots import CUE_WINDOW_CHARS
 from .toolsum import ToolFact, summarise_tool
 
 __all__ = ["MAX_UNITS_PER_TURN", "Extraction", "Refiner", "TurnInput", "UnitDraft", "extract_turn",
@@ -122,7 +123,8 @@ def rule_extract(turn: TurnInput) -> Extraction:
             continue
         tlo, thi = bisect_left(tstarts, start), bisect_left(tstarts, end)
         tms = [t for t in times[tlo:thi] if t.end <= end]
-        pieces.extend(pieces_for_sentence(sent_text, start, ents, tms, turn))
+        pieces.extend(pieces_for_sentence(sent_text, start, ents, tms, turn,
+                                          work[max(0, start - CUE_WINDOW_CHARS):start]))
     if asked and not pieces:
         # the other sentences were filler ("Wow! 你去过吗？"): the turn is one question and
         # keeps it, or recall (which answers with units, never raw turns) could not find it

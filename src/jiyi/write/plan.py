@@ -51,14 +51,15 @@ _SUBJECT = re.compile(r"\b(?:I|we|he|she|they|it|my|our)\b|我|他|她|它", re.
 
 def pieces_for_sentence(
     sent_text: str, start: int, entities: list[Entity], times: list[TimeMatch],
-    turn: TurnInput,
+    turn: TurnInput, earlier: str = "",
 ) -> list[Piece]:
     """One sentence -> pieces, clause by clause (a compound turn holds several facts).
 
     Each clause is filler (dropped), an emotional aside (session state), a slot statement
     (a slot piece, plus the clause itself when it says more than its value), an identifier
     mention (an id fact, plus the clause when it says more) or content typed on its own.
-    Consecutive clauses of one type stay one piece, so a plain sentence is one unit as before."""
+    Consecutive clauses of one type stay one piece, so a plain sentence is one unit as before.
+    ``earlier``: the end of the message before this sentence (a value's cue word said there)."""
     lang = "zh" if has_cjk(sent_text) else "en"
     local = [shift(e, start) for e in entities]
     ids = find_ids(sent_text, local)
@@ -94,7 +95,8 @@ def pieces_for_sentence(
             and CHANGE_WORDS.search(sent_text[max(0, a - CUE_WINDOW_CHARS):b]) is not None
         facts = [] if asked and not told else [
             f for f in (_slot_facts if b <= CACHED_TEXT_CHARS else _slot_facts.__wrapped__)(
-                clause, tuple(c_local), turn.role, slot_lang, turn.speaker, sent_text[:a])
+                clause, tuple(c_local), turn.role, slot_lang, turn.speaker, sent_text[:a],
+                earlier if a == 0 else "")
             if f.slot not in slot_seen or current_between(
                 sent_text, slot_seen[f.slot], f.entity and shift(f.entity, -a))]
         for fact in facts:
@@ -221,10 +223,11 @@ def _has_code(group: list[tuple[int, int]], codes: list[Entity]) -> bool:
 
 @lru_cache(maxsize=4096)
 def _slot_facts(clause: str, entities: tuple[Entity, ...], role: str, lang: str,
-                speaker: str | None, before: str) -> tuple[SlotFact, ...]:
+                speaker: str | None, before: str, earlier: str = "") -> tuple[SlotFact, ...]:
     """:func:`find_slots` of one clause (a pure function of its arguments; common clauses recur
     across turns, so the answer is kept)."""
-    return tuple(find_slots(clause, list(entities), role, lang, speaker, before=before))
+    return tuple(find_slots(clause, list(entities), role, lang, speaker, before=before,
+                            earlier=earlier))
 
 
 def _whole_sentence(sent_text: str, start: int, entities: list[Entity],

@@ -58,7 +58,9 @@ _CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?
 _REACH_ME = re.compile(
     r"联系我|聯繫我|聯絡我|找我|找得到我|找到我|打我|打给我|打給我|打这个|打這個|打这支|打這支|用的是|"
     r"现在用|現在用|现在打|現在打|以后打|以後打|我自己的|我的是|打呢个|打呢個|打呢支|搵我|"
-    r"\b(?:call me|reach me|get me|ring me|text me|i'm on|i am on|using|use|ring)\b", re.I)
+    r"\b(?:call me|reach me|get me|ring me|text me|i'm on|i am on|using|use|ring|"
+    # "mine is …", "the correct one is …": the speaker's own, said against another's
+    r"mine(?:'s| is)|my one is|(?:the )?(?:correct|right) one(?:'s| is))\b", re.I)
 #: A user sending something to an address is giving their own ("发amy@…就行", "send it to …").
 _SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|switch|use|to)\b", re.I)
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
@@ -115,7 +117,7 @@ _MEMBERSHIP = re.compile(
     r"(?:upgraded|downgraded|moved|promoted|bumped)(?:\s+(?:me|us))?(?:\s+(?:up|down))?\s+to|now)"
     r"\s*(" + _LEVEL + r")(?![A-Za-z])",
     re.I)
-_LEVEL_HINT = re.compile(r"会员|會員|卡|级|級|VIP|PLUS|member|tier|status|level|gold|silver|"
+_LEVEL_HINT = re.compile(r"会员|會員|卡|级|級|VIP|PLUS|member|tier|status|level|plan|gold|silver|"
                          r"platinum|diamond|premium|basic|bronze|elite|upgrad\w*|downgrad\w*|"
                          r"promoted|bumped|moved me|went up|gone up", re.I)
 #: A membership label ending the text before a clause ("Membership: " / "会员等级：").
@@ -196,20 +198,23 @@ def _script(clause: str, lang: str) -> str:
 
 
 def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
-               speaker: str | None, before: str = "") -> list[SlotFact]:
+               speaker: str | None, before: str = "", earlier: str = "") -> list[SlotFact]:
     """Slot facts stated by the speaker about themselves in one clause.
 
     ``lang``: "en", "zh" or "hant" (a turn written in Traditional: a fact in a clause of
     neither script is written in Traditional).
 
     ``before``: the text of the sentence before this clause, where a cue may stand
-    ("手机号变了哈，现在是62340143": the phone word is in the previous clause). A question
-    states no slot ("我现在的电话是多少？")."""
+    ("手机号变了哈，现在是62340143": the phone word is in the previous clause). ``earlier``: the
+    message's text before this sentence: a value's word said at the end of the sentence before
+    is its cue too ("typo in my address lol. its 1128 Oak Street", "i change number already.
+    new one 8765 4321"). A question states no slot ("我现在的电话是多少？")."""
     label = _LEVEL_LABEL.search(before)
     if role != "user" or (not entities and not _LEVEL_HINT.search(clause) and label is None
                           and not _EN_LEVEL_NOW.search(clause) and not mentions_level(clause)):
         return []
-    context = before[-CUE_WINDOW_CHARS:] + " " + clause
+    lead_in = before if len(before) >= CUE_WINDOW_CHARS else earlier + " " + before
+    context = lead_in[-CUE_WINDOW_CHARS:] + " " + clause
     own = bool(_SELF.search(clause)) or speaker is not None
     changed = bool(CHANGE_WORDS.search(context))
     out: list[SlotFact] = []
@@ -337,6 +342,9 @@ _LEVEL_OLD_BEFORE = re.compile(r"(?:从|從|由|原来是|原來是|原本是|�
                                # not renewed, cancelled ("唔續黑卡", "不續約白金卡", "取消了金卡")
                                r"(?:唔|不|冇|沒|没)(?:有)?(?:再)?(?:續|续)(?:會|会|約|约|費|费|咗|了)?|取消(?:咗|了)?|"
                                r"\bwas|\bused to be|\bnot|\bno longer|\binstead of|\brather than|"
+                               # ended by the user ("I've cancelled Gold Plus", "let my Silver
+                               # lapse", "quit Premium")
+                               r"\bcancell?ed|\bcancell?ing|\bquit|\bleft|\bended|\blet|"
                                r"\blost|\blosing|\bdropped (?:from|out of)|\bfell (?:from|out of)|"
                                r"\bformerly|\bpreviously)"
                                r"\s*(?:(?:the|a|an|my|our|his|her)\s+)?$", re.I)
@@ -344,7 +352,7 @@ LEVEL_OLD_WINDOW = 14
 #: Said right after a level, these end it ("鑽石卡上個月到期咗", "my Gold status expired"): the
 #: level is the one left, not the current one.
 _LEVEL_OLD_AFTER = re.compile(r"[^，,。.;；!！?？]{0,14}?(?:到期|过期|過期|過咗期|过咗期|失效|冇咗|没了|沒了|"
-                              r"\bexpired|\blapsed|\bran out|\bis gone|\bwas taken away)")
+                              r"\bexpired|\blapsed?|\bran out|\bis gone|\bwas taken away)")
 
 
 def _en_name(text: str) -> str:

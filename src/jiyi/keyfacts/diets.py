@@ -55,15 +55,25 @@ def diet_excludes(text: str, item: str) -> bool:
     statement of the user's own (not a question, not someone else's diet: "my mum is vegan"),
     the diet not denied ("no longer vegetarian")."""
     said, thing = fold(text), fold(item)
-    for diet, excluded in _compiled():
-        if not excluded.search(thing):
+    return any(excluded.search(thing) and _takes_up(said, diet)
+               for diet, excluded in _compiled())
+
+
+def takes_up_diet(text: str) -> bool:
+    """``text`` says the user keeps a diet (of their own, not denied, not asked): a lasting
+    fact about the user, whatever request comes with it ("I've gone vegetarian, no meat in my
+    box please")."""
+    said = fold(text)
+    return any(_takes_up(said, diet) for diet, _ in _compiled())
+
+
+def _takes_up(said: str, diet: re.Pattern[str]) -> bool:
+    for m in diet.finditer(said):
+        clause = _clause_at(said, m.start(), m.end())
+        if _DENIED.search(said[max(0, m.start() - 24):m.start()]) or QUESTION.search(clause):
             continue
-        for m in diet.finditer(said):
-            clause = _clause_at(said, m.start(), m.end())
-            if _DENIED.search(said[max(0, m.start() - 24):m.start()]) or QUESTION.search(clause):
-                continue
-            if owns("food", clause):
-                return True
+        if owns("food", clause):
+            return True
     return False
 
 

@@ -112,7 +112,7 @@ _GROUPS: dict[str, dict[str, str]] = {
 }
 #: Just before a level, these deny it ("不要全糖", "not extra spicy", "no longer mild").
 _DENIED = re.compile(r"(?:不要|不用|别|不是|不再|唔要|唔使|唔好|\bnot|n't|\bno longer|\bnever)\s*"
-                     r"(?:\w+\s+)?$")
+                     r"(?:\w+\s+){0,2}$")
 
 #: Switch words: the thing after them is the new one ("改成", "换成", "改订", "switching to").
 _SWITCH = re.compile(

@@ -84,7 +84,8 @@ def replaced_choices(store: Store, turn: TurnRecord, draft: UnitDraft) -> list[M
                 (switch is not None and switch_replaces(switch, unit.content))
                 # a diet taken up: the dishes it excludes ("going halal" after "the
                 # pepperoni pizza"; keyfacts/diets.py)
-                or (diet and diet_excludes(draft.content, unit.content)))):
+                # (a liked item is recall's to take back: recall/keyslots._said_off_since)
+                or (diet and unit.slot is None and diet_excludes(draft.content, unit.content)))):
             out.append(unit)
     return out
 

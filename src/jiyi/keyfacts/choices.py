@@ -71,11 +71,11 @@ _ATTRIBUTES: dict[str, dict[str, str]] = {
         "well": r"七分熟|八分熟|全熟|\bmedium[- ]well\b|\bwell[- ]done\b",
     },
     "size": {
-        "large": r"超大杯|大杯|大份|大碗|\b(?:large|big|venti|grande)\s+(?:size|cup|one|drink|"
+        "large": r"超大杯|大杯|大份|大碗|\b(?:large|big|venti|grande)\s+(?:iced |hot )?(?:size|cup|one|drink|"
                  r"coffee|latte|tea|fries|pizza|bowl|portion)s?\b",
-        "medium": r"中杯|中份|中碗|\b(?:medium|regular|tall)\s+(?:size|cup|one|drink|coffee|latte|"
+        "medium": r"中杯|中份|中碗|\b(?:medium|regular|tall)\s+(?:iced |hot )?(?:size|cup|one|drink|coffee|latte|"
                   r"tea|fries|pizza|bowl|portion)s?\b",
-        "small": r"小杯|小份|小碗|\b(?:small|short)\s+(?:size|cup|one|drink|coffee|latte|tea|"
+        "small": r"小杯|小份|小碗|\b(?:small|short)\s+(?:iced |hot )?(?:size|cup|one|drink|coffee|latte|tea|"
                  r"fries|pizza|bowl|portion)s?\b",
     },
     "milk": {
@@ -255,6 +255,18 @@ def chosen_at(turn_text: str, draft: str) -> set[Level]:
     return chosen_levels(draft) | chosen_levels(said[start:end])
 
 
+#: Words of an attribute rather than a dish ("spicy", "甜", "no ice").
+_ATTRIBUTE_WORDS = re.compile(r"糖|辣|冰|甜|\b(?:spicy|spice|sugar|sweet|ice|iced|mild|hot|heat)\b")
+
+
+def of_attribute(item: str) -> bool:
+    """A liked item that is an attribute's level, not a dish ("am very spicy", "甜的", "去冰"):
+    a new level replaces it; a dish liked with its level ("奶茶，要全糖") stays liked."""
+    said = fold(item)
+    return bool(levels(said)) or (_ATTRIBUTE_WORDS.search(said) is not None and _FOOD_WORDS.search(
+        _ATTRIBUTE_WORDS.sub(" ", said)) is None)
+
+
 def replaces_level(new: set[Level], old_text: str) -> bool:
     """An earlier text names a level of an attribute ``new`` names, and not the new level: the
     new choice replaces it."""
@@ -346,10 +358,10 @@ def switch_replaces(switch: Switch, old_text: str) -> bool:
     said = fold(old_text)
     words = _words(said)
     shared = words & switch.new_words
-    if shared:
-        # the new thing itself ("I also love grass jelly") is not replaced; another variant of
-        # it is ("chicken katsu curry" when switching to "the tofu katsu curry")
-        return len(shared) >= VARIANT_WORDS and not switch.new_words <= words
+    if shared and switch.new_words <= words:
+        return False  # the new thing itself ("I also love grass jelly")
+    if len(shared) >= VARIANT_WORDS:
+        return True  # another variant of it ("chicken katsu curry" for "the tofu katsu curry")
     if words & switch.old_words:
         return True
     groups = {lv.attribute for lv in switch.new_members}

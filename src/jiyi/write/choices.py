@@ -19,8 +19,9 @@ from __future__ import annotations
 from ..keyfacts.choices import (
     asked,
     chosen_at,
+    chosen_levels,
     food_said,
-    levels,
+    of_attribute,
     replaces_level,
     switch_in,
     switch_replaces,
@@ -79,7 +80,7 @@ def replaced_choices(store: Store, turn: TurnRecord, draft: UnitDraft) -> list[M
         # a new level replaces a remark or an item that is a level, never a liked dish
         level = bool(chosen) and replaces_level(chosen, unit.content) \
             and not asked(unit.content) \
-            and (unit.slot is None or bool(levels(unit.slot.split(":", 1)[1])))
+            and (unit.slot is None or of_attribute(unit.slot.split(":", 1)[1]))
         if level or (_food_unit(unit) and (
                 (switch is not None and switch_replaces(switch, unit.content))
                 # a diet taken up: the dishes it excludes ("going halal" after "the
@@ -90,10 +91,18 @@ def replaced_choices(store: Store, turn: TurnRecord, draft: UnitDraft) -> list[M
     return out
 
 
+def chooses(content: str) -> bool:
+    """A user's clause choosing a level or switching to another dish or drink."""
+    if chosen_levels(content):
+        return True
+    switch = switch_in(content)
+    return switch is not None and bool(switch.new_words) and food_said(content)
+
+
 def keep_choice(turn: TurnRecord, draft: UnitDraft, replaced: list[MemoryUnit]) -> None:
-    """A user's choice that replaces an earlier one, or a diet the user keeps, is a lasting fact
-    about the user even said as a request ("please replace the salmon platter with…", "gone
+    """A user's choice of a dish or drink (a level, a switch; one that replaces an earlier one
+    above all), or a diet the user keeps, is a lasting fact about the user even said as a request ("please replace the salmon platter with…", "gone
     vegetarian, no meat in my box please"): not session state gone in hours (in place)."""
     if turn.role == "user" and draft.type is MemoryType.SESSION_STATE and draft.slot is None \
-            and (replaced or takes_up_diet(draft.content)):
+            and (replaced or takes_up_diet(draft.content) or chooses(draft.content)):
         draft.type = MemoryType.FACT_REFERENCE

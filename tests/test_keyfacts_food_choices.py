@@ -81,6 +81,12 @@ LEVELS = [
     (["凍檸茶正常冰呀", "以後少冰就得"], "冰量", "正常冰", "少冰"),
     (["I always order my curry extra spicy", "Mild from now on please, my stomach can't take it"],
      "spice level?", "extra spicy", "Mild"),
+    # a liked "item" that is only a level is replaced by a new level
+    (["Put extra pepper for my jollof abeg, I like am very spicy",
+      "Doctor talk say make I reduce pepper, mild from now on for my jollof"],
+     "pepper level?", "very spicy", "mild"),
+    (["Large iced latte with vanilla is my usual", "Going for a small one now, trying to cut sugar"],
+     "usual size?", "Large", "small"),
 ]
 SWITCHES = [
     (["公司每次下午茶都订蛋糕", "同事们在控糖，下午茶改订水果拼盘吧"], "下午茶现在订什么", "蛋糕",
@@ -90,6 +96,10 @@ SWITCHES = [
       "Please replace the salmon platter with the vegetable platter from now on"],
      "Which platter do we order now?", "as usual", "vegetable"),
     (["公司年会订餐，大家都喜欢川菜", "老板说今年改粤菜，清淡点"], "年会订餐菜系", "川菜", "粤菜"),
+    # another variant of the new dish, named with the thing whose content changes
+    (["Our standing order is the mutton biryani for 20 people",
+      "Please change our standing order to veg biryani, many staff are fasting"],
+     "standing order?", "mutton", "veg biryani"),
 ]
 
 
@@ -117,6 +127,9 @@ LOOK_ALIKES = [
     (["The salmon platter is what our team loves for lunch",
       "Change my contact to WhatsApp please, the team prefers it"], "What do we order for lunch?",
      "salmon"),
+    # the new thing said before is not taken back by the switch to it
+    (["I also love grass jelly in my milk tea", "switching to grass jelly now, boba's too sweet"],
+     "topping?", "love grass jelly"),
     # a switch asked about, not made
     (["早餐的奶茶我都加珍珠", "珍珠換成椰果會不會比較甜？"], "奶茶加料要什麼", "加珍珠"),
 ]
@@ -134,6 +147,9 @@ def test_no_choice_replaces_nothing(any_mem: Memory, turns: list[str], question:
      "Any dietary preference?", "brisket"),
     (["我最爱红烧牛肉面", "从这个月开始我吃素了"], "我的饮食偏好", "牛肉面"),
     (["我超鍾意食叉燒飯", "由呢個月開始我食齋"], "我鍾意食咩？", "叉燒"),
+    # a drink with dairy, taken back by giving up dairy
+    (["The usual flat white with full cream milk for me", "Switching to a long black now, cutting dairy"],
+     "coffee order?", "full cream"),
     # an untyped dish of a group's order, taken back by a diet
     (["Our team loves the pepperoni pizza for Friday lunch",
       "Going halal for the team lunches from now on"], "what do we order for lunch?",

@@ -32,11 +32,13 @@ _KINDS: dict[str, str] = {
 _DIETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"纯素|全素|\bvegan\b|plant[- ]based", ("meat", "fish", "dairy", "egg")),
     (r"吃素|素食|茹素|食素|吃斋|食斋|斋菜|\bvegetarian\b|\bveggie\b|不吃肉|唔食肉|戒肉|"
-     r"\bno (?:more )?meat\b|\b(?:quit|gave up|stopped eating|cut out) meat\b", ("meat", "fish")),
+     r"\bno (?:more )?meat\b|\b(?:quit(?:ting)?|gave up|giving up|stopped eating|cut(?:ting)?(?: out)?|"
+     r"off) meat\b", ("meat", "fish")),
     (r"\bpescatarian\b|只吃(?:鱼|海鲜)", ("meat",)),
     (r"\bjain\b|耆那", ("meat", "fish", "egg")),
     (r"\bhalal\b|清真", ("pork",)),
-    (r"乳糖不耐|戒奶|不喝奶|唔饮奶|\blactose\b|\bdairy[- ]free\b|\b(?:no|quit|cut out) dairy\b",
+    (r"乳糖不耐|戒奶|不喝奶|唔饮奶|\blactose\b|\bdairy[- ]free\b|"
+     r"\b(?:no|quit(?:ting)?|gave up|giving up|cut(?:ting)?(?: out)?|off) dairy\b",
      ("dairy",)),
 )
 #: Said just before a diet word, these deny it ("not vegetarian", "no longer vegan", "不再吃素").
@@ -55,15 +57,25 @@ def diet_excludes(text: str, item: str) -> bool:
     statement of the user's own (not a question, not someone else's diet: "my mum is vegan"),
     the diet not denied ("no longer vegetarian")."""
     said, thing = fold(text), fold(item)
-    for diet, excluded in _compiled():
-        if not excluded.search(thing):
+    return any(excluded.search(thing) and _takes_up(said, diet)
+               for diet, excluded in _compiled())
+
+
+def takes_up_diet(text: str) -> bool:
+    """``text`` says the user keeps a diet (of their own, not denied, not asked): a lasting
+    fact about the user, whatever request comes with it ("I've gone vegetarian, no meat in my
+    box please")."""
+    said = fold(text)
+    return any(_takes_up(said, diet) for diet, _ in _compiled())
+
+
+def _takes_up(said: str, diet: re.Pattern[str]) -> bool:
+    for m in diet.finditer(said):
+        clause = _clause_at(said, m.start(), m.end())
+        if _DENIED.search(said[max(0, m.start() - 24):m.start()]) or QUESTION.search(clause):
             continue
-        for m in diet.finditer(said):
-            clause = _clause_at(said, m.start(), m.end())
-            if _DENIED.search(said[max(0, m.start() - 24):m.start()]) or QUESTION.search(clause):
-                continue
-            if owns("food", clause):
-                return True
+        if owns("food", clause):
+            return True
     return False
 
 

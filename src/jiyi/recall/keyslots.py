@@ -358,10 +358,13 @@ def _said_off_since(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
     likes = [u for u in items if u.slot is not None and u.id not in negations]
     if not likes:
         return []
-    since = min(unit_date(u) for u in likes)
+    # said after the like, by when it was said: a diet taken up "as of this month" speaks of
+    # a day before the like it takes back, and is still said after it
+    since = min(u.created_at for u in likes)
     diet = row.name == "food"
-    later = [u for u in store.find_units(scope, as_of=as_of, since=since, limit=LATER_UNITS_READ)
-             if u.id not in negations and (may_take_back(row, u.content)
+    later = [u for u in store.find_units(scope, as_of=as_of, limit=LATER_UNITS_READ)
+             if u.id not in negations and u.created_at >= since
+             and (may_take_back(row, u.content)
                                            or (diet and states_diet(u.content)))]
     found: dict[str, list[MemoryUnit]] = {}  # like id -> the later units taking it back
     for like in likes:
@@ -369,7 +372,7 @@ def _said_off_since(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
         words = item_words(row, item)
         # the item taken back by name, or by a diet taken up since ("我开始吃素了" after a beef
         # dish: keyfacts/diets.py)
-        said = [u for u in later if unit_date(u) > unit_date(like) and u.slot != like.slot
+        said = [u for u in later if u.created_at > like.created_at and u.slot != like.slot
                 and ((names_words(words, fold(u.content)) and takes_back(row, u.content, words))
                      or (diet and diet_excludes(u.content, item)))]
         if said:

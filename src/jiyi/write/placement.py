@@ -20,6 +20,7 @@ from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
 from ..text.episode import episode_text
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
+from .choices import keep_choice, replaced_choices
 from .knownitems import take_back_known
 from .meaning import (
     ProfileRead,
@@ -205,6 +206,10 @@ class WritePath:
         scope = Scope(user_id=turn.user_id, session_id=turn.session_id)
         adopt_negation(store, turn, draft, profile)  # an untyped clause negating a listed item
         taken = take_back_known(store, turn, draft, profile)  # a listed item taken back
+        # a choice of food replacing an earlier one: another level of an attribute, or the
+        # thing a switch leaves behind (write/choices.py), typed or not; a lasting fact
+        chosen = replaced_choices(store, turn, draft)
+        keep_choice(turn, draft, chosen)
         chash = content_hash(turn.user_id, draft.content)
         same = [
             u for u in store.find_units(scope, as_of=turn.at, content_hash=chash,
@@ -247,11 +252,15 @@ class WritePath:
                              and u.content_hash != chash and u.id not in gone]
             listed = contradicted_items(store, slot_scope, turn, draft, profile)
             replaced += [u for u in [*listed, *taken] if u not in replaced]
-            if replaced:
-                unit = unit.model_copy(update={"supersedes": replaced[0].id})
-                for old in replaced:
-                    batch.invalidations.append((old.id, turn.at, "superseded", unit.id))
-                    batch.events.append(UnitEvent(old.id, turn.at, "superseded", unit.id))
+        else:
+            replaced = []
+        gone = {i for i, *_ in batch.invalidations}
+        replaced += [u for u in chosen if u not in replaced and u.id not in gone]
+        if replaced:
+            unit = unit.model_copy(update={"supersedes": replaced[0].id})
+            for old in replaced:
+                batch.invalidations.append((old.id, turn.at, "superseded", unit.id))
+                batch.events.append(UnitEvent(old.id, turn.at, "superseded", unit.id))
         batch.upserts.append(unit)
         batch.events.append(UnitEvent(unit.id, turn.at, "created", turn.turn_id, 1.0))
         return unit, True

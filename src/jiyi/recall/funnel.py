@@ -397,6 +397,12 @@ class _Context:
                 and view.newer_value(unit) is not None:
             if not view.newer_value(unit):
                 status = "superseded"  # names a newer value without stating it: not claimed
+        elif view is not None and status == "current" \
+                and view.names_other_person(unit, [t.key for t in turns], rule):
+            if self.past:
+                relabel = True
+            else:
+                status = "superseded"  # another person's name, or one since replaced
         elif view is not None and status == "current" and (
                 since := view.names_other(unit, rule)) is not None:
             if self.past:

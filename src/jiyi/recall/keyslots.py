@@ -34,7 +34,15 @@ from ..text.timeofday import CALENDAR_DAY
 from ..units import MemoryType, MemoryUnit, unit_date, unit_status
 from .query import without_ruled_out_past
 from .rules import OTHERS_RE, SlotIntent
-from .slotvalues import UNREAD, loose_levels, names_other_value, slot_values
+from .slotvalues import (
+    UNREAD,
+    loose_levels,
+    loose_people,
+    names_other_value,
+    person_keys,
+    same_person,
+    slot_values,
+)
 
 #: Older values followed back through ``supersedes`` (A -> B -> C ... ).
 REPLACED_DEPTH = 5
@@ -97,6 +105,24 @@ class SlotView:
     newer: dict[str, bool] = field(default_factory=dict)
     #: the values each single-valued slot held before (its replaced units' values)
     earlier_values: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: a name question: the current name's keys, when it was said, and whether it is a role's
+    #: (the recipient's, the guest's ...) rather than the user's own
+    current_person: tuple[frozenset[str], datetime, bool] | None = None
+
+    def names_other_person(self, unit: MemoryUnit, turn_keys: list[str], rule: bool) -> bool:
+        """A unit (not the current name, not cut from the turn that gave it) that names
+        a person other than the current name, read loosely (a name said in passing: "訂位人是黃
+        小姐", "我是之前留言的劉先生", "Hey it's Bec"): said before the current name, it speaks
+        of a name since replaced; for a role's name ("收件人"), any other name is not the
+        role's (the user's own included). Shown, ranked after, never as current."""
+        if self.current_person is None or set(turn_keys) & self.current_turns \
+                or any(unit.id in ids for ids in self.current_ids.values()):
+            return False  # the current name itself, or said with it
+        keys, since, role = self.current_person
+        if not keys or not (role or unit_date(unit) <= since):
+            return False
+        named = loose_people(unit)
+        return bool(named) and not any(same_person(n, keys) for n in named)
 
     def newer_other(self, unit: MemoryUnit) -> tuple[str, bool] | None:
         """The slot whose current value a unit said after it contradicts, and whether the unit
@@ -245,13 +271,24 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
     stage finds it exactly, and the user's other orders are no answer."""
     view = SlotView()
     wide = Scope(scope.user_id, None)
+    role_named = False  # a name was given for the role a name question asks about
     for name in intent.slots:
         row = spec(name)
         if row is None:
             continue
         if row.single:
+            person = row.value == "entity:person"
+            if person and name == row.name and role_named:
+                continue  # the role has a name: the user's own is no answer (ranked as found)
             current = store.find_units(scope, as_of=as_of, slot=name, limit=REPLACED_DEPTH)
+            if person and name != row.name:
+                if not current:
+                    continue  # no name given for the role: the user's own answers
+                role_named = True
             _single(store, view, row, current, past)
+            if person and current and view.current_person is None:
+                view.current_person = (person_keys(current[0]), unit_date(current[0]),
+                                       name != row.name)
         elif row.value == "item":
             items = _items(store, wide, as_of, name)
             negations = _negations(store, row, items)

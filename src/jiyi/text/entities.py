@@ -224,7 +224,7 @@ _ZH_INTRO_LATIN = re.compile(
 #: or a caller naming themselves ("罗志强这边").
 _ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|(?<=[嘅的個个])名(?![片单單牌额額])|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
                           r"(?:是|係|写|寫|填|叫|为|為|成|做|[:：])(?:成|为|為|作)?|登[记記]名用|"
-                          r"(?:改名|改了名|更名|改名字|改了名字)[^。！？!?]{0,8}?(?:叫|为|為|成))"
+                          r"(?:改名|改了名|改咗名|換咗名|换咗名|更名|改名字|改了名字|改咗名字)[^。！？!?]{0,8}?(?:叫|为|為|成))"
                           r"\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 #: A name given for a role of a thing, whoever holds it: the role or its thing, a verb of
 #: giving or changing, perhaps who the person is to the user and "的名字", then the name

@@ -478,7 +478,7 @@ RELATION_EN: tuple[str, ...] = (
 #: The user's own name changed ("改名了", "got married, my last name's changed", "name on my
 #: ID"): a name said after them is the user's new one, "now" and all.
 NAME_CHANGED_ZH: tuple[str, ...] = (
-    "改名", "更名", "改了名", "换了名", "換了名", "名字改", "名字换", "名字換", "名字变", "名字變", "改姓",
+    "改名", "更名", "改了名", "改咗名", "换了名", "換了名", "换咗名", "換咗名", "名字改", "名字换", "名字換", "名字变", "名字變", "改姓",
     "新名字", "身份证上", "身份證上", "证件上", "證件上", "护照上", "護照上",
 )
 NAME_CHANGED_EN: tuple[str, ...] = (

@@ -60,3 +60,19 @@ def asked_role(question: str) -> str | None:
     if thing is not None and _NAME_WORD.search(question):
         return thing[1]
     return None
+
+
+#: A unit saying what the user's own name is or has become ("I now use the name X", "my names
+#: are X", "我的名字改成X", "我而家叫X"): beside a name other than the current one, it contests it.
+OWN_NAME_SAID = re.compile(
+    sw.alternation(sw.NAME_CHANGED_ZH) + "|我叫|叫我|我的名字|我嘅名|我個名|我个名|我(?:现在|現在|而家)叫|"
+    + sw.en_words(sw.NAME_CHANGED_EN) + "|"
+    + sw.en_words((r"my (?:full |real |legal |new |first |last )?names?", "call me", "go by",
+                   r"i'?m going by", r"use the name", r"name(?:'s| is) now", r"under the name",
+                   r"in the name of", r"put my name")),
+    re.I)
+
+
+def names_someone_else(text: str) -> bool:
+    """The text names someone by what they are to the user ("我同事", "my flatmate")."""
+    return _RELATION.search(text) is not None

@@ -176,7 +176,8 @@ _CAPITALISED_RUN = re.compile(
 #: One word after a plain self-introduction, written any case ("Hey it's Bec", "hi it's mia 👋",
 #: "this is Tom,"), ending its clause.
 _SAID_NAME = re.compile(
-    r"(?i:\b(?:it'?s|it’s|it is|this is|here'?s|name'?s))\s+([A-Za-z][a-z]{1,14})"
+    r"(?i:\b(?:it'?s|it’s|it is|this is|here'?s|name'?s|i'?m|i’m|i am))\s+"
+    r"([A-Za-z][a-z]{1,14}(?: [A-Za-z][a-z]{1,14})?)"
     r"(?=\s*(?:[,.!;:~]|$|\s(?i:here|again|btw|lol|haha|from|po)\b|\s*[^\w\s]))")
 #: Words that follow "it's" without naming anyone.
 _NOT_SAID_NAME = frozenset({
@@ -194,6 +195,9 @@ _NOT_IN_NAME = frozenset({"Hi", "Hello", "Hey", "Dear", "Sir", "Madam", "Thanks"
                           "December", "Order", "Room", "Street", "Road", "Avenue", "Customer",
                           "Service", "Support", "Team", "Hotel"})
 _NAME_TOKEN = re.compile(r"\w+")
+#: Endings of words that are no name said after "I'm" ("I'm waiting", "I'm annoyed", "I'm
+#: really…").
+_NOT_A_WORD_OF_NAME = re.compile(r"(?:ing|ed|ly|ful|ous|less|able)$", re.I)
 
 
 def person_key(name: str) -> str:
@@ -227,8 +231,8 @@ def loose_people(unit: MemoryUnit) -> frozenset[str]:
         if len(words) >= 2 and run not in CITIES_EN and not any(w in CITIES_EN for w in words):
             names.append(run)
     names += [m.group(1) for m in _SAID_NAME.finditer(unit.content)
-              if m.group(1).casefold() not in _NOT_SAID_NAME
-              and m.group(1).capitalize() not in NOT_NAMES_EN]
+              if not any(w.casefold() in _NOT_SAID_NAME or w.capitalize() in NOT_NAMES_EN
+                         or _NOT_A_WORD_OF_NAME.search(w) for w in m.group(1).split())]
     return frozenset(k for n in names if (k := person_key(n)))
 
 

@@ -222,7 +222,7 @@ _ZH_INTRO_LATIN = re.compile(
     r"(?!\s?(?:会员|會員|卡|级|級|用户|用戶|客户|客戶|版|款|號|号|VIP|[Mm]ember|[Tt]ier|[Cc]ard|[Pp]lan))")
 #: A name given for the account or the parcel ("收件人寫鄭凱文", "登记的名字写李娜", "名字…是郭佳怡"),
 #: or a caller naming themselves ("罗志强这边").
-_ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|(?<=[嘅的個个])名(?![片单單牌额額])|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
+_ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|新名|(?<=[嘅的個个])名(?![片单單牌额額])|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
                           r"(?:是|係|写|寫|填|叫|为|為|成|做|[:：])(?:成|为|為|作)?|登[记記]名用|"
                           r"(?:改名|改了名|改咗名|換咗名|换咗名|更名|改名字|改了名字|改咗名字)[^。！？!?]{0,8}?(?:叫|为|為|成))"
                           r"\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
@@ -242,10 +242,16 @@ _ZH_ROLE_NAME = re.compile(
     # "寄给我妹妹张小雨", "送去畀我阿媽陳秀英": sent to someone named after who they are
     r"|(?:寄|送|交|转|轉)(?:去|到)?(?:给|給|畀|俾)(?:我|我的|我嘅)?(?:" + sw.alternation(sw.RELATION_ZH) + r")"
     r"[，,、:：\s]*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+#: A name said of the person just named ("帳戶轉到我太太名下，她叫林美玲", "佢個名係陳大文").
+_ZH_THIRD_CALLED = re.compile(
+    r"(?:他|她|佢)(?:的名字|嘅名|個名|个名)?(?:叫做|叫|係|是)(?<!他是)(?<!她是)(?<!佢係)"
+    r"(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 #: A full name said right after the surname with a title ("劉先生，劉建國", "黃小姐，黃詩涵"): the
 #: speaker restating who they are.
 _ZH_TITLE_THEN_NAME = re.compile(
-    r"(" + _ZH_SURNAME + r")(?:先生|小姐|女士|太太)[，,、\s]+(\1[\u4e00-\u9fff]{1,2})")
+    r"(" + _ZH_SURNAME + r")(?:先生|小姐|女士|太太)[，,、\s]+(\1[\u4e00-\u9fff]{1,2})"
+    # the surname said, then the full name ("我姓王，王丽", "敝姓黃，黃大明")
+    r"|姓(" + _ZH_SURNAME + r")[，,、\s]+(\3[\u4e00-\u9fff]{1,2})(?=[，,。！!？?\s；;]|$)")
 #: A surname said alone, often with how it is written ("姓陈，耳东陈", "敝姓林", "免贵姓赵",
 #: "本人姓許，許諾的許"): said by the speaker (after 我/本人/敝/免贵 or opening the clause) and
 #: ending there, so "姓陈的快递员" and "他姓陈" name nobody.
@@ -282,7 +288,7 @@ _EN_NAME = r"(" + _EN_WORD + r"(?:(?:[ \-]" + _EN_PARTICLE + r"){0,2}[ \-]" + _E
 #: the name of", "put it under", "address me as", "my surname is", "changed my name to".
 _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHhSsLlFfGgiOoEeDdYyWw") + r"(?<![A-Za-z])(?:"
                        r"[Mm]y (?:(?:full|real|legal|first|given|last|family|maiden|married|new) )?"
-                       r"name(?: is| 's|'s|’s)(?: now| actually| really)?|[Mm]y surname is|"
+                       r"name(?: is| 's|'s|’s)(?: now| actually| really)?|[Mm]y names are|[Mm]y surname is|"
                        r"[Nn]ame(?:'s|’s)|[Cc]all me|[Tt]his is|I am|I'm|I’m|im|[Nn]ame:|"
                        r"(?:[Ff]irst|[Ll]ast|[Ff]amily|[Gg]iven|[Ff]ull) name(?: is|:)?|[Ss]urname(?: is|:)?|"
                        r"[Rr]eal name is|[Rr]eal name's|[Nn]ame on (?:the|my) (?:account|order|parcel|package|"
@@ -292,7 +298,7 @@ _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHhSsLlFfGgiOoEeDdYyWw") + r"(?<
                        r"(?:[Aa]ccount|[Oo]rder|[Bb]ooking|[Ii]t|[Ee]verything|[Tt]hat)['’]s under|"
                        r"[Uu]nder the name(?: of)?|[Ii]n the name of|[Aa]ddressed to|[Rr]ecipient is|"
                        r"[Ii] (?:go|went) by|[Ii]['’]m going by|[Ii]['’]m|[Ii] am|[Aa]ddress me as|[Rr]efer to me as|"
-                       r"(?:changed|change|changing|updated|update) my name to|"
+                       r"(?:changed|change|changing|updated|update) my names? to|(?:now )?use the name|"
                        r"[Mm]yself|(?:[Aa]ccount|[Cc]ard)[ -]?[Hh]older is|[Hh]older is|"
                        r"(?:[Pp]ut|[Kk]eep|[Bb]ook|[Rr]egister|[Ff]ile|[Ll]ist|[Ss]ave|[Rr]eserve)\s+"
                        r"(?:it|the \w+|everything|this|that|them)\s+under)\s+"
@@ -300,7 +306,7 @@ _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHhSsLlFfGgiOoEeDdYyWw") + r"(?<
 #: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting; in
 #: a run-on chat turn before a chat word ("g'day, Tom Reed here lol ok …").
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
-                          + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—])|\s+(?:lol|haha|lmao|"
+                          + r"\s+(?:speaking|here|this side)(?=\s*(?:[,.!;:]|$|\s[-—])|\s+(?:lol|haha|lmao|"
                           r"ok|okay|thx|thanks|ty|pls|btw)\b)")
 #: A name said with "here" or "speaking" right after a greeting, whatever follows in a run-on
 #: chat turn ("g'day, Kayla Brooks here wifi died again", "hi there, Ana-Sofia Lima here just
@@ -361,8 +367,13 @@ _EN_RELATION_NAME = re.compile(
 _EN_NAME_CHANGED = re.compile(
     r"(?i:" + sw.en_words(sw.NAME_CHANGED_EN) + r")[^.!?\n]{0,40}?"
     r"(?:\b(?i:it(?:'s|’s| is| should be| will be| must be)|is now|should be|now|to|use|"
-    r"call me|go by|put|write|make it|as)\b|[:：])\s*"
+    r"call me|go by|put|write|make it|as)\b|[:：,，])\s*"
     r"((?:[" + _EN_UP + r"][a-z]?\.\s)?" + _EN_NAME + r")(?![" + _EN_LOW + _EN_UP + r"])")
+#: A name said as the one on the user's document ("it's actually Michael Thompson on my
+#: licence", "Kevin Li, as on my passport").
+_EN_ON_DOCUMENT = re.compile(
+    _EN_NAME + r"(?:,?\s+(?:as|like|same as|exactly as))?\s+(?:it is |it's |as it is )?(?:on|in)\s+"
+    r"(?:my|the)\s+(?i:id|ic|passport|licen[cs]e|documents?|certificate|aadhaar|nric|card)\b")
 #: Last words that make two capitalised words a day, a place or a level, not a person ("Black
 #: Friday", "Two Star", "Gold Member").
 _NOT_SURNAME = frozenset({"Day", "Eve", "Friday", "Monday", "Sale", "Week", "Weekend", "Time",
@@ -639,10 +650,16 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
             out.append(Entity(kind="person", text=name, value=to_simplified(name),
                               start=m.start(g), end=m.start(g) + len(name)))
     for m in _ZH_TITLE_THEN_NAME.finditer(text) if cjk else ():
-        name = _trim_zh_name(m.group(2))
+        g = 2 if m.group(2) else 4
+        name = _trim_zh_name(m.group(g))
         if len(name) >= 2:
             out.append(Entity(kind="person", text=name, value=to_simplified(name),
-                              start=m.start(2), end=m.start(2) + len(name)))
+                              start=m.start(g), end=m.start(g) + len(name)))
+    for m in _ZH_THIRD_CALLED.finditer(text) if cjk else ():
+        name = _trim_zh_name(m.group(1))
+        if len(name) >= 2 and not _ROLE_NOUN.search(name) and not _SURNAME_LIKE_WORD.match(name):
+            out.append(Entity(kind="person", text=name, value=to_simplified(name),
+                              start=m.start(1), end=m.start(1) + len(name)))
     for m in _ZH_SURNAME_SAID.finditer(text) if cjk else ():
         # the surname alone only when no fuller name with it is given ("我姓欧阳，叫欧阳明")
         if not any(e.text.startswith(m.group(1)) and len(e.text) > len(m.group(1))
@@ -672,13 +689,19 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         if name:
             out.append(Entity(kind="person", text=name, value=name, start=m.start(1),
                               end=m.start(1) + len(name)))
+    for m in _EN_ON_DOCUMENT.finditer(text):
+        name = _en_person(m.group(1))
+        if name and " " in name:
+            out.append(Entity(kind="person", text=name, value=name, start=m.start(1),
+                              end=m.start(1) + len(name)))
     for m in _EN_NAME_CHANGED.finditer(text):
         head = m.group(1)[:m.start(2) - m.start(1)]  # an abbreviated given name ("Ma. ")
         name = _en_person(m.group(2))
         if name:
             out.append(Entity(kind="person", text=head + name, value=head + name,
                               start=m.start(1), end=m.start(2) + len(name)))
-    for m in _EN_SPEAKING.finditer(text) if ("speaking" in text or "here" in text) else ():
+    for m in _EN_SPEAKING.finditer(text) if ("speaking" in text or "here" in text
+                                            or "this side" in text) else ():
         if m.group(1).split()[0] not in NOT_NAMES_EN:
             out.append(_ent("person", m, m.group(1), 1))
     for m in _EN_TITLE.finditer(text):

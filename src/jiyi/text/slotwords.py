@@ -428,7 +428,7 @@ NAME_ROLES: tuple[str, ...] = ("recipient", "guest", "booking", "account")
 #: "收件人改成我先生X", "the recipient is Y").
 ROLE_PERSON_ZH: dict[str, tuple[str, ...]] = {
     "recipient": ("收件人", "收货人", "收貨人", "签收人", "簽收人", "收件者", "收件姓名", "收货姓名",
-                  "收貨姓名", "收件名", "寄给", "寄給", "送给", "送給"),
+                  "收貨姓名", "收件名", "寄给", "寄給", "送给", "送給", "寄俾", "寄畀", "送俾", "送畀"),
     "guest": ("入住人", "入住者", "住客", "房客", "入住姓名", "入住名"),
     "booking": ("订位人", "訂位人", "订房人", "訂房人", "预订人", "預訂人", "预定人", "預定人", "预约人",
                 "預約人", "订票人", "訂票人", "订位姓名", "訂位姓名", "订位名", "訂位名", "订座人", "訂座人"),
@@ -438,6 +438,7 @@ ROLE_PERSON_ZH: dict[str, tuple[str, ...]] = {
 ROLE_PERSON_EN: dict[str, tuple[str, ...]] = {
     "recipient": ("recipients?", "addressee", "addressed to", "consignee",
                   r"(?:ship|send|sent|deliver|post|mail)(?:ped|ed|ing|s)? (?:it |them |the \w+ )?to",
+                  r"(?:received|collected|picked up|signed for) by",
                   r"name on the (?:parcel|package|label|delivery|shipment)"),
     "guest": (r"guest(?:'s)? name", "guest", r"check-?in name"),
     "booking": (r"booking name", r"reservation name", "booker"),
@@ -454,8 +455,9 @@ ROLE_THING_ZH: dict[str, tuple[str, ...]] = {
     "account": ("帐号", "帳號", "账号", "账户", "帳戶", "帐户", "户口", "戶口"),
 }
 ROLE_THING_EN: dict[str, tuple[str, ...]] = {
-    "recipient": ("parcels?", "packages?", "deliver(?:y|ies)", "shipments?", "labels?"),
-    "guest": ("rooms?", r"check-?in", "stay", "hotel"),
+    "recipient": ("parcels?", "packages?", "deliver(?:y|ies)", "shipments?", "labels?", "courier",
+                  "driver"),
+    "guest": ("rooms?", r"check(?:s|ed|ing)?[- ]?in", "stay", "hotel"),
     "booking": ("bookings?", "reservations?", "tables?", "tickets?"),
     "account": ("accounts?", "membership"),
 }
@@ -479,13 +481,14 @@ RELATION_EN: tuple[str, ...] = (
 #: ID"): a name said after them is the user's new one, "now" and all.
 NAME_CHANGED_ZH: tuple[str, ...] = (
     "改名", "更名", "改了名", "改咗名", "换了名", "換了名", "换咗名", "換咗名", "名字改", "名字换", "名字換", "名字变", "名字變", "改姓",
-    "新名字", "身份证上", "身份證上", "证件上", "證件上", "护照上", "護照上",
+    "新名字", "新名", "身份证上", "身份證上", "证件上", "證件上", "护照上", "護照上",
 )
 NAME_CHANGED_EN: tuple[str, ...] = (
     r"(?:last|family|first|given|full|sur|maiden|married|legal)? ?name(?:'s|’s| is| has| was)? "
     r"(?:been )?(?:changed?|different|new|wrong|incorrect|misspelt|misspelled|update)",
-    r"(?:change|changed|changing|update|updated|updating|correct|fix|amend)\w* (?:the |my )?"
-    r"(?:last |family |first |full |sur)?name",
-    r"new (?:last |family |sur)?name", "got married", "married name", "maiden name",
+    r"(?:change|changed|changing|update|updated|updating|correct|fix|amend|switch)\w* (?:the |my )?"
+    r"(?:account |booking |card |order )?(?:last |family |first |full |sur)?names?",
+    r"new (?:last |family |sur)?names?", "married", "married name", "maiden name",
+    r"(?:on|in) my (?:id|passport|ic|licen[cs]e|documents?|certificate)",
     r"as per my (?:id|passport|ic|license|licence)", r"name ko", "legal name",
 )

@@ -87,7 +87,7 @@ _NAME_INTRO = re.compile(
 #: Said right after a name, these make it the speaker's ("Hello, Daniel Reyes here", "…Aisha
 #: Khan, that's me", "Ryan O'Connor as the recipient").
 _NAME_AFTER = re.compile(r"\s*(?:(?:,|[-—–]+)?\s*(?:that's|that’s|that is|it's|it is|which is)\s+me|"
-                         r"speaking|here|calling|again|as (?:the |my )?(?:recipient|name|"
+                         r"speaking|here|this side|calling|again|as (?:the |my )?(?:recipient|name|"
                          r"account holder|contact name)|on the (?:account|order|parcel|package|"
                          r"label|receipt|invoice))\b", re.I)
 _IS_ME = re.compile(r"\b(?:that's|that is|it's|it is|this is|which is)\s+me\b", re.I)

@@ -49,6 +49,19 @@ def name_role(lead: str) -> str | None:
     return None
 
 
+def asks_name(question: str) -> bool:
+    """The question asks for a name or a person ("姓名", "谁", "who", "name", a role's noun:
+    "帳號持有人", "the recipient")."""
+    return _NAME_WORD.search(question) is not None or _PERSON_NOUN.search(question) is not None
+
+
+#: A role's noun that names a person ("持有人", "收件者", "recipient"), not a verb of sending.
+_PERSON_NOUN = re.compile(
+    r"(?:持有|收件|收货|收貨|签收|簽收|入住|订位|訂位|订房|訂房|预订|預訂|预定|預定|预约|預約|订票|訂票|开户|開戶|"
+    r"持卡)(?:人|者)|户名|戶名|住客|房客|\b(?:recipients?|addressee|consignee|guests?|(?:account|card) ?holder|"
+    r"booker)\b", re.I)
+
+
 def asked_role(question: str) -> str | None:
     """The role a name question asks about: its noun ("收件人姓名", "入住人是谁", "who's the
     account holder?"), or a name asked for with the thing's word ("訂位姓名", "name for the

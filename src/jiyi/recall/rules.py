@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..keyfacts.roles import asked_role
+from ..keyfacts.roles import asked_role, asks_name
 from ..keyfacts.schema import schema
 from ..text import fold
 from ..text.entities import QUERY, extract_entities
@@ -200,7 +200,9 @@ def slot_intent(query: str) -> SlotIntent | None:
     # the role's name first, the user's own name behind it (the answer while no name was
     # given for the role: recall/keyslots.py)
     role = asked_role(said) if one_line else None
-    if role is not None and ("name" in slots or not slots):
+    # (with no slot's cue said, only when a name or person is asked for: "when do you deliver
+    # to me?" asks a time, its slot found by meaning)
+    if role is not None and ("name" in slots or (not slots and asks_name(said))):
         if "name" not in slots:
             slots.append("name")
             kinds.extend(k for k in ("person", "name") if k not in kinds)

@@ -220,3 +220,72 @@ def test_someone_else_in_passing_leaves_the_own_name(any_mem: Memory, turns: lis
     assert any(h.current for h in _shown(hits, own))
     units = slot_units(any_mem, "name")
     assert units and all(other not in u.content for u in units)
+
+
+# -- more ways of saying and asking a name -----------------------------------------------------
+
+@pytest.mark.parametrize(("turn", "name"), [
+    ("Hello, my names are Wanjiru Kamau", "Wanjiru Kamau"),
+    ("Good morning, Rahul Verma this side, my order is delayed", "Rahul Verma"),
+    ("我姓王，王丽，订单一直没到", "王丽"),
+    ("敝姓黃，黃大明", "黃大明"),
+    ("我個名已經改咗，新名係黃梓軒", "黃梓軒"),
+    ("I've gone back to my maiden name, Siobhan Kelly.", "Siobhan Kelly"),
+    ("Mate, it's actually Michael Thompson on my licence, can you fix that up?", "Michael Thompson"),
+    ("I'm after getting married so it's Aoife Walsh now", "Aoife Walsh"),
+])
+def test_more_ways_of_saying_the_own_name(turn: str, name: str) -> None:
+    names = _names(turn)
+    assert set(names) == {"name"} and name in names["name"], names
+
+
+@pytest.mark.parametrize("turn", [
+    "姓陈，陈皮的陈",          # how the surname is written, no given name
+    "她叫我等一下",            # no name after 叫
+])
+def test_no_full_name_in_look_alikes(turn: str) -> None:
+    names = _names(turn)
+    assert all(len(v) and "陈皮" not in v for v in names.values())
+
+
+def test_a_name_said_of_the_person_just_named() -> None:
+    names = _names("帳戶轉到我太太名下，她叫林美玲")
+    assert "name:account" in names and "林美玲" in names["name:account"]
+
+
+@pytest.mark.parametrize("question", [
+    "Name?", "the name pls", "點稱呼你", "客人姓咩", "how should we address the customer?",
+    "what's the customer called?", "who will be checking in?", "寄俾邊個",
+])
+def test_more_ways_of_asking_a_name(question: str) -> None:
+    intent = slot_intent(question)
+    assert intent is not None and "name" in intent.slots
+
+
+@pytest.mark.parametrize("question", [
+    "When do you usually deliver to me again?",   # a time, asked with a verb of sending
+    "what is my address?", "name of the product?", "shop name?",
+])
+def test_no_name_question_in_look_alikes(question: str) -> None:
+    intent = slot_intent(question)
+    assert intent is None or "name" not in intent.slots
+
+
+@pytest.mark.parametrize(("turns", "question", "new", "old"), [
+    # the change in another sentence of the turn than the name
+    (["Hi, Laura Bennett here, checking on my refund.",
+      "Just got married! Please update: Laura Okafor"],
+     "what name do you have for me?", "Laura Okafor", "Laura Bennett"),
+    (["Dear team, Regards, Daniel Cho", "Please note I now use the name Danielle Cho."],
+     "Name?", "Danielle Cho", "Daniel Cho"),
+    (["hi im kevin lee, my parcel is missing",
+      "actually pls put my name as Kevin Li, that's how it is on my ID"],
+     "what's my name?", "Kevin Li", "kevin lee"),
+    (["你好，我叫陈晓雯，想问个事", "跟你说一下，我结婚后改名了。以后请叫我陈若琳"], "客户叫什么名字",
+     "陈若琳", "陈晓雯"),
+    (["我係黃志強，部機壞咗", "我個名已經改咗，新名係黃梓軒"], "我叫咩名", "黃梓軒", "黃志強"),
+])
+def test_a_newer_name_however_said_replaces_the_old(any_mem: Memory, turns: list[str],
+                                                    question: str, new: str, old: str) -> None:
+    hits = ask_after(any_mem, turns, question)
+    _current_and_old_not(hits, new, old)

@@ -488,6 +488,7 @@ NAME_CHANGED_EN: tuple[str, ...] = (
     r"(?:been )?(?:changed?|different|new|wrong|incorrect|misspelt|misspelled|update)",
     r"(?:change|changed|changing|update|updated|updating|correct|fix|amend|switch)\w* (?:the |my )?"
     r"(?:account |booking |card |order )?(?:last |family |first |full |sur)?names?",
+    r"(?:put|write|spell|list|register|have|keep|save) (?:my|the) (?:full )?names?",
     r"new (?:last |family |sur)?names?", "married", "married name", "maiden name",
     r"(?:on|in) my (?:id|passport|ic|licen[cs]e|documents?|certificate)",
     r"as per my (?:id|passport|ic|license|licence)", r"name ko", "legal name",

@@ -77,7 +77,7 @@ _CITY_WORDS = re.compile(
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
     r"我叫|俺叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
-    r"我嘅名|英文名|全名|真名|敝人|在下|本人|姓名|这边|這邊|改名|更名|现在叫|現在叫|我(?:其实|其實|本名|全名|真名|大名|而家|宜家|以后|以後|今后|今後)叫|(?:我|本人|敝|免贵|免貴|鄙人)姓|^姓|\b(?:my name|call me|I'm|I am|it's|it is|this is|"
+    r"我嘅名|英文名|全名|真名|敝人|在下|本人|姓名|这边|這邊|改名|更名|现在叫|現在叫|我(?:其实|其實|本名|全名|真名|大名|而家|宜家|以后|以後|今后|今後)叫|(?:我|本人|敝|免贵|免貴|鄙人)姓|^姓|\b(?:my names?|call me|I'm|I am|it's|it is|this is|"
     r"real name|name on|account is under|under the name|addressed to|recipient|myself|"
     r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book|file|list|save|reserve) "
     r"(?:it|the \w+|everything|this|that|them) under|name(?:'s|’s)?|surname|go by|going by|went by|"

@@ -280,7 +280,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         level = (found[0], found[1] - shift) if found and found[1] >= shift else None
     if level is not None and not asks_value(clause, level[1], level[1] + len(level[0])) \
             and not _others(clause[:level[1]]) and not _other_slots_value(level[0]) \
-            and not any(e.kind == "person" and e.text == level[0].strip() for e in entities) and (
+            and not (_NAME_CHANGED.search(context) and any(
+                e.kind == "person" and e.text == level[0].strip() for e in entities)) and (
             own or changed or _MEMBERSHIP_SELF.search(context)):
         add("membership", level[0], None)
     return out

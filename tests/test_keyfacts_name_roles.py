@@ -289,3 +289,12 @@ def test_a_newer_name_however_said_replaces_the_old(any_mem: Memory, turns: list
                                                     question: str, new: str, old: str) -> None:
     hits = ask_after(any_mem, turns, question)
     _current_and_old_not(hits, new, old)
+
+
+def test_a_place_sent_to_after_a_role_name_leaves_it_current(any_mem: Memory) -> None:
+    """A street after "send it to" is no person: the recipient's name stays current."""
+    hits = ask_after(any_mem, ["Please address the parcel to my neighbour, Omar Farouk",
+                               "It's a present for myself haha, so just send it to 2750 "
+                               "Lakeshore Drive, Chicago, IL 60614"],
+                     "Who will the delivery be addressed to?")
+    assert any(h.current for h in _shown(hits, "Omar Farouk"))

@@ -40,6 +40,7 @@ from .slotvalues import (
     loose_levels,
     loose_people,
     names_other_value,
+    people,
     person_keys,
     same_person,
     slot_values,
@@ -175,7 +176,9 @@ class SlotView:
             (any(OWN_NAME_SAID.search(t) is not None for t in [unit.content, *(turns or [])])
              and not names_someone_else(unit.content))
             or (self.unnamed_role is not None and name_role(unit.content) == self.unnamed_role))
-        named = loose_people(unit) if said else frozenset()
+        # a role's name said after a verb of sending may be a place ("send it to 2750
+        # Lakeshore Drive"): only the recogniser's persons contest it
+        named = (people(unit) if role else loose_people(unit)) if said else frozenset()
         return bool(named) and not any(same_person(n, keys) for n in named)
 
     def contest(self, units: list[MemoryUnit],

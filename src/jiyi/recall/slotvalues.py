@@ -194,6 +194,11 @@ _NOT_IN_NAME = frozenset({"Hi", "Hello", "Hey", "Dear", "Sir", "Madam", "Thanks"
                           "June", "July", "August", "September", "October", "November",
                           "December", "Order", "Room", "Street", "Road", "Avenue", "Customer",
                           "Service", "Support", "Team", "Hotel"})
+#: Last words of a capitalised run that make it a place ("Lakeshore Drive", "Pacific Place").
+_PLACE_WORDS = frozenset({"Drive", "Street", "St", "Road", "Rd", "Avenue", "Ave", "Lane", "Court",
+                          "Park", "Plaza", "Place", "Mall", "Centre", "Center", "Building",
+                          "Tower", "Station", "Airport", "Hotel", "Bay", "Square", "Way",
+                          "Boulevard", "Terrace", "Heights", "Gardens", "Estate", "City"})
 _NAME_TOKEN = re.compile(r"\w+")
 #: Endings of words that are no name said after "I'm" ("I'm waiting", "I'm annoyed", "I'm
 #: really…").
@@ -216,6 +221,15 @@ def person_keys(unit: MemoryUnit) -> frozenset[str]:
     return frozenset(keys)
 
 
+def people(unit: MemoryUnit) -> frozenset[str]:
+    """The people a unit names by the recogniser alone (its person entities, and the persons of
+    its text): what a newer unit must name to contest the current name (never a place)."""
+    names = [e.value or e.text for e in unit.entities if e.kind == "person"]
+    names += [e.value or e.text for e in extract_entities(unit.content, unit_date(unit))
+              if e.kind == "person"]
+    return frozenset(k for n in names if (k := person_key(n)))
+
+
 def loose_people(unit: MemoryUnit) -> frozenset[str]:
     """The people a unit names, read loosely: its person entities, the recogniser's persons of
     its text, a run of capitalised words that is no greeting, day or place, and one word after
@@ -228,7 +242,8 @@ def loose_people(unit: MemoryUnit) -> frozenset[str]:
         while words and (words[0] in NOT_NAMES_EN or len(words[0]) <= 2):
             words.pop(0)  # a sentence's first word ("Si Ma. Theresa…", "So Anna Lee")
         run = " ".join(words)
-        if len(words) >= 2 and run not in CITIES_EN and not any(w in CITIES_EN for w in words):
+        if len(words) >= 2 and run not in CITIES_EN and not any(w in CITIES_EN for w in words) \
+                and words[-1] not in _PLACE_WORDS:
             names.append(run)
     names += [m.group(1) for m in _SAID_NAME.finditer(unit.content)
               if not any(w.casefold() in _NOT_SAID_NAME or w.capitalize() in NOT_NAMES_EN

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
@@ -112,6 +112,9 @@ class SlotSpec:
     #: restriction): :mod:`jiyi.keyfacts.ended`
     ended: re.Pattern[str] | None = None
     not_ended: re.Pattern[str] | None = None
+    #: the name slot: the canonical sentence per role of a thing a name is given for
+    #: (``name:recipient``: "收件人的名字是X"), per script
+    roles: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def states(self, clause: str) -> bool:
         """The rule for a clause-valued slot: a value word and a cue word in one clause
@@ -139,10 +142,13 @@ class SlotSpec:
         return self.cardinality == "single"
 
     def render(self, value: str, script: str, subject: str | None = None,
-               negated: bool = False) -> str:
+               negated: bool = False, role: str | None = None) -> str:
         """The canonical sentence of ``value`` in ``script`` (``zh``, ``hant`` or ``en``);
-        ``subject``: the speaker's name, else "the user" in the script."""
+        ``subject``: the speaker's name, else "the user" in the script; ``role``: the role of a
+        thing the value is given for (the row's ``roles``)."""
         table = self.negated if negated and self.negated else self.templates
+        if role is not None and role in self.roles:
+            table = self.roles[role]
         text = table.get(script) or table["en"]
         subj = subject or {"zh": "用户", "hant": "用戶"}.get(script, "The user")
         poss = f"{subj}'s" if subject else "The user's"
@@ -213,7 +219,19 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         strong_cue=_rx(raw.get("strong_cue")), thing=_rx(raw.get("thing")),
         context=_rx(raw.get("context")), event=_rx(raw.get("event")),
         suits=_rx(raw.get("suits")), ended=_rx(raw.get("ended")),
-        not_ended=_rx(raw.get("not_ended")))
+        not_ended=_rx(raw.get("not_ended")), roles=_roles(raw))
+
+
+def _roles(raw: dict[str, object]) -> dict[str, dict[str, str]]:
+    roles = raw.get("roles") or {}
+    if not isinstance(roles, dict):
+        raise ValueError(f"slot {raw.get('name')!r}: roles must map a role to its templates")
+    out: dict[str, dict[str, str]] = {}
+    for role, table in roles.items():
+        if not isinstance(table, dict) or not {"zh", "hant", "en"} <= table.keys():
+            raise ValueError(f"slot {raw.get('name')!r}: role {role!r} needs zh, hant and en")
+        out[str(role)] = {str(k): str(v) for k, v in table.items()}
+    return out
 
 
 def load_schema(text: str) -> tuple[SlotSpec, ...]:
@@ -369,15 +387,16 @@ def negates(row: SlotSpec, clause: str) -> bool:
 @lru_cache(maxsize=64)
 def _template_rx(template: str) -> re.Pattern[str]:
     rx = re.escape(template)
-    for field, part in (("subj", ".+?"), ("poss", ".+?"), ("value", "(?P<value>.+)")):
-        rx = rx.replace(re.escape("{" + field + "}"), part)
+    for key, part in (("subj", ".+?"), ("poss", ".+?"), ("value", "(?P<value>.+)")):
+        rx = rx.replace(re.escape("{" + key + "}"), part)
     return re.compile(rx, re.S)
 
 
 def rendered_value(row: SlotSpec, content: str) -> str | None:
     """The value a canonical sentence of ``row`` holds ("用户的会员等级是金卡" -> "金卡"); None
     when ``content`` is not one of its templates (a clause typed by meaning is its own value)."""
-    for template in row.templates.values():
+    for template in [*row.templates.values(),
+                     *(t for table in row.roles.values() for t in table.values())]:
         m = _template_rx(template).fullmatch(content)
         if m:
             return m.group("value")

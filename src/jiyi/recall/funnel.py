@@ -306,9 +306,12 @@ class _Context:
             self.fetch(ids)
             replaced = self.replaced_slots(ids)
             view = self.view
-            if view is not None and view.current_values and not self.past and view.contest(
+            if view is not None and (view.current_values or view.current_person is not None) \
+                    and not self.past and view.contest(
                     [u for i in ids if (u := self.units.get(i)) is not None
-                     and unit_status(u, self.request.as_of) == "current"]):
+                     and unit_status(u, self.request.as_of) == "current"],
+                    {i: [t.text for t in self.sources.get(i, []) if t.role == "user"]
+                     for i in ids}):
                 # a slot's current unit is contested now, by units ranked with the rule hits
                 self.rule_ids = list(dict.fromkeys([*self.rule_ids, *view.newer]))
                 self._basis_cache = None
@@ -397,6 +400,12 @@ class _Context:
                 and view.newer_value(unit) is not None:
             if not view.newer_value(unit):
                 status = "superseded"  # names a newer value without stating it: not claimed
+        elif view is not None and status == "current" \
+                and view.names_other_person(unit, [t.key for t in turns], rule):
+            if self.past:
+                relabel = True
+            else:
+                status = "superseded"  # another person's name, or one since replaced
         elif view is not None and status == "current" and (
                 since := view.names_other(unit, rule)) is not None:
             if self.past:

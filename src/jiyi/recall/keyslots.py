@@ -26,6 +26,7 @@ from ..keyfacts.diets import diet_excludes, states_diet
 from ..keyfacts.ended import dated_codes, ended_codes
 from ..keyfacts.polarity import item_words, may_take_back, names_words, takes_back
 from ..keyfacts.prototypes import index
+from ..keyfacts.roles import OWN_NAME_SAID, name_role, names_someone_else
 from ..keyfacts.schema import SlotSpec, base_name, list_item, negates, one_item, spec
 from ..keyfacts.typing import QUESTION, owns, question_slot
 from ..store.base import Scope, Store, Vector
@@ -34,7 +35,17 @@ from ..text.timeofday import CALENDAR_DAY
 from ..units import MemoryType, MemoryUnit, unit_date, unit_status
 from .query import without_ruled_out_past
 from .rules import OTHERS_RE, SlotIntent
-from .slotvalues import UNREAD, loose_levels, loose_values, names_other_value, slot_values
+from .slotvalues import (
+    UNREAD,
+    loose_levels,
+    loose_people,
+    loose_values,
+    names_other_value,
+    people,
+    person_keys,
+    same_person,
+    slot_values,
+)
 
 #: Older values followed back through ``supersedes`` (A -> B -> C ... ).
 REPLACED_DEPTH = 5
@@ -97,6 +108,29 @@ class SlotView:
     newer: dict[str, bool] = field(default_factory=dict)
     #: the values each single-valued slot held before (its replaced units' values)
     earlier_values: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: a name question: the current name's keys, when it was said, and whether it is a role's
+    #: (the recipient's, the guest's ...) rather than the user's own
+    current_person: tuple[frozenset[str], datetime, bool] | None = None
+    #: a name question about a role no name was given for (the user's own name answers it)
+    unnamed_role: str | None = None
+
+    def names_other_person(self, unit: MemoryUnit, turn_keys: list[str], rule: bool) -> bool:
+        """A unit (not the current name, not cut from the turn that gave it) that names
+        a person other than the current name, read loosely (a name said in passing: "訂位人是黃
+        小姐", "我是之前留言的劉先生", "Hey it's Bec"): said before the current name, it speaks
+        of a name since replaced; for a role's name ("收件人"), any other name is not the
+        role's (the user's own included). Shown, ranked after, never as current."""
+        if self.current_person is None \
+                or any(unit.id in ids for ids in self.current_ids.values()):
+            return False  # the current name itself
+        keys, since, role = self.current_person
+        # said with the current name, a clause naming only another ("my name was X, it's Y
+        # now", "not X any more"): the name it replaced
+        with_current = bool(set(turn_keys) & self.current_turns)
+        if not keys or not (role or with_current or unit_date(unit) <= since):
+            return False
+        named = loose_people(unit)
+        return bool(named) and not any(same_person(n, keys) for n in named)
 
     def newer_other(self, unit: MemoryUnit) -> tuple[str, bool] | None:
         """The slot whose current value a unit said after it contradicts, and whether the unit
@@ -128,14 +162,39 @@ class SlotView:
             return row.name, states
         return None
 
-    def contest(self, units: list[MemoryUnit]) -> bool:
+    def newer_person(self, unit: MemoryUnit, turns: list[str] | None = None) -> bool:
+        """A unit said after the current name that names another person as the user's own name
+        ("Please note I now use the name X", "I've gone back to my maiden name, X", "我而家叫X")
+        or as the role's ("寄给我妹妹X"), in words the write path did not type: it contests the
+        current name (shown, not as current) and is ranked with the rule hits."""
+        if self.current_person is None or QUESTION.search(unit.content) \
+                or any(unit.id in ids for ids in self.current_ids.values()):
+            return False
+        keys, since, role = self.current_person
+        if not keys or unit_date(unit) <= since:
+            return False
+        said = (name_role(unit.content) is not None) if role else (
+            (any(OWN_NAME_SAID.search(t) is not None for t in [unit.content, *(turns or [])])
+             and not names_someone_else(unit.content))
+            or (self.unnamed_role is not None and name_role(unit.content) == self.unnamed_role))
+        # a role's name said after a verb of sending may be a place ("send it to 2750
+        # Lakeshore Drive"): only the recogniser's persons contest it
+        named = (people(unit) if role else loose_people(unit)) if said else frozenset()
+        return bool(named) and not any(same_person(n, keys) for n in named)
+
+    def contest(self, units: list[MemoryUnit],
+                turns: dict[str, list[str]] | None = None) -> bool:
         """Mark the slots whose current value a newer unit among ``units`` contradicts, and
-        the units that do; True when a unit was marked now."""
+        the units that do; True when a unit was marked now. ``turns``: the user's turns each
+        unit was cut from (a name change said in another sentence of the turn: "Just got
+        married! Please update: Laura Okafor")."""
         marked = False
         for unit in units:
             if unit.id in self.newer:
                 continue
             found = self.newer_other(unit)
+            if found is None and self.newer_person(unit, (turns or {}).get(unit.id, [])):
+                found = ("name", True)
             if found is not None:
                 self.contested.add(found[0])
                 self.newer[unit.id] = found[1]
@@ -258,13 +317,25 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
     stage finds it exactly, and the user's other orders are no answer."""
     view = SlotView()
     wide = Scope(scope.user_id, None)
+    role_named = False  # a name was given for the role a name question asks about
     for name in intent.slots:
         row = spec(name)
         if row is None:
             continue
         if row.single:
+            person = row.value == "entity:person"
+            if person and name == row.name and role_named:
+                continue  # the role has a name: the user's own is no answer (ranked as found)
             current = store.find_units(scope, as_of=as_of, slot=name, limit=REPLACED_DEPTH)
+            if person and name != row.name:
+                if not current:
+                    view.unnamed_role = name.split(":", 1)[1]
+                    continue  # no name given for the role: the user's own answers
+                role_named = True
             _single(store, view, row, current, past)
+            if person and current and view.current_person is None:
+                view.current_person = (person_keys(current[0]) or loose_people(current[0]),
+                                       unit_date(current[0]), name != row.name)
         elif row.value == "item":
             items = _items(store, wide, as_of, name)
             negations = _negations(store, row, items)

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from ..keyfacts.roles import asked_role, asks_name
 from ..keyfacts.schema import schema
 from ..text import fold
 from ..text.entities import QUERY, extract_entities
@@ -195,6 +196,17 @@ def slot_intent(query: str) -> SlotIntent | None:
     for _, _, names, row_kinds in sorted(matched, key=lambda m: (m[0], m[1])):
         slots.extend(n for n in names if n not in slots)
         kinds.extend(k for k in row_kinds if k not in kinds)
+    # a name asked for a role of a thing ("收件人姓名", "入住人是谁", "name for the parcel?"):
+    # the role's name first, the user's own name behind it (the answer while no name was
+    # given for the role: recall/keyslots.py)
+    role = asked_role(said) if one_line else None
+    # (with no slot's cue said, only when a name or person is asked for: "when do you deliver
+    # to me?" asks a time, its slot found by meaning)
+    if role is not None and ("name" in slots or (not slots and asks_name(said))):
+        if "name" not in slots:
+            slots.append("name")
+            kinds.extend(k for k in ("person", "name") if k not in kinds)
+        slots.insert(slots.index("name"), f"name:{role}")
     if not slots:
         return None
     return SlotIntent(tuple(slots), tuple(kinds), own)

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 
-from ..keyfacts.schema import SlotSpec
+from ..keyfacts.schema import SlotSpec, rendered_value, spec
 from ..text import content_words, fold
 from ..text import slotwords as sw
-from ..text.entities import phone_like_runs
+from ..text.entities import extract_entities, phone_like_runs
 from ..text.levels import level_mentions
-from ..units import MemoryUnit
+from ..text.lexicon import CITIES_EN, NOT_NAMES_EN
+from ..units import MemoryUnit, unit_date
 
 #: Digits a phone is compared by (its national part; "+86 138..." and "138..." are one number).
 PHONE_TAIL = 8
@@ -185,3 +186,111 @@ def names_other_value(held: frozenset[str], current: frozenset[str]) -> bool:
     if not held or not current or current == {UNREAD}:
         return False
     return not any(h in c or c in h for h in held for c in current)
+
+
+# --- person names, read loosely ---------------------------------------------------------------
+#
+# A name said in passing is rarely typed ("訂位人是黃小姐", "我是之前留言的劉先生", "Hey it's Bec",
+# "si Ma. Theresa Santos po ito"): recall reads the names a unit holds loosely, only to tell a
+# name said before the current one (history for a question about the present) from the current
+# name, never to type anything.
+
+#: A run of two to four capitalised words, an abbreviated given name allowed ("Ma. Theresa
+#: Santos", "Jennifer Walsh", "Anne-Marie O'Neil").
+_CAPITALISED_RUN = re.compile(
+    r"(?<![A-Za-z])(?:[A-Z][a-z]?\.\s)?[A-Z][a-z]+(?:[-'’][A-Z][a-z]+)?"
+    r"(?:\s+(?:[A-Z][a-z]?\.\s)?[A-Z][a-z]+(?:[-'’][A-Z][a-z]+)?){1,3}(?![A-Za-z])")
+#: One word after a plain self-introduction, written any case ("Hey it's Bec", "hi it's mia 👋",
+#: "this is Tom,"), ending its clause.
+_SAID_NAME = re.compile(
+    r"(?i:\b(?:it'?s|it’s|it is|this is|here'?s|name'?s|i'?m|i’m|i am))\s+"
+    r"([A-Za-z][a-z]{1,14}(?: [A-Za-z][a-z]{1,14})?)"
+    r"(?=\s*(?:[,.!;:~]|$|\s(?i:here|again|btw|lol|haha|from|po)\b|\s*[^\w\s]))")
+#: Words that follow "it's" without naming anyone.
+_NOT_SAID_NAME = frozenset({
+    "me", "my", "mine", "him", "her", "them", "us", "you", "not", "been", "just", "also", "so",
+    "too", "very", "really", "still", "fine", "okay", "ok", "good", "great", "bad", "late",
+    "broken", "done", "gone", "here", "there", "now", "fixed", "wrong", "right", "true", "time",
+    "urgent", "raining", "cold", "hot", "all", "about", "for", "from", "in", "on", "at", "a",
+    "an", "the", "that", "this", "what", "working", "missing", "delayed", "damaged",
+    "under", "addressed", "sent", "back", "over", "same", "different", "new", "old"})
+#: Words of a capitalised run that make it no person's name (a greeting, a title, a day).
+_NOT_IN_NAME = frozenset({"Hi", "Hello", "Hey", "Dear", "Sir", "Madam", "Thanks", "Thank",
+                          "Please", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+                          "Saturday", "Sunday", "January", "February", "March", "April", "May",
+                          "June", "July", "August", "September", "October", "November",
+                          "December", "Order", "Room", "Street", "Road", "Avenue", "Customer",
+                          "Service", "Support", "Team", "Hotel"})
+#: Last words of a capitalised run that make it a place ("Lakeshore Drive", "Pacific Place").
+_PLACE_WORDS = frozenset({"Drive", "Street", "St", "Road", "Rd", "Avenue", "Ave", "Lane", "Court",
+                          "Park", "Plaza", "Place", "Mall", "Centre", "Center", "Building",
+                          "Tower", "Station", "Airport", "Hotel", "Bay", "Square", "Way",
+                          "Boulevard", "Terrace", "Heights", "Gardens", "Estate", "City"})
+_NAME_TOKEN = re.compile(r"\w+")
+#: Endings of words that are no name said after "I'm" ("I'm waiting", "I'm annoyed", "I'm
+#: really…").
+_NOT_A_WORD_OF_NAME = re.compile(r"(?:ing|ed|ly|ful|ous|less|able)$", re.I)
+
+
+def person_key(name: str) -> str:
+    """A person's name as a comparable key: folded (Traditional as Simplified, lower case),
+    its words joined by one space ("Santos-Reyes" -> "santos reyes")."""
+    return " ".join(_NAME_TOKEN.findall(fold(name)))
+
+
+def person_keys(unit: MemoryUnit) -> frozenset[str]:
+    """The names a name unit states: its person entities, else its canonical sentence's value."""
+    keys = {k for e in unit.entities if e.kind == "person" and (k := person_key(e.value or e.text))}
+    if not keys and unit.slot is not None and (row := spec(unit.slot)) is not None:
+        value = rendered_value(row, unit.content)
+        if value:
+            keys.add(person_key(value))
+    return frozenset(keys)
+
+
+def people(unit: MemoryUnit) -> frozenset[str]:
+    """The people a unit names by the recogniser alone (its person entities, and the persons of
+    its text): what a newer unit must name to contest the current name (never a place)."""
+    names = [e.value or e.text for e in unit.entities if e.kind == "person"]
+    names += [e.value or e.text for e in extract_entities(unit.content, unit_date(unit))
+              if e.kind == "person"]
+    return frozenset(k for n in names if (k := person_key(n)))
+
+
+def loose_people(unit: MemoryUnit) -> frozenset[str]:
+    """The people a unit names, read loosely: its person entities, the recogniser's persons of
+    its text, a run of capitalised words that is no greeting, day or place, and one word after
+    a plain self-introduction ("it's Bec")."""
+    names = [e.value or e.text for e in unit.entities if e.kind == "person"]
+    names += [e.value or e.text for e in extract_entities(unit.content, unit_date(unit))
+              if e.kind == "person"]
+    for m in _CAPITALISED_RUN.finditer(unit.content):
+        words = [w for w in re.split(r"\s+", m.group(0)) if w not in _NOT_IN_NAME]
+        while words and (words[0] in NOT_NAMES_EN or len(words[0]) <= 2):
+            words.pop(0)  # a sentence's first word ("Si Ma. Theresa…", "So Anna Lee")
+        run = " ".join(words)
+        if len(words) >= 2 and run not in CITIES_EN and not any(w in CITIES_EN for w in words) \
+                and words[-1] not in _PLACE_WORDS:
+            names.append(run)
+    names += [m.group(1) for m in _SAID_NAME.finditer(unit.content)
+              if not any(w.casefold() in _NOT_SAID_NAME or w.capitalize() in NOT_NAMES_EN
+                         or _NOT_A_WORD_OF_NAME.search(w) for w in m.group(1).split())]
+    return frozenset(k for n in names if (k := person_key(n)))
+
+
+def same_person(name: str, current: frozenset[str]) -> bool:
+    """A name key is one of the current names: the same, or a part of one that a person goes
+    by alone (one word of it, "Jennifer" of "jennifer morales"; a Chinese given name of at most
+    two characters inside it, "诗涵"). A longer name that differs ("suresh kumar" beside
+    "suresh kumar reddy", "刘先生" beside "刘怡君") is another."""
+    words = name.split()
+    for c in current:
+        if name == c:
+            return True
+        if " " in name or " " in c or name.isascii() or c.isascii():
+            cw = c.split()
+            if (len(words) == 1 and words[0] in cw) or (len(cw) == 1 and cw[0] in words):
+                return True
+        elif len(name) <= 2 and name in c:
+            return True
+    return False

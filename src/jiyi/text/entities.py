@@ -216,7 +216,7 @@ _AMOUNT_SUF = re.compile(
 
 _SURNAME_FIRSTS = "".join(sorted({*SURNAMES, *(s[0] for s in SURNAMES_MULTI)}))
 _ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
-_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在俺") + r"(?:我(?:现在|現在|其实|其實|本名|全名|真名|大名)?叫|俺叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是(?:你们的|你們的|贵店的|貴店的)?老?(?:会员|會員|客户|客戶|用户|用戶|顾客|顧客|买家|買家)|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+_ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在俺") + r"(?:我(?:现在|現在|而家|宜家|以后|以後|今后|今後|其实|其實|本名|全名|真名|大名)?叫|俺叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是(?:你们的|你們的|贵店的|貴店的)?老?(?:会员|會員|客户|客戶|用户|用戶|顾客|顧客|买家|買家)|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 #: A name in the Latin script after a Chinese introduction: Hong Kong, Taiwan and overseas
 #: Chinese go by English names ("我係Ken", "我叫Amy Chen", "我的英文名是Kenneth Yip", "全名，
 #: Kenneth Yip"); not a level or a thing after it ("我是Gold會員", "我係iPhone用戶").
@@ -230,10 +230,36 @@ _ZH_INTRO_LATIN = re.compile(
     r"(?!\s?(?:会员|會員|卡|级|級|用户|用戶|客户|客戶|版|款|號|号|VIP|[Mm]ember|[Tt]ier|[Cc]ard|[Pp]lan))")
 #: A name given for the account or the parcel ("收件人寫鄭凱文", "登记的名字写李娜", "名字…是郭佳怡"),
 #: or a caller naming themselves ("罗志强这边").
-_ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
-                          r"(?:是|係|写|寫|填|叫|为|為|成|[:：])(?:成|为|為|作)?|登[记記]名用|"
-                          r"(?:改名|改了名|更名|改名字|改了名字)[^。！？!?]{0,8}?(?:叫|为|為|成))"
+_ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|新名|(?<=[嘅的個个])名(?![片单單牌额額])|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
+                          r"(?:是|係|写|寫|填|叫|为|為|成|做|[:：])(?:成|为|為|作)?|登[记記]名用|"
+                          r"(?:改名|改了名|改咗名|換咗名|换咗名|更名|改名字|改了名字|改咗名字)[^。！？!?]{0,8}?(?:叫|为|為|成))"
                           r"\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+#: A name given for a role of a thing, whoever holds it: the role or its thing, a verb of
+#: giving or changing, perhaps who the person is to the user and "的名字", then the name
+#: ("收件人改成我先生王志明", "入住人換成我同事周婷", "訂位改我同事的名字，蔡佩君", "訂位人是黃小姐，
+#: 黃詩涵").
+_ZH_ROLE_NAME = re.compile(
+    r"(?:" + sw.alternation(*sw.ROLE_PERSON_ZH.values(), *sw.ROLE_THING_ZH.values()) + r")"
+    r"[^，,。！!？?；;]{0,6}?(?:改成|换成|換成|改为|改為|改做|改作|写成|寫成|填成|是|係|系|写|寫|填|叫|为|為|"
+    r"改|换|換|[:：])(?:的|嘅)?\s*(?:(?:我|我的|我嘅)?(?:" + sw.alternation(sw.RELATION_ZH) + r")(?:的|嘅)?"
+    r"(?:名字|姓名|名)?)?[，,、:：\s]*(?:" + _ZH_SURNAME + r"(?:小姐|先生|女士|太太)[，,、\s]+)?"
+    r"(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})"
+    # "写我老婆的名字刘丽", "用我同事嘅名：陳家明": someone's name given right after it
+    r"|(?:我|我的|我嘅)(?:" + sw.alternation(sw.RELATION_ZH) + r")(?:的|嘅)(?:名字|姓名|名)"
+    r"(?:是|係|叫|为|為)?[，,、:：\s]*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})"
+    # "寄给我妹妹张小雨", "送去畀我阿媽陳秀英": sent to someone named after who they are
+    r"|(?:寄|送|交|转|轉)(?:去|到)?(?:给|給|畀|俾)(?:我|我的|我嘅)?(?:" + sw.alternation(sw.RELATION_ZH) + r")"
+    r"[，,、:：\s]*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+#: A name said of the person just named ("帳戶轉到我太太名下，她叫林美玲", "佢個名係陳大文").
+_ZH_THIRD_CALLED = re.compile(
+    r"(?:他|她|佢)(?:的名字|嘅名|個名|个名)?(?:叫做|叫|係|是)(?<!他是)(?<!她是)(?<!佢係)"
+    r"(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+#: A full name said right after the surname with a title ("劉先生，劉建國", "黃小姐，黃詩涵"): the
+#: speaker restating who they are.
+_ZH_TITLE_THEN_NAME = re.compile(
+    r"(" + _ZH_SURNAME + r")(?:先生|小姐|女士|太太)[，,、\s]+(\1[\u4e00-\u9fff]{1,2})"
+    # the surname said, then the full name ("我姓王，王丽", "敝姓黃，黃大明")
+    r"|姓(" + _ZH_SURNAME + r")[，,、\s]+(\3[\u4e00-\u9fff]{1,2})(?=[，,。！!？?\s；;]|$)")
 #: A surname said alone, often with how it is written ("姓陈，耳东陈", "敝姓林", "免贵姓赵",
 #: "本人姓許，許諾的許"): said by the speaker (after 我/本人/敝/免贵 or opening the clause) and
 #: ending there, so "姓陈的快递员" and "他姓陈" name nobody.
@@ -270,16 +296,17 @@ _EN_NAME = r"(" + _EN_WORD + r"(?:(?:[ \-]" + _EN_PARTICLE + r"){0,2}[ \-]" + _E
 #: the name of", "put it under", "address me as", "my surname is", "changed my name to".
 _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHhSsLlFfGgiOoEeDdYyWw") + r"(?<![A-Za-z])(?:"
                        r"[Mm]y (?:(?:full|real|legal|first|given|last|family|maiden|married|new) )?"
-                       r"name(?: is| 's|'s|’s)(?: now| actually| really)?|[Mm]y surname is|"
+                       r"name(?: is| 's|'s|’s)(?: now| actually| really)?|[Mm]y names are|[Mm]y surname is|"
                        r"[Nn]ame(?:'s|’s)|[Cc]all me|[Tt]his is|I am|I'm|I’m|im|[Nn]ame:|"
                        r"(?:[Ff]irst|[Ll]ast|[Ff]amily|[Gg]iven|[Ff]ull) name(?: is|:)?|[Ss]urname(?: is|:)?|"
                        r"[Rr]eal name is|[Rr]eal name's|[Nn]ame on (?:the|my) (?:account|order|parcel|package|"
-                       r"booking|card|reservation) (?:is|should be|will be|reads|says)|"
+                       r"booking|card|reservation|ID|id|IC|passport|licen[cs]e|documents?|"
+                       r"certificate|ticket|invoice|receipt) (?:is|should be|will be|reads|says)|"
                        r"(?:[Aa]ccount|[Oo]rder|[Bb]ooking|[Ii]t|[Ee]verything) is under|"
                        r"(?:[Aa]ccount|[Oo]rder|[Bb]ooking|[Ii]t|[Ee]verything|[Tt]hat)['’]s under|"
                        r"[Uu]nder the name(?: of)?|[Ii]n the name of|[Aa]ddressed to|[Rr]ecipient is|"
                        r"[Ii] (?:go|went) by|[Ii]['’]m going by|[Ii]['’]m|[Ii] am|[Aa]ddress me as|[Rr]efer to me as|"
-                       r"(?:changed|change|changing|updated|update) my name to|"
+                       r"(?:changed|change|changing|updated|update) my names? to|(?:now )?use the name|"
                        r"[Mm]yself|(?:[Aa]ccount|[Cc]ard)[ -]?[Hh]older is|[Hh]older is|"
                        r"(?:[Pp]ut|[Kk]eep|[Bb]ook|[Rr]egister|[Ff]ile|[Ll]ist|[Ss]ave|[Rr]eserve)\s+"
                        r"(?:it|the \w+|everything|this|that|them)\s+under)\s+"
@@ -287,7 +314,7 @@ _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHhSsLlFfGgiOoEeDdYyWw") + r"(?<
 #: "Hannah Becker speaking." / "Tom here," at the start of a sentence or after a greeting; in
 #: a run-on chat turn before a chat word ("g'day, Tom Reed here lol ok …").
 _EN_SPEAKING = re.compile(r"(?:^|(?<=[.!?,]\s)|(?<=[.!?,]))\s*" + _EN_NAME
-                          + r"\s+(?:speaking|here)(?=\s*(?:[,.!;:]|$|\s[-—])|\s+(?:lol|haha|lmao|"
+                          + r"\s+(?:speaking|here|this side)(?=\s*(?:[,.!;:]|$|\s[-—])|\s+(?:lol|haha|lmao|"
                           r"ok|okay|thx|thanks|ty|pls|btw)\b)")
 #: A name said with "here" or "speaking" right after a greeting, whatever follows in a run-on
 #: chat turn ("g'day, Kayla Brooks here wifi died again", "hi there, Ana-Sofia Lima here just
@@ -333,6 +360,28 @@ _LOWER_NOT_NAME = frozenset({
     "gone", "it", "this", "that", "what", "which", "unknown", "private", "hidden",
     "long", "short", "weird", "common", "unusual", "below", "above", "attached", "too", "so",
     "very", "really", "just", "now", "updated", "mine", "yours", "is", "was", "and", "or"})
+#: A name given for someone the user names by what they are to them ("addressed to my flatmate,
+#: Liam Carter", "under my mom's name, Sandra Cho", "my husband's name is David Lee"): theirs,
+#: not the speaker's (the slot rules decide whether it is a role's name).
+_EN_RELATION_NAME = re.compile(
+    _at("MmOo") + r"\b(?i:my|our)\s+(?i:" + sw.alternation(sw.RELATION_EN) + r")(?:'s|’s)?"
+    r"(?:\s+(?i:full\s+)?name)?(?:\s+(?:is|was))?\s*[,:—–-]?\s*"
+    r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?" + _EN_NAME
+    + r"(?![" + _EN_LOW + _EN_UP + r"])")
+#: A name said after the user's own name changed ("my last name's changed, it's Jennifer
+#: Morales now", "correct the name on the booking, it is Suresh Kumar Reddy as per my ID",
+#: "paki-update po ng name ko: Ma. Theresa Santos-Reyes na po"): "now" after it says the
+#: change, not a state.
+_EN_NAME_CHANGED = re.compile(
+    r"(?i:" + sw.en_words(sw.NAME_CHANGED_EN) + r")[^.!?\n]{0,40}?"
+    r"(?:\b(?i:it(?:'s|’s| is| should be| will be| must be)|is now|should be|now|to|use|"
+    r"call me|go by|put|write|make it|as)\b|[:：,，])\s*"
+    r"((?:[" + _EN_UP + r"][a-z]?\.\s)?" + _EN_NAME + r")(?![" + _EN_LOW + _EN_UP + r"])")
+#: A name said as the one on the user's document ("it's actually Michael Thompson on my
+#: licence", "Kevin Li, as on my passport").
+_EN_ON_DOCUMENT = re.compile(
+    _EN_NAME + r"(?:,?\s+(?:as|like|same as|exactly as))?\s+(?:it is |it's |as it is )?(?:on|in)\s+"
+    r"(?:my|the)\s+(?i:id|ic|passport|licen[cs]e|documents?|certificate|aadhaar|nric|card)\b")
 #: Last words that make two capitalised words a day, a place or a level, not a person ("Black
 #: Friday", "Two Star", "Gold Member").
 _NOT_SURNAME = frozenset({"Day", "Eve", "Friday", "Monday", "Sale", "Week", "Weekend", "Time",
@@ -592,8 +641,9 @@ def _trim_zh_name(name: str) -> str:
     given = ""
     rest = name[head:]
     for i, ch in enumerate(rest):
-        # 家 ends a name only when nothing follows it ("张伟家住…"), not in "張家豪"
-        if ch in NAME_STOP and not (ch == "家" and i + 1 < len(rest)):
+        # 家 ends a name only when nothing follows it ("张伟家住…"), not in "張家豪"; no name
+        # holds 我 ("收件人改成我先生…" names no 成我先)
+        if (ch in NAME_STOP and not (ch == "家" and i + 1 < len(rest))) or ch == "我":
             break
         given += ch
     return name[:head] + given
@@ -637,7 +687,7 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         name = _trim_zh_name(m.group(1))
         s = m.start(1)
         if len(name) >= 2 and not _ROLE_NOUN.search(text, s + 1, s + len(name) + 2) \
-                and not _SURNAME_LIKE_WORD.match(name):
+                and not _SURNAME_LIKE_WORD.match(name) and "我" not in name:
             out.append(Entity(kind="person", text=name, value=to_simplified(name), start=s,
                               end=s + len(name)))
     for rx in (_ZH_NAME_FOR, _ZH_THIS_SIDE) if cjk else ():
@@ -653,6 +703,23 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
                     and not _SURNAME_LIKE_WORD.match(name):
                 out.append(Entity(kind="person", text=name, value=to_simplified(name),
                                   start=m.start(1), end=m.start(1) + len(name)))
+    for m in _ZH_ROLE_NAME.finditer(text) if cjk else ():
+        g = next(i for i in (1, 2, 3) if m.group(i))
+        name = _trim_zh_name(m.group(g))
+        if len(name) >= 2 and not _ROLE_NOUN.search(name) and not _SURNAME_LIKE_WORD.match(name):
+            out.append(Entity(kind="person", text=name, value=to_simplified(name),
+                              start=m.start(g), end=m.start(g) + len(name)))
+    for m in _ZH_TITLE_THEN_NAME.finditer(text) if cjk else ():
+        g = 2 if m.group(2) else 4
+        name = _trim_zh_name(m.group(g))
+        if len(name) >= 2:
+            out.append(Entity(kind="person", text=name, value=to_simplified(name),
+                              start=m.start(g), end=m.start(g) + len(name)))
+    for m in _ZH_THIRD_CALLED.finditer(text) if cjk else ():
+        name = _trim_zh_name(m.group(1))
+        if len(name) >= 2 and not _ROLE_NOUN.search(name) and not _SURNAME_LIKE_WORD.match(name):
+            out.append(Entity(kind="person", text=name, value=to_simplified(name),
+                              start=m.start(1), end=m.start(1) + len(name)))
     for m in _ZH_SURNAME_SAID.finditer(text) if cjk else ():
         # the surname alone only when no fuller name with it is given ("我姓欧阳，叫欧阳明")
         if not any(e.text.startswith(m.group(1)) and len(e.text) > len(m.group(1))
@@ -660,6 +727,8 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
             out.append(_ent("person", m, to_simplified(m.group(1)), 1))
     for m in _ZH_HONORIFIC.finditer(text) if cjk else ():
         name = m.group(1)
+        if "我" in name:
+            continue  # "改成我先生": the user's husband, no 成 named
         out.append(_ent("person", m, to_simplified(name), 1))
     if not latin:
         return out
@@ -675,7 +744,24 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
             if name:  # "I'm Two Star": a level, not a name
                 out.append(Entity(kind="person", text=name, value=name, start=m.start(1),
                                   end=m.start(1) + len(name)))
-    for m in _EN_SPEAKING.finditer(text) if ("speaking" in text or "here" in text) else ():
+    for m in _EN_RELATION_NAME.finditer(text):
+        name = _en_person(m.group(1))
+        if name:
+            out.append(Entity(kind="person", text=name, value=name, start=m.start(1),
+                              end=m.start(1) + len(name)))
+    for m in _EN_ON_DOCUMENT.finditer(text):
+        name = _en_person(m.group(1))
+        if name and " " in name:
+            out.append(Entity(kind="person", text=name, value=name, start=m.start(1),
+                              end=m.start(1) + len(name)))
+    for m in _EN_NAME_CHANGED.finditer(text):
+        head = m.group(1)[:m.start(2) - m.start(1)]  # an abbreviated given name ("Ma. ")
+        name = _en_person(m.group(2))
+        if name:
+            out.append(Entity(kind="person", text=head + name, value=head + name,
+                              start=m.start(1), end=m.start(2) + len(name)))
+    for m in _EN_SPEAKING.finditer(text) if ("speaking" in text or "here" in text
+                                            or "this side" in text) else ():
         if m.group(1).split()[0] not in NOT_NAMES_EN:
             out.append(_ent("person", m, m.group(1), 1))
     for m in _EN_TITLE.finditer(text):

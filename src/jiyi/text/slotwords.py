@@ -441,3 +441,84 @@ UNNEGATED_EN: tuple[str, ...] = (
     # a negated giving up is no giving up ("can't skip it", "I could never quit coffee")
     r"(?:can't|cannot|couldn't|won't|wouldn't|never|could never) (?:skip|pass on|give up|quit|ditch)",
 )
+
+
+# --- the name on a thing -------------------------------------------------------------------
+#
+# A name is given for a role of a thing as often as for the speaker: the recipient of a parcel,
+# the guest of a hotel room, the person a table or a ticket is booked under, the holder of an
+# account. Each role has its own current name (the name slot qualified by the role:
+# ``name:recipient``); a question about the role wants the role's newest name, and the user's
+# own name only while no name was ever given for it.
+
+#: The roles of a thing that a name is given for.
+NAME_ROLES: tuple[str, ...] = ("recipient", "guest", "booking", "account")
+#: Nouns that name the role itself (the person is the role's whatever they are to the user:
+#: "收件人改成我先生X", "the recipient is Y").
+ROLE_PERSON_ZH: dict[str, tuple[str, ...]] = {
+    "recipient": ("收件人", "收货人", "收貨人", "签收人", "簽收人", "收件者", "收件姓名", "收货姓名",
+                  "收貨姓名", "收件名", "寄给", "寄給", "送给", "送給", "寄俾", "寄畀", "送俾", "送畀"),
+    "guest": ("入住人", "入住者", "住客", "房客", "入住姓名", "入住名"),
+    "booking": ("订位人", "訂位人", "订房人", "訂房人", "预订人", "預訂人", "预定人", "預定人", "预约人",
+                "預約人", "订票人", "訂票人", "订位姓名", "訂位姓名", "订位名", "訂位名", "订座人", "訂座人"),
+    "account": ("帐号持有人", "帳號持有人", "账号持有人", "账户持有人", "帳戶持有人", "户名", "戶名",
+                "开户人", "開戶人", "持卡人", "账户名", "帳戶名", "帐户名"),
+}
+ROLE_PERSON_EN: dict[str, tuple[str, ...]] = {
+    "recipient": ("recipients?", "addressee", "addressed to", "consignee",
+                  r"(?:ship|send|sent|deliver|post|mail)(?:ped|ed|ing|s)? (?:it |them |the \w+ )?to",
+                  r"(?:received|collected|picked up|signed for) by",
+                  r"name on the (?:parcel|package|label|delivery|shipment)"),
+    "guest": (r"guest(?:'s)? name", "guest", r"check-?in name"),
+    "booking": (r"booking name", r"reservation name", "booker"),
+    "account": (r"account ?holder", r"card ?holder"),
+}
+#: Words of the thing a role belongs to: a name given beside them for someone else than the
+#: user ("訂位改我同事的名字，X", "the account is under my mom's name, Y") is the role's; said
+#: of the user ("correct the name on the booking, it's X as per my ID") it is the user's own.
+ROLE_THING_ZH: dict[str, tuple[str, ...]] = {
+    "recipient": ("包裹", "快递", "快遞", "收件", "收货", "收貨", "寄件", "签收", "簽收"),
+    "guest": ("入住", "房间", "房間", "酒店", "民宿"),
+    "booking": ("订位", "訂位", "订房", "訂房", "预订", "預訂", "预约", "預約", "订座", "訂座", "订票", "訂票",
+                "订枱", "訂枱"),
+    "account": ("帐号", "帳號", "账号", "账户", "帳戶", "帐户", "户口", "戶口"),
+}
+ROLE_THING_EN: dict[str, tuple[str, ...]] = {
+    "recipient": ("parcels?", "packages?", "deliver(?:y|ies)", "shipments?", "labels?", "courier",
+                  "driver"),
+    "guest": ("rooms?", r"check(?:s|ed|ing)?[- ]?in", "stay", "hotel"),
+    "booking": ("bookings?", "reservations?", "tables?", "tickets?"),
+    "account": ("accounts?", "membership"),
+}
+#: The people a name on a thing may belong to, said as what they are to the user ("我先生",
+#: "我同事", "my flatmate").
+RELATION_ZH: tuple[str, ...] = (
+    "先生", "太太", "老婆", "老公", "妻子", "丈夫", "爱人", "愛人", "同事", "朋友", "女儿", "女兒", "儿子",
+    "兒子", "妈妈", "媽媽", "爸爸", "老妈", "老媽", "老爸", "妈", "媽", "爸", "阿妈", "阿媽", "老豆", "老母",
+    "姐姐", "妹妹", "哥哥", "弟弟", "家姐", "细佬", "細佬", "室友", "同学", "同學", "老板", "老闆", "助理",
+    "秘书", "秘書", "家人", "亲戚", "親戚", "男朋友", "女朋友", "男友", "女友", "未婚夫", "未婚妻", "邻居",
+    "鄰居", "婆婆", "公公", "岳母", "岳父", "外婆", "外公", "奶奶", "爷爷", "爺爺", "阿姨", "舅舅", "叔叔",
+)
+RELATION_EN: tuple[str, ...] = (
+    "flatmate", "roommate", "housemate", "husband", "wife", "partner", "hubby", "mom", "mum",
+    "mother", "dad", "father", "son", "daughter", "brother", "sister", "colleague", "coworker",
+    "co-worker", "boss", "friend", "boyfriend", "girlfriend", "fianc[ée]e?", "assistant",
+    "neighbou?r", "cousin", "aunt", "uncle", "grandma", "grandpa", "grandmother", "grandfather",
+    "mother-in-law", "father-in-law", "parents?", "manager", "secretary",
+)
+#: The user's own name changed ("改名了", "got married, my last name's changed", "name on my
+#: ID"): a name said after them is the user's new one, "now" and all.
+NAME_CHANGED_ZH: tuple[str, ...] = (
+    "改名", "更名", "改了名", "改咗名", "换了名", "換了名", "换咗名", "換咗名", "名字改", "名字换", "名字換", "名字变", "名字變", "改姓",
+    "新名字", "新名", "身份证上", "身份證上", "证件上", "證件上", "护照上", "護照上",
+)
+NAME_CHANGED_EN: tuple[str, ...] = (
+    r"(?:last|family|first|given|full|sur|maiden|married|legal)? ?name(?:'s|’s| is| has| was)? "
+    r"(?:been )?(?:changed?|different|new|wrong|incorrect|misspelt|misspelled|update)",
+    r"(?:change|changed|changing|update|updated|updating|correct|fix|amend|switch)\w* (?:the |my )?"
+    r"(?:account |booking |card |order )?(?:last |family |first |full |sur)?names?",
+    r"(?:put|write|spell|list|register|have|keep|save) (?:my|the) (?:full )?names?",
+    r"new (?:last |family |sur)?names?", "married", "married name", "maiden name",
+    r"(?:on|in) my (?:id|passport|ic|licen[cs]e|documents?|certificate)",
+    r"as per my (?:id|passport|ic|license|licence)", r"name ko", "legal name",
+)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..keyfacts.asking import asks_value
+from ..keyfacts.roles import name_role
 from ..keyfacts.schema import dated_thing, schema, spec, third_party
 from ..text import slotwords as sw
 from ..text.fastre import gate_all
@@ -78,7 +79,7 @@ _CITY_WORDS = re.compile(
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
     r"我叫|俺叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
-    r"我嘅名|英文名|全名|真名|敝人|在下|本人|姓名|这边|這邊|改名|更名|现在叫|現在叫|我(?:其实|其實|本名|全名|真名|大名)叫|(?:我|本人|敝|免贵|免貴|鄙人)姓|^姓|\b(?:my name|call me|I'm|I am|it's|it is|this is|"
+    r"我嘅名|英文名|全名|真名|敝人|在下|本人|姓名|这边|這邊|改名|更名|现在叫|現在叫|我(?:其实|其實|本名|全名|真名|大名|而家|宜家|以后|以後|今后|今後)叫|(?:我|本人|敝|免贵|免貴|鄙人)姓|^姓|\b(?:my names?|call me|I'm|I am|it's|it is|this is|"
     r"real name|name on|account is under|under the name|addressed to|recipient|myself|"
     r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book|file|list|save|reserve) "
     r"(?:it|the \w+|everything|this|that|them) under|name(?:'s|’s)?|surname|go by|going by|went by|"
@@ -88,7 +89,7 @@ _NAME_INTRO = re.compile(
 #: Said right after a name, these make it the speaker's ("Hello, Daniel Reyes here", "…Aisha
 #: Khan, that's me", "Ryan O'Connor as the recipient").
 _NAME_AFTER = re.compile(r"\s*(?:(?:,|[-—–]+)?\s*(?:that's|that’s|that is|it's|it is|which is)\s+me|"
-                         r"speaking|here|calling|again|as (?:the |my )?(?:recipient|name|"
+                         r"speaking|here|this side|calling|again|as (?:the |my )?(?:recipient|name|"
                          r"account holder|contact name)|on the (?:account|order|parcel|package|"
                          r"label|receipt|invoice))\b", re.I)
 _IS_ME = re.compile(r"\b(?:that's|that is|it's|it is|this is|which is)\s+me\b", re.I)
@@ -185,7 +186,8 @@ def _template(slot: str, value: str, lang: str, speaker: str | None) -> str:
     row = spec(slot)
     if row is None:
         raise KeyError(f"no slot {slot!r} in the schema")
-    return row.render(value, lang, speaker)
+    role = slot.split(":", 1)[1] if ":" in slot else None
+    return row.render(value, lang, speaker, role=role)
 
 
 def _script(clause: str, lang: str) -> str:
@@ -246,14 +248,22 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         # close before the label, a third party further back in a run-on talks of something else
         third = _others(lead) if labelled else \
             bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
+        thing_role = name_role(before[-CUE_WINDOW_CHARS:] + " " + lead) \
+            if e.kind == "person" and not _TITLE_SUFFIX.search(e.text) else None
+        if thing_role is not None:
+            # the name on a thing (the recipient, the guest...), whoever they are to the user
+            add(f"name:{thing_role}", e.text, e)
+            continue
         if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)) \
                 and not (e.kind == "person" and _IS_ME.search(clause[e.end:])):
             continue
-        if e.kind == "person" and (_NAME_INTRO.search(lead or clause)
+        renamed = e.kind == "person" and _NAME_CHANGED.search(context) is not None
+        if e.kind == "person" and (_NAME_INTRO.search(lead or clause) or renamed
                                    or _NAME_AFTER.match(clause[e.end:])
                                    or (_BARE_LEAD.match(lead) and _BARE_TAIL.match(clause[e.end:]))
                                    or (not lead.strip() and _NAME_BEFORE.search(before))) \
-                and not _TITLE_SUFFIX.search(e.text) and not _NOT_A_NAME.match(clause[e.end:]):
+                and not _TITLE_SUFFIX.search(e.text) \
+                and (renamed or not _NOT_A_NAME.match(clause[e.end:])):
             add("name", e.text, e)
         elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)
                                     or _CALL_BEFORE.search(lead)
@@ -275,12 +285,17 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         shift = len(label.group(0))
         level = (found[0], found[1] - shift) if found and found[1] >= shift else None
     if level is not None and not asks_value(clause, level[1], level[1] + len(level[0])) \
-            and not _others(clause[:level[1]]) and not _other_slots_value(level[0]) and (
+            and not _others(clause[:level[1]]) and not _other_slots_value(level[0]) \
+            and not (_NAME_CHANGED.search(context) and any(
+                e.kind == "person" and e.text == level[0].strip() for e in entities)) and (
             own or changed or _MEMBERSHIP_SELF.search(context)):
         add("membership", level[0], None)
     return out
 
 
+#: The user's own name changed: a name said after it is the user's new one ("it's X now").
+_NAME_CHANGED = re.compile(sw.alternation(sw.NAME_CHANGED_ZH) + "|" + sw.en_words(sw.NAME_CHANGED_EN),
+                           re.I)
 def _other_slots_value(name: str) -> bool:
     """A level name that is a value word of a clause-valued slot ("it's Snapchat now" names a
     contact channel, "It's Saturday mornings now" a delivery time): no level."""

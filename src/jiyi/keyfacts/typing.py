@@ -19,6 +19,10 @@ QUESTION = ASKED
 #: me at 6pm") states none of the user's slots.
 NOT_OWN = third_party()
 COURIER = re.compile(r"快递员|快遞員|外卖员|外賣員|司机|司機|courier|driver", re.I)
+#: Someone of the household at home ("晚上六点以后我儿子在家", "my son is home after 6 pm"): when
+#: a delivery can be taken is the user's window, whoever takes it.
+AT_HOME = re.compile(r"在家|喺屋企|在屋企|有人在|有人喺|\b(?:is|are|'s|will be|'ll be|gets?) "
+                     r"(?:home|back home|in|around)\b|\bat home\b", re.I)
 #: Support staff told how to reach the user ("客服回复用QQ吧") is the user's contact channel.
 SUPPORT = re.compile(r"客服|\b(?:support|agent)\b", re.I)
 #: A channel said as the way to reach the user is theirs even when someone else is named ("New
@@ -99,7 +103,8 @@ def owns(slot: str, content: str) -> bool:
     and no look-alike of the slot (its row's ``not_value``: a payment method is no contact
     channel)."""
     third = NOT_OWN.search(content)
-    if third and not (slot == "delivery_time" and COURIER.fullmatch(third.group(0))) \
+    if third and not (slot == "delivery_time" and (COURIER.fullmatch(third.group(0))
+                                                    or AT_HOME.search(content))) \
             and not (slot == "contact_channel" and (SUPPORT.fullmatch(third.group(0))
                                                     or REACH_ME.search(content))):
         return False

@@ -316,6 +316,11 @@ class _Context:
                 self.rule_ids = list(dict.fromkeys([*self.rule_ids, *view.newer]))
                 self._basis_cache = None
                 self.forget_scores()
+            if view is not None and view.unvalued and not self.past and view.settle(
+                    [u for i in ids if (u := self.units.get(i)) is not None
+                     and unit_status(u, self.request.as_of) == "current"],
+                    {i: [t.key for t in self.sources.get(i, [])] for i in ids}):
+                self.forget_scores()  # a newer mention was found: earlier ones are history
         with recall_stage("rerank"):
             return self._score(ids, episode, replaced, extra)
 
@@ -414,6 +419,11 @@ class _Context:
                 return None  # said before the current value: a value it replaced
             else:
                 status = "superseded"  # ranked after the current value, never shown as it
+        elif view is not None and status == "current" and not rule and not self.past \
+                and view.said_before_current(unit, [t.key for t in turns]):
+            status = "superseded"  # said before the value asked for: history, with its date
+        elif view is not None and status == "current" and uid in view.earlier_mentions:
+            relabel = True  # another value than the newest one said: shown as history
         turn_cos, unit_cos, kw_stats, prior = b.turn_cos, b.unit_cos, found.keyword_stats, \
             weights.scale_prior_n
         cosines = [turn_cos[t.key] for t in turns if t.key in turn_cos]

@@ -84,6 +84,18 @@ def _not_of_clause_slot(row: SlotSpec, unit: MemoryUnit) -> bool:
         for p in valued)
 
 
+#: A question asking for a change ("可以改成每週四到嗎？", "could you switch it to evenings?"):
+#: a request, which may be the change the write path did not read.
+_ASKS_A_CHANGE = re.compile(r"改|换|換|变|變|调|調|转|轉|\b(?:change|switch|move|swap|instead|"
+                            r"update|rather|make it)\b", re.I)
+
+
+def _holds_name(text: str, keys: frozenset[str]) -> bool:
+    """The text holds one of the names ``keys`` (person keys: folded, lower case) whole."""
+    said = fold(text).casefold()
+    return any(all(w in said for w in key.split()) for key in keys)
+
+
 @dataclass
 class SlotView:
     """What a key-fact question changes in the ranking."""
@@ -113,6 +125,11 @@ class SlotView:
     current_person: tuple[frozenset[str], datetime, bool] | None = None
     #: a name question about a role no name was given for (the user's own name answers it)
     unnamed_role: str | None = None
+    #: single-valued slots asked about that hold no current value (nothing typed one): the
+    #: newest mention of a value among the candidates stands for it (:meth:`settle`)
+    unvalued: list[SlotSpec] = field(default_factory=list)
+    #: units naming another value than the newest mention of an unvalued slot, said before it
+    earlier_mentions: set[str] = field(default_factory=set)
 
     def names_other_person(self, unit: MemoryUnit, turn_keys: list[str], rule: bool) -> bool:
         """A unit (not the current name, not cut from the turn that gave it) that names
@@ -142,8 +159,11 @@ class SlotView:
         contradicts the current level even without a statement cue ("Legend tier perks are
         nice, finally"; not "用信用卡付的"): then neither level is presented as current. None
         when it contradicts none."""
-        if unit.id in self.stale_units or QUESTION.search(unit.content):
+        if unit.id in self.stale_units:
             return None
+        asked = QUESTION.search(unit.content) is not None
+        if asked and not _ASKS_A_CHANGE.search(unit.content):
+            return None  # "你们礼拜六下午上门吗？" asks, it changes nothing
         for row, value, since in self.current_values:
             if unit.id in self.current_ids.get(row.name, set()) or unit_date(unit) <= since:
                 continue
@@ -156,23 +176,31 @@ class SlotView:
             if not owns(row.name, unit.content) or _not_of_clause_slot(row, unit):
                 continue
             states = row.value_words is None or row.states(unit.content)
-            if not states and not (row.value == "level" and row.value_words is not None
-                                   and row.value_words.search(unit.content)):
-                continue  # a remark naming a time; a credit card is no level
-            return row.name, states
+            if not states and row.value != "clause" and not (
+                    row.value == "level" and row.value_words is not None
+                    and row.value_words.search(unit.content)):
+                continue  # a credit card is no level
+            # a question or a remark naming another value after the current one ("可以改成每週
+            # 四到嗎？", "evenings are better now, someone's home after 5 PM") may be the change
+            # the write path did not read: neither is presented as current
+            return row.name, states and not asked
         return None
 
-    def newer_person(self, unit: MemoryUnit, turns: list[str] | None = None) -> bool:
+    def newer_person(self, unit: MemoryUnit, turns: list[str] | None = None) -> bool | None:
         """A unit said after the current name that names another person as the user's own name
         ("Please note I now use the name X", "I've gone back to my maiden name, X", "我而家叫X")
         or as the role's ("寄给我妹妹X"), in words the write path did not type: it contests the
-        current name (shown, not as current) and is ranked with the rule hits."""
+        current name (shown, not as current) and is ranked with the rule hits: True. A person
+        the recogniser finds in a statement of the user's own said after the current name, no
+        relation of the user's named ("Regards, Laura Okafor" after "Laura Mensah"), in words
+        that say no name: False (it may be the new name in words no rule here reads: neither
+        is presented as current). None for any other unit."""
         if self.current_person is None or QUESTION.search(unit.content) \
                 or any(unit.id in ids for ids in self.current_ids.values()):
-            return False
+            return None
         keys, since, role = self.current_person
         if not keys or unit_date(unit) <= since:
-            return False
+            return None
         said = (name_role(unit.content) is not None) if role else (
             (any(OWN_NAME_SAID.search(t) is not None for t in [unit.content, *(turns or [])])
              and not names_someone_else(unit.content))
@@ -180,7 +208,19 @@ class SlotView:
         # a role's name said after a verb of sending may be a place ("send it to 2750
         # Lakeshore Drive"): only the recogniser's persons contest it
         named = (people(unit) if role else loose_people(unit)) if said else frozenset()
-        return bool(named) and not any(same_person(n, keys) for n in named)
+        if named and not any(same_person(n, keys) for n in named):
+            return True
+        if role or not turns:
+            return None
+        # the user speaks of their name (a relation may be named: "I took my husband's
+        # surname, Okafor") and neither the unit nor its turn holds the current name
+        if not any(_holds_name(t, keys) for t in [unit.content, *turns]) and any(
+                OWN_NAME_SAID.search(t) is not None for t in [unit.content, *turns]):
+            return False
+        if said or names_someone_else(unit.content):
+            return None
+        named = loose_people(unit)
+        return False if named and not any(same_person(n, keys) for n in named) else None
 
     def contest(self, units: list[MemoryUnit],
                 turns: dict[str, list[str]] | None = None) -> bool:
@@ -193,8 +233,9 @@ class SlotView:
             if unit.id in self.newer:
                 continue
             found = self.newer_other(unit)
-            if found is None and self.newer_person(unit, (turns or {}).get(unit.id, [])):
-                found = ("name", True)
+            if found is None:
+                person = self.newer_person(unit, (turns or {}).get(unit.id, []))
+                found = ("name", person) if person is not None else None
             if found is not None:
                 self.contested.add(found[0])
                 self.newer[unit.id] = found[1]
@@ -243,6 +284,74 @@ class SlotView:
         held = self._held_before(row, unit) - {UNREAD}
         return bool(earlier and held) and names_other_value(held, value) \
             and not names_other_value(held, earlier)
+
+    @staticmethod
+    def _mentions(row: SlotSpec, unit: MemoryUnit) -> frozenset[str]:
+        """The values of a single-valued slot a unit names, read loosely (a name's people too)."""
+        if row.value == "entity:person":
+            return loose_people(unit)
+        held = SlotView._held_before(row, unit) - {UNREAD}
+        # the most specific words only ("礼拜" of "礼拜三" names no value of its own)
+        return frozenset(v for v in held if not any(v != w and v in w for w in held))
+
+    def settle(self, units: list[MemoryUnit], turns: dict[str, list[str]]) -> bool:
+        """For each single-valued slot asked about that holds no current value: the newest
+        candidate naming a value of it (read loosely, whoever's, asked or told: "蔬菜箱可以改成
+        每週四到嗎？") stands for its current value, and the candidates said before it naming
+        another value are history (:attr:`earlier_mentions`: shown with their date, ranked
+        as found). Nothing typed the slot, so nothing here is hidden: which value is current
+        is only not claimed for an older one. True when the marked units changed."""
+        before, self.earlier_mentions = self.earlier_mentions, set()
+        for row in self.unvalued:
+            said = [(u, v) for u in units if (v := self._mentions(row, u))]
+            if len(said) < 2:
+                continue
+            newest = max(said, key=lambda uv: (unit_date(uv[0]), uv[0].created_at))[0]
+            keys = set(turns.get(newest.id, []))
+            # the newest telling: every unit said with the newest mention (a change names the
+            # old value beside the new: "禮拜三臨時要出差，改成禮拜五好了"); its new values are
+            # the ones no earlier unit named
+            told = [(u, held) for u, held in said
+                    if u.id == newest.id or (keys & set(turns.get(u.id, [])))
+                    or unit_date(u) >= unit_date(newest)]
+            older = [(u, held) for u, held in said if (u, held) not in told]
+            earlier = frozenset().union(*(held for _, held in older)) if older else frozenset()
+            now = frozenset().union(*(held for _, held in told))
+            person = row.value == "entity:person"
+            novel = frozenset(v for v in now if not (
+                same_person(v, earlier) if person else not names_other_value(frozenset({v}), earlier)))
+            if not novel:
+                continue  # the newest telling names no value not said before
+            for u, held in older:
+                if not any(same_person(n, novel) for n in held) if person \
+                        else names_other_value(held, novel):
+                    self.earlier_mentions.add(u.id)
+        return self.earlier_mentions != before
+
+    def said_before_current(self, unit: MemoryUnit, turn_keys: list[str]) -> bool:
+        """A unit (not a rule hit) said before the asked slot's current value, not cut from the
+        turn that stated it and not holding it: for a question about the present it is history,
+        shown with its date and ranked as found, never presented as current. Whatever else it
+        says, it was said before the value the question asks for, and it may name the value
+        that one replaced in words no reader here understands ("we're at Blk 412 #05-12 for
+        now", a name said in passing): the newest statement of a single-valued fact is the
+        current one, and nothing older is presented beside it as current."""
+        sinces = [since for _, _, since in self.current_values]
+        if self.current_person is not None:
+            sinces.append(self.current_person[1])
+        if not sinces or unit_date(unit) >= min(sinces) \
+                or any(unit.id in ids for ids in self.current_ids.values()) \
+                or set(turn_keys) & self.current_turns:
+            return False
+        for row, value, _ in self.current_values:
+            held = self._held_before(row, unit) - {UNREAD}
+            if held and not names_other_value(held, value):
+                return False  # it holds the current value (said before, said again since)
+        if self.current_person is not None:
+            keys = self.current_person[0]
+            if any(same_person(n, keys) for n in loose_people(unit)):
+                return False  # it names the current name
+        return True
 
     def is_stale(self, unit: MemoryUnit, turn_keys: list[str], rule: bool = False) -> bool:
         """A unit the question about the present must not get: a replaced value, a unit cut
@@ -333,6 +442,8 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
                     continue  # no name given for the role: the user's own answers
                 role_named = True
             _single(store, view, row, current, past)
+            if not current:
+                view.unvalued.append(row)
             if person and current and view.current_person is None:
                 view.current_person = (person_keys(current[0]) or loose_people(current[0]),
                                        unit_date(current[0]), name != row.name)

@@ -161,6 +161,68 @@ _ASKS_WORDS = re.compile(r"\b(?:what|which|where|when|who|whose|how|why|is|are|d
                          r"什么|哪|多少|几|啥|谁|吗|是|怎|推荐|买|卖|要|想|修|找|看")
 
 
+#: A short question with no possessor asking for a value ("電話幾多號", "what's the phone
+#: number?"): of a memory kept for one user, it asks for the user's own (never when someone
+#: else is named, or when buying or comparing things: "哪款手机好", "recommend a phone").
+MAX_BARE_CHARS = 8
+MAX_BARE_WORDS = 6
+_NOT_BARE = re.compile(r"\b(?:recommend\w*|buy|sell|compare|cheap\w*|best|good|review\w*|price|"
+                       r"other|others|another|someone|somebody|everyone|anyone)\b|"
+                       r"推荐|买|卖|比较|便宜|好用|哪款|哪个牌子|价格|价钱|多少钱|其他|其它|别的|别人|大家|"
+                       r"所有")
+
+
+def _bare_question(query: str, text: str) -> bool:
+    """The one-line query (``text``: folded) is a short question naming no one
+    (:data:`MAX_BARE_CHARS`)."""
+    words = _WORD.findall(text)
+    cjk = sum(1 for w in words if len(w) == 1 and "\u4e00" <= w <= "\u9fff")
+    short = cjk <= MAX_BARE_CHARS if cjk else len(words) <= MAX_BARE_WORDS
+    return bool(words) and short and "\n" not in text.strip() and not OTHERS_RE.search(text) \
+        and not _NAMED_EN.search(query) \
+        and not _BUSINESS.search(text) and not _NOT_BARE.search(text)
+
+
+#: A short question about "her" or "him" naming no one ("What's her number now?", "how to
+#: contact her ah?", "佢而家住邊", "她现在的电话是多少"): put to the memory of one user, the
+#: pronoun is that user (the agent asks about the customer in the third person).
+_PRONOUN_EN = re.compile(r"\b(?:(?P<poss>his|their)|(?P<her>her)|(?P<obj>him|them)|(?P<subj>she|he|they)"
+                         r"(?P<aux>'s|'re| is| are| was| were| has| have| does| do)?)\b")
+_PRONOUN_ZH = re.compile(r"(?<![其吉])(?:他|她|佢)(?!们|們|哋|地)(?P<poss>的|嘅|哋嘅)?")
+_AFTER_OBJECT = re.compile(r"\s*(?:$|[?,.!~]|(?:at|on|by|via|about|to|for|with|in|now|again|"
+                           r"ah|lah|la|leh|pls|please|back|through|using|up)\b)")
+#: A proper name said in the question (a capitalised word not opening it): someone named.
+_NAMED_EN = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]+|"
+                       r"\b(?!(?:What|Where|Who|How|When|Which|That|There|Here|It|He|She|Let)\b)"
+                       r"[A-Z][a-z]+(?:'s|’s)")
+MAX_PRONOUN_WORDS = 12
+MAX_PRONOUN_CHARS = 16
+
+
+def _pronoun_is_user(query: str, text: str) -> str:
+    """``text`` (the folded query) with a third-person pronoun read as the user, when the query
+    is one short line naming no one else; else ``text`` unchanged."""
+    words = _WORD.findall(text)
+    cjk = sum(1 for w in words if len(w) == 1 and "\u4e00" <= w <= "\u9fff")
+    if "\n" in query.strip() or _NAMED_EN.search(query) \
+            or (cjk > MAX_PRONOUN_CHARS if cjk else len(words) > MAX_PRONOUN_WORDS):
+        return text
+
+    def en(m: re.Match[str]) -> str:
+        if m.group("poss"):
+            return "my"
+        if m.group("her"):
+            return "me" if _AFTER_OBJECT.match(text, m.end()) else "my"
+        if m.group("obj"):
+            return "me"
+        aux = (m.group("aux") or "").strip()
+        return {"": "i", "'s": "i'm", "is": "i am", "was": "i was", "has": "i have",
+                "does": "do i", "'re": "i'm", "are": "i am", "were": "i was", "have": "i have",
+                "do": "do i"}[aux] if aux != "does" else "i do"
+    said = _PRONOUN_ZH.sub(lambda m: "我的" if m.group("poss") else "我", _PRONOUN_EN.sub(en, text))
+    return text if OTHERS_RE.search(said) else said  # "her mother", "他同事": someone else
+
+
 def slot_intent(query: str) -> SlotIntent | None:
     """The slot a question asks about, by the cue words of the slot schema
     (:mod:`jiyi.keyfacts.schema`): the user's own single-valued fact ("我的电话", "my email"),
@@ -169,9 +231,9 @@ def slot_intent(query: str) -> SlotIntent | None:
     said = fold(query)
     # read in the user's voice ("the customer's phone" is "my phone"), and as said: the words
     # of the agent's voice may be a slot's own cue ("who's the account holder")
-    text = in_own_voice(said)
-    own = (bool(_OWN_RE.search(text)) or (is_terse(text) and not OTHERS_RE.search(text))) \
-        and not OTHERS_OF_RE.search(text)
+    text = _pronoun_is_user(query, in_own_voice(said))
+    own = (bool(_OWN_RE.search(text)) or (is_terse(text) and not OTHERS_RE.search(text))
+           or _bare_question(query, text)) and not OTHERS_OF_RE.search(text)
     one_line = "\n" not in query.strip()
     # a slot asked for without "my" only by one short question, not by a conversation excerpt
     short = one_line and (len(query) <= SHORT_QUESTION_CHARS or own) \

@@ -511,6 +511,10 @@ RELATION_EN: tuple[str, ...] = (
 NAME_CHANGED_ZH: tuple[str, ...] = (
     "改名", "更名", "改了名", "改咗名", "换了名", "換了名", "换咗名", "換咗名", "名字改", "名字换", "名字換", "名字变", "名字變", "改姓",
     "新名字", "新名", "身份证上", "身份證上", "证件上", "證件上", "护照上", "護照上",
+    # a married name taken, a name written wrong, the surname or the name one goes by now
+    "冠夫姓", "随夫姓", "隨夫姓", "从夫姓", "從夫姓", "跟老公姓", "跟先生姓", "改回", "姓氏",
+    "名字写错", "名字寫錯", "名字打错", "名字打錯", "名字拼错", "名字拼錯", "名写错", "名寫錯",
+    "名打错", "名打錯", "现在姓", "現在姓", "而家姓", "以后叫我", "以後叫我", "之后叫我", "之後叫我",
 )
 NAME_CHANGED_EN: tuple[str, ...] = (
     r"(?:last|family|first|given|full|sur|maiden|married|legal)? ?name(?:'s|’s| is| has| was)? "
@@ -521,4 +525,11 @@ NAME_CHANGED_EN: tuple[str, ...] = (
     r"new (?:last |family |sur)?names?", "married", "married name", "maiden name",
     r"(?:on|in) my (?:id|passport|ic|licen[cs]e|documents?|certificate)",
     r"as per my (?:id|passport|ic|license|licence)", r"name ko", "legal name",
+    # a married name taken, the name spelt, a surname, the name one is known by now
+    r"took (?:my )?(?:husband|wife|partner|spouse)(?:'s|’s) (?:last |family |sur)?name",
+    r"(?:last|family|sur) ?name(?:'s|’s| is)? now", r"my surname",
+    r"(?:name|it)(?:'s|’s| is)? (?:spelt|spelled)", r"spelling of my name",
+    r"(?:i'?m|i’m|i am) (?:known|listed|registered|booked) (?:as|under)",
+    r"prefer(?:s)? to be called",
+    r"(?:it'?s|it’s|i'?m|i’m|i am) (?:now )?(?:mrs|ms|miss|mr|dr)\.? [a-z]",
 )

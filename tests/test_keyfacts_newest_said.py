@@ -154,3 +154,24 @@ def test_a_name_change_said_with_a_married_surname_is_read(any_mem: Memory) -> N
         "Priya Menon"], "customer name?")
     assert any(h.current and h.unit.slot == "name" and "Menon" in h.unit.content for h in hits)
     assert not any(h.current and "Nair" in h.unit.content for h in hits)
+
+
+TAKEN_BACK_CASES = [
+    (["退款到底好了没？有事直接微信我就行，快一点", "别微信了啦，手机坏了，打座机吧"], "怎么联系她？", "微信"),
+    (["退款搞掂未？有嘢直接WhatsApp我得喇，快啲", "唔好WhatsApp喇，部機壞咗，打屋企電話啦"], "點樣聯絡佢？",
+     "WhatsApp"),
+    (["the refund how already? u all can just whatsapp me, faster",
+      "dont whatsapp me liao, phone spoil already. just email lor"], "how to contact her ah?",
+     "whatsapp"),
+]
+
+
+@pytest.mark.parametrize(("turns", "question", "old"), TAKEN_BACK_CASES)
+def test_a_channel_taken_back_later_is_no_longer_presented_as_current(
+        any_mem: Memory, turns: list[str], question: str, old: str) -> None:
+    """"别微信了", "唔好WhatsApp喇", "dont whatsapp me" (no apostrophe, as chat writes it)."""
+    hits = ask_after(any_mem, turns, question)
+    assert hits
+    assert not any(h.current and old.casefold() in h.unit.content.casefold()
+                   and not any(w in h.unit.content.casefold() for w in ("座机", "電話", "email"))
+                   for h in hits)

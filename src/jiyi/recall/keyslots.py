@@ -30,12 +30,13 @@ from ..keyfacts.roles import OWN_NAME_SAID, name_role, names_someone_else
 from ..keyfacts.schema import SlotSpec, base_name, list_item, negates, one_item, spec
 from ..keyfacts.typing import QUESTION, owns, question_slot
 from ..store.base import Scope, Store, Vector
-from ..text import fold
+from ..text import content_words, fold
 from ..text.timeofday import CALENDAR_DAY
 from ..units import MemoryType, MemoryUnit, unit_date, unit_status
 from .query import without_ruled_out_past
 from .rules import OTHERS_RE, SlotIntent
 from .slotvalues import (
+    GENERIC_WORDS,
     UNREAD,
     loose_levels,
     loose_people,
@@ -88,6 +89,25 @@ def _not_of_clause_slot(row: SlotSpec, unit: MemoryUnit) -> bool:
 #: a request, which may be the change the write path did not read.
 _ASKS_A_CHANGE = re.compile(r"改|换|換|变|變|调|調|转|轉|\b(?:change|switch|move|swap|instead|"
                             r"update|rather|make it)\b", re.I)
+
+
+#: Words right before a value that take it back ("dont telegram liao", "no more WhatsApp",
+#: "别再打电话了", "唔好再WhatsApp我", "不用微信了").
+_NEGATED_BEFORE = re.compile(
+    r"(?:\b(?:don'?t|dont|do not|no more|no longer|stop|never|not)(?:\s+\w+){0,2}\s+|"
+    r"(?:别|別|不要|唔好|不用|唔使|不再|停止|取消|不想)(?:再|再用|用|经|經)?\s*)$", re.I)
+
+
+def _takes_back_value(row: SlotSpec, text: str, value: frozenset[str]) -> bool:
+    """A clause-valued slot's current value said with a word taking it back right before it."""
+    if row.value_words is None:
+        return False
+    for m in row.value_words.finditer(text):
+        words = frozenset(w for w in content_words(m.group(0)) if w not in GENERIC_WORDS)
+        if words and not names_other_value(words, value) \
+                and _NEGATED_BEFORE.search(text[max(0, m.start() - 24):m.start()]):
+            return True
+    return False
 
 
 def _holds_name(text: str, keys: frozenset[str]) -> bool:
@@ -168,6 +188,9 @@ class SlotView:
             if unit.id in self.current_ids.get(row.name, set()) or unit_date(unit) <= since:
                 continue
             held = slot_values(row, unit)
+            if row.value == "clause" and not asked and _takes_back_value(row, unit.content, value) \
+                    and owns(row.name, unit.content):
+                return row.name, False  # "dont telegram liao", "别再打电话了": no longer current
             if not names_other_value(held, value):
                 continue
             earlier = self.earlier_values.get(row.name, frozenset())

@@ -63,7 +63,9 @@ RETIRES = re.compile(
     r"唔再|冇再|唔好|唔用|唔使用|唔常睇|好少睇|好少用|很少看|很少用|很少接|好少覆|唔睇|冇睇|唔聽|唔接|不接|"
     r"刪咗|删咗|停咗用|用唔到|用唔倒|唔得|唔掂|唔方便|已經唔|已经唔|"
     r"\b(?:don't|do not|stop|no longer|anymore|old|previous|used to|deleted|not|"
-    r"doesn't|isn't|won't|nobody|no one|busy)\b", re.I)
+    r"doesn't|isn't|won't|nobody|no one|busy|"
+    # chat English drops the apostrophe ("dont whatsapp me liao")
+    r"dont|doesnt|isnt|wont|no more|never)\b", re.I)
 #: Clauses of a draft ("周日全天不行了，改午饭后": the first retires a value, the second states one).
 _CLAUSES = re.compile(r"[，,;；。.!！]\s*")
 #: How close to a value word a retiring word must stand to retire it.

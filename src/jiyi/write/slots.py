@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from ..keyfacts.asking import asks_value
 from ..keyfacts.roles import name_role
@@ -26,7 +27,7 @@ from ..text.fastre import gate_all
 from ..text.levels import level_mentions, mentions_level, plausible_en_name
 from ..text.segment import script_of_text
 from ..units import Entity
-from .filler import content_left
+from .filler import CACHED_TEXT_CHARS, content_left
 from .timeparse import TimeMatch
 
 #: Someone other than the user (the schema's list: "我妈妈", "my colleague", "the courier").
@@ -392,6 +393,14 @@ def level_mention(clause: str) -> tuple[str, int] | None:
     level named that no "从/from/原来是" makes the old one ("从普通会员升到星钻会员" -> 星钻会员,
     "moved from Royal Elite to Infinite" -> Infinite). Levels are a closed list of common names
     or any short name before a membership word ("皇冠会员", "Four Star members")."""
+    if len(clause) > CACHED_TEXT_CHARS:
+        return _level_mention.__wrapped__(clause)
+    return _level_mention(clause)
+
+
+@lru_cache(maxsize=4096)
+def _level_mention(clause: str) -> tuple[str, int] | None:
+    """:func:`level_mention` (a pure function of the clause; common clauses recur: kept)."""
     found: list[tuple[int, int, str]] = []  # (start, end, value)
     for m in _MEMBERSHIP.finditer(clause):
         g = next(i for i in range(1, 4) if m.group(i))

@@ -219,7 +219,13 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     lead_in = before if len(before) >= CUE_WINDOW_CHARS else earlier + " " + before
     context = lead_in[-CUE_WINDOW_CHARS:] + " " + clause
     own = bool(_SELF.search(clause)) or speaker is not None
-    changed = bool(CHANGE_WORDS.search(context))
+    said_changed: list[bool] = []
+
+    def changed() -> bool:  # read only where a rule needs it (most clauses never do)
+        if not said_changed:
+            said_changed.append(CHANGE_WORDS.search(context) is not None)
+        return said_changed[0]
+
     out: list[SlotFact] = []
     seen: set[str] = set()
 
@@ -268,14 +274,14 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             add("name", e.text, e)
         elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)
                                     or _CALL_BEFORE.search(lead)
-                                    or _REACH_ME.search(context) or changed):
+                                    or _REACH_ME.search(context) or changed()):
             add("phone", e.text, e)
-        elif e.kind == "email" and (own or changed or _EMAIL_WORDS.search(context)
+        elif e.kind == "email" and (own or changed() or _EMAIL_WORDS.search(context)
                                     or _only(clause, e) or _SEND_TO.search(lead)):
             add("email", e.text, e)
         elif e.kind == "address" and (_ADDRESS_WORDS.search(context) or _only(clause, e)):
             add("address", e.text, e)
-        elif e.kind == "city" and (own or changed) and _CITY_WORDS.search(clause) \
+        elif e.kind == "city" and (own or changed()) and _CITY_WORDS.search(clause) \
                 and not _CITY_PAST.search(clause):
             add("city", e.text, e)
         elif e.kind == "date" and _BIRTHDAY.search(clause):
@@ -289,7 +295,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             and not _others(clause[:level[1]]) and not _other_slots_value(level[0]) \
             and not (_NAME_CHANGED.search(context) and any(
                 e.kind == "person" and e.text == level[0].strip() for e in entities)) and (
-            own or changed or _MEMBERSHIP_SELF.search(context)):
+            own or changed() or _MEMBERSHIP_SELF.search(context)):
         add("membership", level[0], None)
     return out
 

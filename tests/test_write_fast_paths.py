@@ -14,7 +14,7 @@ import pytest
 
 from jiyi.keyfacts import asking
 from jiyi.keyfacts.schema import schema
-from jiyi.text import levels, secrets, timebase, timegrammar
+from jiyi.text import entities, levels, secrets, timebase, timegrammar
 from jiyi.text.entities import extract_entities_and_times
 from jiyi.units import MemoryType
 from jiyi.write import (
@@ -279,3 +279,30 @@ def test_the_json_pair_scan_is_skipped_only_where_no_key_names_a_secret(key: str
     plain = '{"order_id": "DD12345678", "status": "已發貨", "amount": 415}'
     assert not secrets._may_name_a_secret_key(plain)
     assert secrets.redact(plain).text == plain
+
+
+#: The patterns of names in the Latin script that :func:`entities._people` runs only on a text
+#: holding a small letter.
+LATIN_NAME_PATTERNS = ["_ZH_INTRO_LATIN", "_EN_INTRO", "_EN_ANSWER", "_EN_IS_ME", "_EN_SPELLED",
+                       "_EN_GREETED", "_EN_RELATION_NAME", "_EN_ON_DOCUMENT", "_EN_NAME_CHANGED",
+                       "_EN_SPEAKING", "_EN_TITLE", "_EN_INTRO_LOWER", "_EN_ITS", "_EN_AS_NAME"]
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("我叫张伟，订单号是 DD12345678", "张伟"), ("我叫張偉，訂單編號是 TW12345678", "張偉"),
+    ("MY NAME IS SAM LEE, ORDER A123456", None), ("我係KEN，單號SF1234567890", None),
+    ("HI, I'M BOB. CALL ME ON +1 415-555-0134", None), ("订单DD95967152已发货，运单SF0077615530", None),
+])
+def test_latin_names_need_a_small_letter(text: str, named: str | None) -> None:
+    """A text whose Latin letters are all capitals (codes, shouting) names no one in the Latin
+    script: every Latin-name pattern needs a small letter, so they are not run on it; the
+    Chinese names of the text are still found (zh-Hans, zh-Hant, en)."""
+    assert entities._HAS_ALPHA.search(text) and not entities._EN_SMALL.search(text)
+    for name in LATIN_NAME_PATTERNS:
+        rx = getattr(entities, name)
+        assert rx.search(text) is None and rx.search(text.upper()) is None, name
+    people = [e.text for e in entities._people(text)]
+    assert people == ([named] if named else [])
+    for said, who in (("My name is Sam Lee", "Sam Lee"), ("我係Ken", "Ken"),
+                      ("Hi, I'm Bob. My order is A123456", "Bob")):
+        assert who in [e.text for e in entities._people(said)]

@@ -8,7 +8,9 @@ code they stand for: the undecorated function, or the plain computation, on the 
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -306,3 +308,48 @@ def test_latin_names_need_a_small_letter(text: str, named: str | None) -> None:
     for said, who in (("My name is Sam Lee", "Sam Lee"), ("我係Ken", "Ken"),
                       ("Hi, I'm Bob. My order is A123456", "Bob")):
         assert who in [e.text for e in entities._people(said)]
+
+
+def _needs_a_digit(seq: Any) -> bool:
+    """Every match of the parsed pattern ``seq`` holds a digit (a digit item, or a branch,
+    group, repeat of at least one or look-ahead that needs one)."""
+    from re import _constants as c
+
+    def item(op: Any, av: Any) -> bool:
+        if op is c.LITERAL:
+            return 48 <= av <= 57
+        if op is c.IN:
+            return all((iop is c.LITERAL and 48 <= iav <= 57)
+                       or (iop is c.RANGE and iav[0] >= 48 and iav[1] <= 57)
+                       or (iop is c.CATEGORY and iav is c.CATEGORY_DIGIT)
+                       for iop, iav in av)
+        if op is c.BRANCH:
+            return all(_needs_a_digit(alt) for alt in av[1])
+        if op is c.SUBPATTERN:
+            return _needs_a_digit(av[3])
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            return av[0] >= 1 and _needs_a_digit(av[2])
+        if op is c.ASSERT:
+            return av[0] == 1 and _needs_a_digit(av[1])
+        return False
+    return any(item(op, av) for op, av in seq)
+
+
+def test_a_latin_address_needs_a_digit() -> None:
+    """Every Latin-script address pattern needs a digit (read from the parsed patterns), so a
+    text without one skips them; addresses with their numbers are still found beside Chinese
+    (zh-Hans, zh-Hant, en)."""
+    from re import _parser as parser
+
+    from jiyi.text import addresses
+    from jiyi.text.fastre import source_of
+    for rx in (addresses._ADDR_EN, addresses._ADDR_LABELLED):
+        assert _needs_a_digit(parser.parse(source_of(rx) or rx.pattern, rx.flags & ~re.UNICODE))
+    assert not _needs_a_digit(parser.parse(r"\d?[A-Z]+|Road \d", 0))  # the reader is no yes-man
+    for text in ("The Old Bakery,  Rue Saint-Denis", "寄到 Rose Cottage, Church Lane 吧",
+                 "寄到 Kestrel House, Station Road 就好", "Flat A, Kestrel House, London"):
+        assert addresses.find_addresses(text) == []
+    for text, street in (("寄到 12 Rose Street 吧", "12 Rose Street"),
+                         ("寄到 Flat 9, 118 Church Lane 就好", "118 Church Lane"),
+                         ("Send it to 3 Church Lane, London", "3 Church Lane")):
+        assert any(street in e.text for e in addresses.find_addresses(text))

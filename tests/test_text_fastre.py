@@ -74,6 +74,46 @@ def test_an_unbounded_or_empty_pattern_stays_as_it_is(pattern: str) -> None:
     assert gated(rx) is rx
 
 
+@pytest.mark.parametrize("pattern", [
+    r"(?i:\b(?:hi|hello|hey|morning))\s+(?-i:[A-Z][a-z]+)", r"\b(?i:my|our)\s+(?:name|号码|號碼)",
+    r"(?i:kelvin|street|istanbul)|住址", r"(?:^|[,，]\s*)(?i:tier|level|等级)\s?\d",
+    r"(?i:(?<![A-Za-z])(?:changed|updated|改名))[^.!?]{0,20}?(?i:now|现在|現在)",
+])
+def test_a_case_blind_part_of_a_case_sensitive_pattern_is_gated_case_blind(pattern: str) -> None:
+    """``(?i:…)`` in a case-sensitive pattern: the gate holds every case of its first
+    characters (ſ, K and İ included), so the gated pattern finds the same."""
+    rx = re.compile(pattern)
+    g = gated(rx)
+    assert g is not rx and source_of(g) == pattern
+    _same(rx, g, _texts())
+
+
+@pytest.mark.parametrize("pattern", [r"^(?:hi|hello|你好|您好)\b", r"^\s*(?:我叫|my name is)",
+                                     r"\A(?:謝謝|thanks)"])
+@pytest.mark.parametrize("flags", [0, re.I])
+def test_a_pattern_anchored_at_the_start_stays_as_it_is(pattern: str, flags: int) -> None:
+    """``re`` tries a pattern anchored at the start at the start only; a gate in front would
+    make it try every position."""
+    rx = re.compile(pattern, flags)
+    assert gated(rx) is rx
+    multiline = re.compile(pattern, flags | re.M)  # "^" at every line start: worth a gate
+    if pattern.startswith("^"):
+        g = gated(multiline)
+        assert g is not multiline
+        _same(multiline, g, [*_texts(), "好的\n我叫张伟", "ok\nmy name is Sam", "謝謝\nhello"])
+
+
+@pytest.mark.parametrize("pattern", [r"(?=[MmOo])\b(?:my|our)\s+\w+", r"(?=[我叫])(?:我叫|叫我)\S+",
+                                     r"(?=[0-9])(?<![0-9])\d{4}"])
+def test_a_pattern_gated_by_hand_stays_as_it_is(pattern: str) -> None:
+    """A pattern opening with a look-ahead of one character class is gated already: a second
+    gate (or the module's gate_all run again on a pattern it imported) would only cost."""
+    rx = re.compile(pattern, re.I)
+    assert gated(rx) is rx
+    once = gated(re.compile(r"\b(?:my|our)\s+name", re.I))
+    assert gated(once) is once
+
+
 def test_a_global_inline_flag_keeps_its_meaning() -> None:
     rx = re.compile(r"(?i)day|week|tonight")
     g = gated(rx)

@@ -7,11 +7,16 @@ code they stand for: the undecorated function, or the plain computation, on the 
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
-from jiyi.text import timebase, timegrammar
+from jiyi.keyfacts import asking
+from jiyi.keyfacts.schema import schema
+from jiyi.text import entities, levels, secrets, timebase, timegrammar
 from jiyi.text.entities import extract_entities_and_times
 from jiyi.units import MemoryType
 from jiyi.write import (
@@ -22,6 +27,7 @@ from jiyi.write import (
     extract_turn,
     filler,
     plan,
+    slots,
     speaker,
     timerewrite,
 )
@@ -47,7 +53,8 @@ CLAUSES = [
 def _clear() -> None:
     for f in (filler._content_left, filler._filler_kind, compress._is_filler, compress._compress,
               classify._classify, plan._slot_facts, plan._says_more_of,
-              clauses._clause_spans_of):
+              clauses._clause_spans_of, clauses._states_a_clause_slot, slots._level_mention,
+              levels._level_mentions, asking._part_cuts_of):
         f.cache_clear()
 
 
@@ -199,3 +206,150 @@ def _classify_ungated(sentence: str, role: str) -> MemoryType:
 def test_classify_gates_change_nothing(text: str) -> None:
     for role in ("user", "assistant", "tool"):
         assert classify._classify.__wrapped__(text, role, False) == _classify_ungated(text, role)
+
+
+#: Sentences of the kept slot and question answers: membership levels, delivery times, contact
+#: channels and run-on questions, in zh-Hans, zh-Hant and en.
+SLOT_SENTENCES = [
+    *CLAUSES,
+    "我刚从银卡升到金卡会员了", "以后周六上午送就行", "有事微信找我", "我的新号13912345678吗你们几点关门",
+    "我現在是白金會員", "週末下午送貨比較方便", "有事LINE找我就好", "我係你哋嘅貴賓會員你哋幾點收工",
+    "I'm a Gold member now", "moved from Royal Elite to Infinite", "Saturday mornings work best",
+    "Text me on WhatsApp", "my number is 0412 555 111 also do you ship to Perth?",
+    "Membership: Obsidian", "", "会员", "VIP",
+]
+
+
+@pytest.mark.parametrize("text", SLOT_SENTENCES)
+def test_kept_slot_and_question_answers_equal_fresh_ones(text: str) -> None:
+    """A sentence's clause-valued slot statement, a clause's level and levels, and the run-on
+    parts a value is read in are kept per text: each equals the plain computation."""
+    _clear()
+    rows = [row for row in schema() if row.value == "clause"]
+    for _ in range(2):  # the first call computes, the second is answered from the cache
+        assert clauses.states_a_clause_slot(text) == any(row.states(text) for row in rows)
+        assert slots.level_mention(text) == slots._level_mention.__wrapped__(text)
+        assert levels.level_mentions(text) == list(levels._level_mentions.__wrapped__(text))
+        assert levels.mentions_level(text) == bool(levels._level_mentions.__wrapped__(text))
+        for start in range(0, len(text) + 1, 3):
+            end = min(len(text), start + 4)
+            lo, hi = 0, len(text)
+            for m in asking._PART_BOUNDS.finditer(text):
+                if m.start() <= start:
+                    lo = m.end()
+                elif m.start() >= end:
+                    hi = m.start()
+                    break
+            assert asking._part_bounds(text, start, end) == (lo, hi)
+    long = (text or "x") * (clauses.CACHED_TEXT_CHARS // max(1, len(text)) + 2)
+    assert clauses.states_a_clause_slot(long) == any(row.states(long) for row in rows)
+    assert slots.level_mention(long) == slots._level_mention.__wrapped__(long)
+    assert levels.level_mentions(long) == list(levels._level_mentions.__wrapped__(long))
+
+
+@pytest.mark.parametrize(("text", "kept"), [("以后周六上午送", "周六上午"), ("以後週六上午送", "週六上午")])
+def test_a_weekday_said_as_a_habit_stays_and_other_times_are_rewritten(text: str,
+                                                                       kept: str) -> None:
+    """The habit test is read only for a weekday: a habit's weekday stays as said, a day
+    that is no bare weekday is rewritten whatever habit word stands beside it."""
+    _, times = extract_entities_and_times(text, AT)
+    assert any(t.relative for t in times)
+    assert timerewrite.rewrite_times(text, 0, times, "zh") == (text, [])
+    for day in ("以后明天送", "以後明天送", "Usually fine, see you next Saturday"):
+        _, times = extract_entities_and_times(day, AT)
+        out, shown = timerewrite.rewrite_times(day, 0, times, "en" if day.isascii() else "zh")
+        assert shown and out != day and "2026" in out
+
+
+@pytest.mark.parametrize("key", [
+    "password", "api_key", "apiKey", "API-KEY", "X-Auth-Token", "clientSecret", "client_secret",
+    "session_token", "SessionToken", "pin", "PIN", "private_key", "accessKey", "otp", "Cookie",
+    "user_pwd", "order_id", "status", "tracking_no", "passport", "pinyin", "author", "密码", "",
+])
+def test_the_json_pair_scan_is_skipped_only_where_no_key_names_a_secret(key: str) -> None:
+    """A JSON text whose keys name no secret skips the pair scan of :func:`redact`; every key
+    :func:`is_secret_key` takes is among the text's letters and digits, so its value is still
+    redacted (zh-Hans, zh-Hant, en values)."""
+    for value in ("Zq8wL2xPq9", "我的密碼123456", "秘密abc"):
+        text = json.dumps({"order_id": "DD12345678", key: value, "note": "請盡快"},
+                          ensure_ascii=False)
+        if secrets.is_secret_key(key):
+            assert secrets._may_name_a_secret_key(text)
+            assert value not in secrets.redact(text).text
+        if not secrets._may_name_a_secret_key(text):
+            assert not any(secrets.is_secret_key(k) for k in (key, "order_id", "note"))
+    plain = '{"order_id": "DD12345678", "status": "已發貨", "amount": 415}'
+    assert not secrets._may_name_a_secret_key(plain)
+    assert secrets.redact(plain).text == plain
+
+
+#: The patterns of names in the Latin script that :func:`entities._people` runs only on a text
+#: holding a small letter.
+LATIN_NAME_PATTERNS = ["_ZH_INTRO_LATIN", "_EN_INTRO", "_EN_ANSWER", "_EN_IS_ME", "_EN_SPELLED",
+                       "_EN_GREETED", "_EN_RELATION_NAME", "_EN_ON_DOCUMENT", "_EN_NAME_CHANGED",
+                       "_EN_SPEAKING", "_EN_TITLE", "_EN_INTRO_LOWER", "_EN_ITS", "_EN_AS_NAME"]
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("我叫张伟，订单号是 DD12345678", "张伟"), ("我叫張偉，訂單編號是 TW12345678", "張偉"),
+    ("MY NAME IS SAM LEE, ORDER A123456", None), ("我係KEN，單號SF1234567890", None),
+    ("HI, I'M BOB. CALL ME ON +1 415-555-0134", None), ("订单DD95967152已发货，运单SF0077615530", None),
+])
+def test_latin_names_need_a_small_letter(text: str, named: str | None) -> None:
+    """A text whose Latin letters are all capitals (codes, shouting) names no one in the Latin
+    script: every Latin-name pattern needs a small letter, so they are not run on it; the
+    Chinese names of the text are still found (zh-Hans, zh-Hant, en)."""
+    assert entities._HAS_ALPHA.search(text) and not entities._EN_SMALL.search(text)
+    for name in LATIN_NAME_PATTERNS:
+        rx = getattr(entities, name)
+        assert rx.search(text) is None and rx.search(text.upper()) is None, name
+    people = [e.text for e in entities._people(text)]
+    assert people == ([named] if named else [])
+    for said, who in (("My name is Sam Lee", "Sam Lee"), ("我係Ken", "Ken"),
+                      ("Hi, I'm Bob. My order is A123456", "Bob")):
+        assert who in [e.text for e in entities._people(said)]
+
+
+def _needs_a_digit(seq: Any) -> bool:
+    """Every match of the parsed pattern ``seq`` holds a digit (a digit item, or a branch,
+    group, repeat of at least one or look-ahead that needs one)."""
+    from re import _constants as c
+
+    def item(op: Any, av: Any) -> bool:
+        if op is c.LITERAL:
+            return 48 <= av <= 57
+        if op is c.IN:
+            return all((iop is c.LITERAL and 48 <= iav <= 57)
+                       or (iop is c.RANGE and iav[0] >= 48 and iav[1] <= 57)
+                       or (iop is c.CATEGORY and iav is c.CATEGORY_DIGIT)
+                       for iop, iav in av)
+        if op is c.BRANCH:
+            return all(_needs_a_digit(alt) for alt in av[1])
+        if op is c.SUBPATTERN:
+            return _needs_a_digit(av[3])
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            return av[0] >= 1 and _needs_a_digit(av[2])
+        if op is c.ASSERT:
+            return av[0] == 1 and _needs_a_digit(av[1])
+        return False
+    return any(item(op, av) for op, av in seq)
+
+
+def test_a_latin_address_needs_a_digit() -> None:
+    """Every Latin-script address pattern needs a digit (read from the parsed patterns), so a
+    text without one skips them; addresses with their numbers are still found beside Chinese
+    (zh-Hans, zh-Hant, en)."""
+    from re import _parser as parser
+
+    from jiyi.text import addresses
+    from jiyi.text.fastre import source_of
+    for rx in (addresses._ADDR_EN, addresses._ADDR_LABELLED):
+        assert _needs_a_digit(parser.parse(source_of(rx) or rx.pattern, rx.flags & ~re.UNICODE))
+    assert not _needs_a_digit(parser.parse(r"\d?[A-Z]+|Road \d", 0))  # the reader is no yes-man
+    for text in ("The Old Bakery,  Rue Saint-Denis", "寄到 Rose Cottage, Church Lane 吧",
+                 "寄到 Kestrel House, Station Road 就好", "Flat A, Kestrel House, London"):
+        assert addresses.find_addresses(text) == []
+    for text, street in (("寄到 12 Rose Street 吧", "12 Rose Street"),
+                         ("寄到 Flat 9, 118 Church Lane 就好", "118 Church Lane"),
+                         ("Send it to 3 Church Lane, London", "3 Church Lane")):
+        assert any(street in e.text for e in addresses.find_addresses(text))

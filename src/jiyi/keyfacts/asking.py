@@ -18,6 +18,7 @@ Used by the write path's slot rules (:mod:`jiyi.write.slots`) and its typing by 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import pairwise
 
 from ..text.fastre import gate_all
@@ -96,13 +97,30 @@ def part_holding(text: str, start: int, end: int) -> str:
 
 def _part_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     lo, hi = 0, len(text)
-    for m in _PART_BOUNDS.finditer(text):
-        if m.start() <= start:
-            lo = m.end()
-        elif m.start() >= end:
-            hi = m.start()
+    for m_start, m_end in _part_cuts(text):
+        if m_start <= start:
+            lo = m_end
+        elif m_start >= end:
+            hi = m_start
             break
     return lo, hi
+
+
+#: Texts up to this long have their run-on boundaries kept: a clause is read for them once per
+#: value it holds, and common clauses recur.
+CACHED_TEXT_CHARS = 1000
+
+
+def _part_cuts(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of the run-on boundaries of ``text`` (:data:`_PART_BOUNDS`), in order."""
+    if len(text) > CACHED_TEXT_CHARS:
+        return _part_cuts_of.__wrapped__(text)
+    return _part_cuts_of(text)
+
+
+@lru_cache(maxsize=4096)
+def _part_cuts_of(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(m.span() for m in _PART_BOUNDS.finditer(text))
 
 
 #: A declarative sentence typed with question marks states all the same ("my number is

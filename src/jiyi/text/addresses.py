@@ -260,7 +260,15 @@ def _zh_addresses(text: str) -> list[Entity]:
     return out
 
 
+#: Every match of :data:`_ADDR_EN` and :data:`_ADDR_LABELLED` holds a digit (a house, flat, plot
+#: or box number, a block: "12 Rose Street", "Flat 9, …", "P.O. Box 12", "B-204, …"): a text
+#: without one holds no Latin-script address.
+_DIGIT = re.compile(r"\d")
+
+
 def _en_addresses(text: str) -> list[Entity]:
+    if not _DIGIT.search(text):
+        return []
     out = [m for m in _ADDR_EN.finditer(text)]
     if "," in text:
         out += [m for m in _ADDR_LABELLED.finditer(text) if _labelled_ok(m.group(0))]

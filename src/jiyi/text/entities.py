@@ -282,6 +282,9 @@ _ZH_HONORIFIC = re.compile(_at(_SURNAME_FIRSTS) + "(" + _ZH_SURNAME + r"[\u4e00-
 _EN_UP = "A-Z\u00c0-\u00d6\u00d8-\u00de" + "".join(
     c for c in map(chr, range(0x100, 0x180)) if c.isupper())
 _EN_LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u017f\u1e00-\u1eff"
+#: Any small letter of a Latin name: every pattern of a Latin-script name needs one (a text of
+#: Chinese and capitals-and-digits codes names no one in the Latin script).
+_EN_SMALL = re.compile("[" + _EN_LOW + "]")
 #: A name's word may be "O'Connor", "D'Souza", "McDonald".
 _EN_WORD = "(?:[" + _EN_UP + "]['’])?[" + _EN_UP + "][" + _EN_LOW + "]+(?:[" + _EN_UP + "][" \
     + _EN_LOW + "]+)?"
@@ -730,8 +733,8 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         if "我" in name:
             continue  # "改成我先生": the user's husband, no 成 named
         out.append(_ent("person", m, to_simplified(name), 1))
-    if not latin:
-        return out
+    if not latin or not _EN_SMALL.search(text):
+        return out  # every Latin name below has a small letter ("DD12345678" gives none)
     for m in _ZH_INTRO_LATIN.finditer(text) if cjk else ():
         g = 1 if m.group(1) else 2
         name = _en_person(m.group(g))

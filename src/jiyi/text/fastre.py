@@ -8,7 +8,10 @@ alternatives, read from the parsed pattern), a lookahead of that set in front of
 necessary condition of every match, so ``search``, ``match``, ``finditer``, ``sub`` ... find
 exactly what the pattern alone finds; a pattern whose first character cannot be bounded (one
 that may match the empty string, starts with ``.``, a negated class, a category such as ``\\w``
-or a back-reference, or is verbose) is returned unchanged.
+or a back-reference, or is verbose) is returned unchanged. So is a pattern anchored at the start
+(``^…`` without MULTILINE: ``re`` tries it at the start only) and one that opens with a
+look-ahead of one class (gated by hand, or by an earlier ``gate_all`` of the module it was
+imported from). A case-blind part of a case-sensitive pattern (``(?i:…)``) is gated case-blind.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ _CATEGORIES = {
 _GLOBAL_FLAGS = re.compile(r"^\(\?[aiLmsux]+\)")
 #: A first-character set larger than this is no useful gate.
 MAX_GATE_RANGES = 400
+#: The mark of a first-character set read from a case-blind part of a case-sensitive pattern
+#: (``(?i:…)``): the gate then matches its characters case-blind, a superset, so still a
+#: necessary condition of every match.
+_CASE_BLIND = (-100, -100)
 
 
 def _first_item(op: Any, av: Any, flags: int) -> tuple[Ranges | None, bool]:
@@ -67,7 +74,10 @@ def _first_item(op: Any, av: Any, flags: int) -> tuple[Ranges | None, bool]:
     if op is _c.SUBPATTERN:
         _group, add, _delete, sub = av
         if add & re.IGNORECASE and not flags & re.IGNORECASE:
-            return None, False  # a case-blind part in a case-sensitive pattern
+            # a case-blind part in a case-sensitive pattern: its first characters, marked so
+            # that the gate reads them case-blind too (every case of them may start a match)
+            f, n = _first_seq(sub, flags | re.IGNORECASE)
+            return (f | {_CASE_BLIND}, n) if f is not None else (None, False)
         return _first_seq(sub, flags)
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
         lo, _hi, sub = av
@@ -106,13 +116,24 @@ def gated(rx: re.Pattern[str]) -> re.Pattern[str]:
         return rx
     if len(parsed) and parsed[0][0] in (_c.LITERAL, _c.IN) and not rx.flags & re.IGNORECASE:
         return rx  # re finds a leading literal or class by itself, faster than a gate
+    if len(parsed) and parsed[0][0] is _c.AT and parsed[0][1] in (
+            _c.AT_BEGINNING, _c.AT_BEGINNING_STRING) and not rx.flags & re.MULTILINE:
+        return rx  # re's search tries a pattern anchored at the start at the start only
+    if len(parsed) and parsed[0][0] is _c.ASSERT and parsed[0][1][0] == 1 \
+            and len(parsed[0][1][1]) == 1 and parsed[0][1][1][0][0] is _c.IN:
+        return rx  # gated by hand already ("(?=[…])…"): a second gate only costs
     if first is None or nullable or not first or len(first) > MAX_GATE_RANGES:
+        return rx
+    case_blind = _CASE_BLIND in first
+    first = first - {_CASE_BLIND}
+    if not first:
         return rx
     body = _GLOBAL_FLAGS.sub("", rx.pattern, count=1)  # rx.flags holds them
     cls = "".join(_ESCAPES[lo] if lo < 0 else _char(lo) if lo == hi
                   else f"{_char(lo)}-{_char(hi)}" for lo, hi in sorted(first))
+    gate = f"(?i:[{cls}])" if case_blind and not rx.flags & re.IGNORECASE else f"[{cls}]"
     try:
-        out = re.compile(f"(?=[{cls}])(?:{body})", rx.flags)
+        out = re.compile("(?=" + gate + f")(?:{body})", rx.flags)
     except re.error:  # a global inline flag ("(?i)…") must open the pattern
         return rx
     if out.groups != rx.groups or out.groupindex != rx.groupindex:

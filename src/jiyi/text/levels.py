@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from . import slotwords as sw
 from .fastre import gate_all
@@ -196,8 +197,21 @@ def _zh_name(head: str) -> str:
     return _ZH_CUT.sub("", head)
 
 
+#: Texts up to this long have their level mentions kept (a clause is read for them by the slot
+#: rules several times per turn, and common clauses recur): a pure function of the text.
+CACHED_TEXT_CHARS = 1000
+
+
 def level_mentions(text: str) -> list[LevelMention]:
     """Every level named in ``text`` (overlapping reads kept), in the order they start."""
+    if len(text) > CACHED_TEXT_CHARS:
+        return list(_level_mentions.__wrapped__(text))
+    return list(_level_mentions(text))
+
+
+@lru_cache(maxsize=4096)
+def _level_mentions(text: str) -> tuple[LevelMention, ...]:
+    """:func:`level_mentions`, kept (see :data:`CACHED_TEXT_CHARS`)."""
     out: list[LevelMention] = []
 
     def add(start: int, value: str, moved: bool = False) -> None:
@@ -272,7 +286,7 @@ def level_mentions(text: str) -> list[LevelMention]:
     for m in _ZH_IS.finditer(text):
         add(m.start(1), m.group(1))
     out.sort(key=lambda x: (x.start, -len(x.value)))
-    return list(dict.fromkeys(out))
+    return tuple(dict.fromkeys(out))
 
 
 def mentions_level(text: str) -> bool:

@@ -189,12 +189,25 @@ def _may_match_a_pattern(text: str) -> bool:
     return _PATTERN_TRIGGER.search(text.lower()) is not None
 
 
+_NOT_KEY_CHAR = re.compile(r"[^a-z0-9]+")
+#: Every word :func:`is_secret_key` looks for, whole or in its joined parts.
+_KEY_WORDS = tuple(sorted(_KEY_PARTS | set(_KEY_JOINED)))
+
+
+def _may_name_a_secret_key(text: str) -> bool:
+    """Whether some key of a JSON text may name a secret: :func:`is_secret_key` finds its words
+    in a key's lower-cased letters and digits, which stand in the same order in the text's (a
+    text holding none of the words has no secret key: the pair scan is skipped)."""
+    joined = _NOT_KEY_CHAR.sub("", text.lower())
+    return any(w in joined for w in _KEY_WORDS)
+
+
 def redact(text: str) -> Redaction:
     """``text`` with every secret replaced by a typed placeholder, and the secrets found."""
     namer = _Namer()
     if not _MAYBE_SECRET.search(text):
         return Redaction(text=text)
-    if '":' in text or '" :' in text:
+    if ('":' in text or '" :' in text) and _may_name_a_secret_key(text):
         def pair(m: re.Match[str]) -> str:
             key, value = m.group(1), m.group(2)
             if is_secret_key(key) and value and not value.startswith("["):

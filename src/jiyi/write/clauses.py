@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..keyfacts.schema import schema
+from ..keyfacts.schema import SlotSpec, schema
 from ..text.fastre import gate_all
 from ..text.timebase import TimeMatch
 from ..units import Entity
@@ -151,7 +151,22 @@ def merge_asked_cue(sentences: list[tuple[str, int, int]], text: str
 def states_a_clause_slot(sentence: str) -> bool:
     """The sentence states a clause-valued key fact by rule (a value word and a cue word of
     one schema row: a delivery time, a contact channel)."""
-    return any(row.value == "clause" and row.states(sentence) for row in schema())
+    if len(sentence) > CACHED_TEXT_CHARS:
+        return _states_a_clause_slot.__wrapped__(sentence)
+    return _states_a_clause_slot(sentence)
+
+
+@lru_cache(maxsize=4096)
+def _states_a_clause_slot(sentence: str) -> bool:
+    """:func:`states_a_clause_slot` (a pure function of the sentence: a sentence is read for it
+    by its plan and by the merge of an asked cue, and common sentences recur: kept)."""
+    return any(row.states(sentence) for row in _clause_rows())
+
+
+@lru_cache(maxsize=1)
+def _clause_rows() -> tuple[SlotSpec, ...]:
+    """The schema's clause-valued rows, in schema order."""
+    return tuple(row for row in schema() if row.value == "clause")
 
 
 gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

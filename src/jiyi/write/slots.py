@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from ..keyfacts.asking import asks_value
 from ..keyfacts.roles import name_role
@@ -26,7 +27,7 @@ from ..text.fastre import gate_all
 from ..text.levels import level_mentions, mentions_level, plausible_en_name
 from ..text.segment import script_of_text
 from ..units import Entity
-from .filler import content_left
+from .filler import CACHED_TEXT_CHARS, content_left
 from .timeparse import TimeMatch
 
 #: Someone other than the user (the schema's list: "我妈妈", "my colleague", "the courier").
@@ -218,7 +219,13 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     lead_in = before if len(before) >= CUE_WINDOW_CHARS else earlier + " " + before
     context = lead_in[-CUE_WINDOW_CHARS:] + " " + clause
     own = bool(_SELF.search(clause)) or speaker is not None
-    changed = bool(CHANGE_WORDS.search(context))
+    said_changed: list[bool] = []
+
+    def changed() -> bool:  # read only where a rule needs it (most clauses never do)
+        if not said_changed:
+            said_changed.append(CHANGE_WORDS.search(context) is not None)
+        return said_changed[0]
+
     out: list[SlotFact] = []
     seen: set[str] = set()
 
@@ -267,14 +274,14 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             add("name", e.text, e)
         elif e.kind == "phone" and (_PHONE_WORDS.search(context) or _only(clause, e)
                                     or _CALL_BEFORE.search(lead)
-                                    or _REACH_ME.search(context) or changed):
+                                    or _REACH_ME.search(context) or changed()):
             add("phone", e.text, e)
-        elif e.kind == "email" and (own or changed or _EMAIL_WORDS.search(context)
+        elif e.kind == "email" and (own or changed() or _EMAIL_WORDS.search(context)
                                     or _only(clause, e) or _SEND_TO.search(lead)):
             add("email", e.text, e)
         elif e.kind == "address" and (_ADDRESS_WORDS.search(context) or _only(clause, e)):
             add("address", e.text, e)
-        elif e.kind == "city" and (own or changed) and _CITY_WORDS.search(clause) \
+        elif e.kind == "city" and (own or changed()) and _CITY_WORDS.search(clause) \
                 and not _CITY_PAST.search(clause):
             add("city", e.text, e)
         elif e.kind == "date" and _BIRTHDAY.search(clause):
@@ -288,7 +295,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             and not _others(clause[:level[1]]) and not _other_slots_value(level[0]) \
             and not (_NAME_CHANGED.search(context) and any(
                 e.kind == "person" and e.text == level[0].strip() for e in entities)) and (
-            own or changed or _MEMBERSHIP_SELF.search(context)):
+            own or changed() or _MEMBERSHIP_SELF.search(context)):
         add("membership", level[0], None)
     return out
 
@@ -392,6 +399,14 @@ def level_mention(clause: str) -> tuple[str, int] | None:
     level named that no "从/from/原来是" makes the old one ("从普通会员升到星钻会员" -> 星钻会员,
     "moved from Royal Elite to Infinite" -> Infinite). Levels are a closed list of common names
     or any short name before a membership word ("皇冠会员", "Four Star members")."""
+    if len(clause) > CACHED_TEXT_CHARS:
+        return _level_mention.__wrapped__(clause)
+    return _level_mention(clause)
+
+
+@lru_cache(maxsize=4096)
+def _level_mention(clause: str) -> tuple[str, int] | None:
+    """:func:`level_mention` (a pure function of the clause; common clauses recur: kept)."""
     found: list[tuple[int, int, str]] = []  # (start, end, value)
     for m in _MEMBERSHIP.finditer(clause):
         g = next(i for i in range(1, 4) if m.group(i))

@@ -48,10 +48,15 @@ def rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str,
     out = sentence
     if not any(tm.relative for tm in times):
         return out, shown  # nothing to rewrite (most sentences): the habit test is not needed
-    habit = _HABIT.search(sentence if context is None else context) is not None
+    habit: bool | None = None  # the habit test, read only for a weekday (most times are none)
     for tm in sorted(times, key=lambda t: t.start, reverse=True):
-        if not tm.relative or (habit and _WEEKDAY.fullmatch(tm.text.strip())):
-            continue  # "周六上午送", "Saturday mornings work": a recurring time, not a date
+        if not tm.relative:
+            continue
+        if _WEEKDAY.fullmatch(tm.text.strip()):
+            if habit is None:
+                habit = _HABIT.search(sentence if context is None else context) is not None
+            if habit:
+                continue  # "周六上午送", "Saturday mornings work": a recurring time, not a date
         s, e = tm.start - offset, tm.end - offset
         if s < 0 or e > len(out):
             continue

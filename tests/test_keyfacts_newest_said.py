@@ -120,8 +120,10 @@ def test_a_window_said_by_whos_at_home_replaces_the_old_one(
 
 
 NAME_CASES = [
-    (["My name is Laura Mensah, I'm ordering a kettle", "Thanks for the help! Regards, Laura Okafor"],
-     "What's my name?", "Mensah"),
+    (["My name is Laura Mensah, I'm ordering a kettle",
+      "Got married last month! Spelling is O-K-A-F-O-R, Laura Okafor"], "What's my name?", "Mensah"),
+    (["My name is Laura Mensah, I'm ordering a kettle",
+      "It's Laura Okafor on my new passport, fyi"], "What's my name?", "Mensah"),
     (["我叫王晓明，帮我查下快递", "名字写错了，应该是王小明"], "我叫什么名字？", "王晓明"),
     (["我叫王曉明，幫我查下速遞", "個名寫錯咗，應該係王小明"], "我叫咩名？", "王曉明"),
 ]
@@ -138,6 +140,19 @@ def test_a_later_name_the_rules_did_not_read_unseats_the_current_one(
 def test_a_name_said_again_with_the_current_one_contests_nothing(any_mem: Memory) -> None:
     hits = ask_after(any_mem, ["My name is Laura Mensah, I'm ordering a kettle",
                                "Thanks for the help! Regards, Laura Mensah"], "What's my name?")
+    assert any(h.current and h.unit.slot == "name" and "Mensah" in h.unit.content for h in hits)
+
+
+@pytest.mark.parametrize("later", [
+    "Hit me up on Google Chat from now on",
+    "New addy is 88 Harbor View Dr, San Diego, CA 92101",
+    "Just hit Founders Club tier!!",
+])
+def test_an_app_a_place_or_a_tier_said_later_leaves_the_name_current(any_mem: Memory,
+                                                                    later: str) -> None:
+    """Capitalised runs that are no person ("Google Chat", "San Diego", "Founders Club")."""
+    hits = ask_after(any_mem, ["My name is Laura Mensah, I'm ordering a kettle", later],
+                     "What's my name?")
     assert any(h.current and h.unit.slot == "name" and "Mensah" in h.unit.content for h in hits)
 
 

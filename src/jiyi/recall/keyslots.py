@@ -233,8 +233,8 @@ class SlotView:
         named = (people(unit) if role else loose_people(unit)) if said else frozenset()
         if named and not any(same_person(n, keys) for n in named):
             return True
-        if role or not turns:
-            return None
+        if role or not turns or (unit.slot is not None and base_name(unit.slot) != "name"):
+            return None  # another slot's fact ("The user's address is 88 Harbor View Dr")
         # the user speaks of their name (a relation may be named: "I took my husband's
         # surname, Okafor") and neither the unit nor its turn holds the current name
         if not any(_holds_name(t, keys) for t in [unit.content, *turns]) and any(
@@ -242,7 +242,9 @@ class SlotView:
             return False
         if said or names_someone_else(unit.content):
             return None
-        named = loose_people(unit)
+        # the recogniser's persons only: a capitalised run read loosely is as often a product,
+        # an app or a place ("Google Chat", "Founders Club", "San Diego")
+        named = people(unit)
         return False if named and not any(same_person(n, keys) for n in named) else None
 
     def contest(self, units: list[MemoryUnit],
@@ -363,6 +365,7 @@ class SlotView:
         if self.current_person is not None:
             sinces.append(self.current_person[1])
         if not sinces or unit_date(unit) >= min(sinces) \
+                or (unit.slot is not None and base_name(unit.slot) not in self.current_ids) \
                 or any(unit.id in ids for ids in self.current_ids.values()) \
                 or set(turn_keys) & self.current_turns:
             return False

@@ -523,7 +523,8 @@ NAME_CHANGED_EN: tuple[str, ...] = (
     r"(?:account |booking |card |order )?(?:last |family |first |full |sur)?names?",
     r"(?:put|write|spell|list|register|have|keep|save) (?:my|the) (?:full )?names?",
     r"new (?:last |family |sur)?names?", "married", "married name", "maiden name",
-    r"(?:on|in) my (?:id|passport|ic|licen[cs]e|documents?|certificate)",
+    r"(?:on|in) my (?:new |current |updated |renewed )?(?:id|passport|ic|licen[cs]e|documents?|"
+    r"certificate)",
     r"as per my (?:id|passport|ic|license|licence)", r"name ko", "legal name",
     # a married name taken, the name spelt, a surname, the name one is known by now
     r"took (?:my )?(?:husband|wife|partner|spouse)(?:'s|’s) (?:last |family |sur)?name",

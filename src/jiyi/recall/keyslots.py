@@ -24,7 +24,13 @@ from datetime import datetime
 from ..embed.base import Embedder
 from ..keyfacts.diets import diet_excludes, states_diet
 from ..keyfacts.ended import dated_codes, ended_codes
-from ..keyfacts.polarity import item_words, may_take_back, names_words, takes_back
+from ..keyfacts.polarity import (
+    item_words,
+    may_take_back,
+    names_words,
+    retired_before,
+    takes_back,
+)
 from ..keyfacts.prototypes import index
 from ..keyfacts.roles import OWN_NAME_SAID, name_role, names_someone_else
 from ..keyfacts.schema import SlotSpec, base_name, list_item, negates, one_item, spec
@@ -91,21 +97,13 @@ _ASKS_A_CHANGE = re.compile(r"改|换|換|变|變|调|調|转|轉|\b(?:change|sw
                             r"update|rather|make it)\b", re.I)
 
 
-#: Words right before a value that take it back ("dont telegram liao", "no more WhatsApp",
-#: "别再打电话了", "唔好再WhatsApp我", "不用微信了").
-_NEGATED_BEFORE = re.compile(
-    r"(?:\b(?:don'?t|dont|do not|no more|no longer|stop|never|not)(?:\s+\w+){0,2}\s+|"
-    r"(?:别|別|不要|唔好|不用|唔使|不再|停止|取消|不想)(?:再|再用|用|经|經)?\s*)$", re.I)
-
-
 def _takes_back_value(row: SlotSpec, text: str, value: frozenset[str]) -> bool:
     """A clause-valued slot's current value said with a word taking it back right before it."""
     if row.value_words is None:
         return False
     for m in row.value_words.finditer(text):
         words = frozenset(w for w in content_words(m.group(0)) if w not in GENERIC_WORDS)
-        if words and not names_other_value(words, value) \
-                and _NEGATED_BEFORE.search(text[max(0, m.start() - 24):m.start()]):
+        if words and not names_other_value(words, value) and retired_before(text, m.start()):
             return True
     return False
 
@@ -214,9 +212,10 @@ class SlotView:
         ("Please note I now use the name X", "I've gone back to my maiden name, X", "我而家叫X")
         or as the role's ("寄给我妹妹X"), in words the write path did not type: it contests the
         current name (shown, not as current) and is ranked with the rule hits: True. A person
-        the recogniser finds in a statement of the user's own said after the current name, no
-        relation of the user's named ("Regards, Laura Okafor" after "Laura Mensah"), in words
-        that say no name: False (it may be the new name in words no rule here reads: neither
+        the recogniser finds in a statement of the user's own said after the current name, typed
+        to no other slot, no relation of the user's named ("This is Laura Okafor again" after
+        "Laura Mensah"), or the user speaking of their name without the current one in the unit
+        or its turn ("名字写错了，应该是王小明"): False (it may be the new name in words no rule here reads: neither
         is presented as current). None for any other unit."""
         if self.current_person is None or QUESTION.search(unit.content) \
                 or any(unit.id in ids for ids in self.current_ids.values()):
@@ -336,10 +335,10 @@ class SlotView:
             # the newest telling: every unit said with the newest mention (a change names the
             # old value beside the new: "禮拜三臨時要出差，改成禮拜五好了"); its new values are
             # the ones no earlier unit named
-            told = [(u, held) for u, held in said
-                    if u.id == newest.id or (keys & set(turns.get(u.id, [])))
-                    or unit_date(u) >= unit_date(newest)]
-            older = [(u, held) for u, held in said if (u, held) not in told]
+            told_ids = {u.id for u, _ in said if u.id == newest.id
+                        or keys & set(turns.get(u.id, [])) or unit_date(u) >= unit_date(newest)}
+            told = [(u, held) for u, held in said if u.id in told_ids]
+            older = [(u, held) for u, held in said if u.id not in told_ids]
             earlier = frozenset().union(*(held for _, held in older)) if older else frozenset()
             now = frozenset().union(*(held for _, held in told))
             person = row.value == "entity:person"

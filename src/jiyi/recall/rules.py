@@ -142,13 +142,18 @@ MAX_TERSE_CHARS = 4
 _WORD = re.compile(r"[a-z0-9@.#'-]+|[\u4e00-\u9fff]", re.I)
 
 
+def _sized(text: str) -> tuple[list[str], int]:
+    """The query's words (a Chinese character is one) and how many are Chinese characters."""
+    words = _WORD.findall(text)
+    return words, sum(1 for w in words if len(w) == 1 and "\u4e00" <= w <= "\u9fff")
+
+
 def is_terse(text: str) -> bool:
     """The folded query is a few keywords with no verb of asking ("ship addr?", "tier now?",
     "邮箱?")."""
-    words = _WORD.findall(text)
+    words, cjk = _sized(text)
     if not words or "\n" in text.strip() or _ASKS_WORDS.search(text) or _BUSINESS.search(text):
         return False
-    cjk = sum(1 for w in words if len(w) == 1 and "\u4e00" <= w <= "\u9fff")
     return (cjk <= MAX_TERSE_CHARS if cjk else len(words) <= MAX_TERSE_WORDS) \
         and not (cjk and len(words) > cjk)
 
@@ -175,8 +180,7 @@ _NOT_BARE = re.compile(r"\b(?:recommend\w*|buy|sell|compare|cheap\w*|best|good|r
 def _bare_question(query: str, text: str) -> bool:
     """The one-line query (``text``: folded) is a short question naming no one
     (:data:`MAX_BARE_CHARS`)."""
-    words = _WORD.findall(text)
-    cjk = sum(1 for w in words if len(w) == 1 and "\u4e00" <= w <= "\u9fff")
+    words, cjk = _sized(text)
     short = cjk <= MAX_BARE_CHARS if cjk else len(words) <= MAX_BARE_WORDS
     return bool(words) and short and "\n" not in text.strip() and not OTHERS_RE.search(text) \
         and not _NAMED_EN.search(query) \
@@ -195,6 +199,9 @@ _AFTER_OBJECT = re.compile(r"\s*(?:$|[?,.!~]|(?:at|on|by|via|about|to|for|with|i
 _NAMED_EN = re.compile(r"(?<=[a-z,;:]\s)[A-Z][a-z]+|"
                        r"\b(?!(?:What|Where|Who|How|When|Which|That|There|Here|It|He|She|Let)\b)"
                        r"[A-Z][a-z]+(?:'s|’s)")
+#: "she's" is "i'm", "they were" is "i was" (the pronoun with the verb after it).
+_FIRST_PERSON = {"": "i", "'s": "i'm", "'re": "i'm", "is": "i am", "are": "i am", "was": "i was",
+                 "were": "i was", "has": "i have", "have": "i have", "does": "i do", "do": "i do"}
 MAX_PRONOUN_WORDS = 12
 MAX_PRONOUN_CHARS = 16
 
@@ -202,8 +209,7 @@ MAX_PRONOUN_CHARS = 16
 def _pronoun_is_user(query: str, text: str) -> str:
     """``text`` (the folded query) with a third-person pronoun read as the user, when the query
     is one short line naming no one else; else ``text`` unchanged."""
-    words = _WORD.findall(text)
-    cjk = sum(1 for w in words if len(w) == 1 and "\u4e00" <= w <= "\u9fff")
+    words, cjk = _sized(text)
     if "\n" in query.strip() or _NAMED_EN.search(query) \
             or (cjk > MAX_PRONOUN_CHARS if cjk else len(words) > MAX_PRONOUN_WORDS):
         return text
@@ -215,10 +221,7 @@ def _pronoun_is_user(query: str, text: str) -> str:
             return "me" if _AFTER_OBJECT.match(text, m.end()) else "my"
         if m.group("obj"):
             return "me"
-        aux = (m.group("aux") or "").strip()
-        return {"": "i", "'s": "i'm", "is": "i am", "was": "i was", "has": "i have",
-                "does": "do i", "'re": "i'm", "are": "i am", "were": "i was", "have": "i have",
-                "do": "do i"}[aux] if aux != "does" else "i do"
+        return _FIRST_PERSON[(m.group("aux") or "").strip()]
     said = _PRONOUN_ZH.sub(lambda m: "我的" if m.group("poss") else "我", _PRONOUN_EN.sub(en, text))
     return text if OTHERS_RE.search(said) else said  # "her mother", "他同事": someone else
 

@@ -21,7 +21,7 @@ from itertools import pairwise
 
 from ..embed.routing import EmbedderRouting
 from ..keyfacts.asking import asks, is_request, run_on_parts
-from ..keyfacts.polarity import item_words, names_words
+from ..keyfacts.polarity import RETIRE_WINDOW, RETIRES, item_words, names_words
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import (
     SlotSpec,
@@ -51,25 +51,8 @@ from .filler import content_left
 #: Draft types a clause typed by meaning may come from (a tool result or a batch report never).
 TYPABLE = frozenset({MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE,
                      MemoryType.SESSION_STATE})
-#: A clause that retires a value ("别再用微信了", "don't phone", "not the old time"; a time nobody
-#: is in, "家里白天没人", "evenings I'm busy") does not state the slot's new value.
-RETIRES = re.compile(
-    r"别再|別再|不再|不要再|不用|不常看|不怎么看|不怎麼看|卸载|卸載|删了|刪了|删掉|刪掉|停用|别用|別用|"
-    r"不能用|用不了|不能再用|不再用|"
-    r"别发|別發|不要发|不要發|(?<![\d点點时時午晚早])(?:之前|以前)|原来|原來|老地方|舊的|旧的|别|別|不要|"
-    r"不行|不方便|没人|沒人|冇人|无人|無人|不在|唔喺|没空|沒空|冇空|不得闲|不得閒|唔得闲|唔得閒|"
-    # the same in Cantonese (唔 is 不, 冇 is 没, 唔好 is 别, 睇 is 看, 咗 is 了) and a value
-    # seldom read or answered ("好少睇email", "很少看LINE", "唔聽電話")
-    r"唔再|冇再|唔好|唔用|唔使用|唔常睇|好少睇|好少用|很少看|很少用|很少接|好少覆|唔睇|冇睇|唔聽|唔接|不接|"
-    r"刪咗|删咗|停咗用|用唔到|用唔倒|唔得|唔掂|唔方便|已經唔|已经唔|"
-    r"\b(?:don't|do not|stop|no longer|anymore|old|previous|used to|deleted|not|"
-    r"doesn't|isn't|won't|nobody|no one|busy|"
-    # chat English drops the apostrophe ("dont whatsapp me liao")
-    r"dont|doesnt|isnt|wont|no more|never)\b", re.I)
 #: Clauses of a draft ("周日全天不行了，改午饭后": the first retires a value, the second states one).
 _CLAUSES = re.compile(r"[，,;；。.!！]\s*")
-#: How close to a value word a retiring word must stand to retire it.
-RETIRE_WINDOW = 6
 #: Current profile units read to find the items a negation contradicts.
 LIST_ITEMS_READ = 500
 

@@ -419,9 +419,6 @@ class _Context:
                 return None  # said before the current value: a value it replaced
             else:
                 status = "superseded"  # ranked after the current value, never shown as it
-        elif view is not None and status == "current" and not rule and not self.past \
-                and view.said_before_current(unit, [t.key for t in turns]):
-            status = "superseded"  # said before the value asked for: history, with its date
         elif view is not None and status == "current" and uid in view.earlier_mentions:
             relabel = True  # another value than the newest one said: shown as history
         turn_cos, unit_cos, kw_stats, prior = b.turn_cos, b.unit_cos, found.keyword_stats, \

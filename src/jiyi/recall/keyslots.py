@@ -352,32 +352,6 @@ class SlotView:
                     self.earlier_mentions.add(u.id)
         return self.earlier_mentions != before
 
-    def said_before_current(self, unit: MemoryUnit, turn_keys: list[str]) -> bool:
-        """A unit (not a rule hit) said before the asked slot's current value, not cut from the
-        turn that stated it and not holding it: for a question about the present it is history,
-        shown with its date and ranked as found, never presented as current. Whatever else it
-        says, it was said before the value the question asks for, and it may name the value
-        that one replaced in words no reader here understands ("we're at Blk 412 #05-12 for
-        now", a name said in passing): the newest statement of a single-valued fact is the
-        current one, and nothing older is presented beside it as current."""
-        sinces = [since for _, _, since in self.current_values]
-        if self.current_person is not None:
-            sinces.append(self.current_person[1])
-        if not sinces or unit_date(unit) >= min(sinces) \
-                or (unit.slot is not None and base_name(unit.slot) not in self.current_ids) \
-                or any(unit.id in ids for ids in self.current_ids.values()) \
-                or set(turn_keys) & self.current_turns:
-            return False
-        for row, value, _ in self.current_values:
-            held = self._held_before(row, unit) - {UNREAD}
-            if held and not names_other_value(held, value):
-                return False  # it holds the current value (said before, said again since)
-        if self.current_person is not None:
-            keys = self.current_person[0]
-            if any(same_person(n, keys) for n in loose_people(unit)):
-                return False  # it names the current name
-        return True
-
     def is_stale(self, unit: MemoryUnit, turn_keys: list[str], rule: bool = False) -> bool:
         """A unit the question about the present must not get: a replaced value, a unit cut
         from a turn that stated one (and not also the current value), or (not a rule hit) a

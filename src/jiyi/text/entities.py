@@ -250,6 +250,36 @@ _ZH_ROLE_NAME = re.compile(
     # "寄给我妹妹张小雨", "送去畀我阿媽陳秀英": sent to someone named after who they are
     r"|(?:寄|送|交|转|轉)(?:去|到)?(?:给|給|畀|俾)(?:我|我的|我嘅)?(?:" + sw.alternation(sw.RELATION_ZH) + r")"
     r"[，,、:：\s]*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
+#: Where a name is being set: a thing a name is written on (the account, the member's record,
+#: the invoice, the parcel's recipient) or a word for the name itself.
+_ZH_NAME_PLACE = (r"名|收件人|收貨人|收货人|訂購人|订购人|取貨人|取货人|購買人|购买人|持有人|會員資料|会员资料|"
+                  r"資料|资料|戶口|户口|帳戶|帐户|账户|帳號|账号|帐号|登記|登记|抬頭|抬头|發票|发票|夫姓|證件|证件")
+#: A verb setting a value to what follows ("改成", "改做", "改回", "換成", "轉做", "寫成").
+_ZH_SET_TO = (r"改成|改做|改作|改为|改為|改回|改返(?:做|成)?|换成|換成|换做|換做|转做|轉做|转成|轉成|写成|寫成|"
+              r"填成|更正为|更正為|更正成|(?:應該|应该)(?:係|是|為|为|寫|写)")
+#: The end of a name given as the new value: a stop, the end, or a particle closing the request
+#: ("改成黃詩晴嗎", "改做梁國輝啦", "係李志明先啱").
+_ZH_NAME_END = r"(?=[，,。.！!？?；;\s~～（(）)、]|$|了|啦|吧|喇|咯|囉|啰|嗎|吗|呀|啊|喔|哦|就好|就得|就可以|就行|得喇|先啱|先至啱|才對|才对)"
+#: A name set as the new value of something that holds a name: the place, a verb of setting
+#: (or of being, right after the place), perhaps who the person is to the user, then the name
+#: ("會員名麻煩改做周鄭慧敏", "訂購人可以改成陳國雄嗎", "收件人轉做我媽咪梁美玲", "全名係羅敏儀");
+#: a name restored or corrected ("麻煩改回李秀英就好", "係李志明先啱").
+_ZH_RELATION_BEFORE_NAME = (r"(?:(?:我|我的|我嘅)?(?:" + sw.alternation(sw.RELATION_ZH) + r")(?:的|嘅)?"
+                            r"(?:名字|姓名|名)?[，,、:：\s]*)?")
+#: The words that set a name, up to where the name starts (shared with :func:`sets_a_name`).
+_ZH_NAME_SET_LEAD = (
+    r"(?:(?:" + _ZH_NAME_PLACE + r")[^。！？!?；;]{0,12}?(?:" + _ZH_SET_TO + r")|"
+    r"(?:全名|本名|真名|正名|新名字?|中文名|名字|姓名)(?:應該|应该|其實|其实)?(?:係|是|系|叫|为|為|[:：])|"
+    r"(?:新名字?|全名|本名|真名)[哦喔啊呀]?[，,:：\s]+)\s*"
+    + _ZH_RELATION_BEFORE_NAME
+    + r"|(?:改回|改返|(?:幫|帮)我改成|麻煩改成|麻烦改成|(?:本名|全名|真名|正名)(?:係|是|叫|为|為|[:：])?)")
+_ZH_NAME_SET = re.compile(
+    r"(?:" + _ZH_NAME_SET_LEAD + r")(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,3}?)" + _ZH_NAME_END
+    + r"|(?:^|(?<=[，,。！!？?\s]))(?:其實|其实)?(?:係|是)(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)"
+    r"(?=先啱|先至啱|才對|才对|才是對的|才是对的)")
+#: A last character no name ends with: a colour, a place, a day, a street ("改成白色", "改回高新区",
+#: "改成周五"): the value set is not a name.
+_ZH_NOT_NAME_LAST = frozenset("色区區市县縣省路街道号號天日点點款店站园園楼樓门門州山江湖海港镇鎮村期末")
 #: A name said of the person just named ("帳戶轉到我太太名下，她叫林美玲", "佢個名係陳大文").
 _ZH_THIRD_CALLED = re.compile(
     r"(?:他|她|佢)(?:的名字|嘅名|個名|个名)?(?:叫做|叫|係|是)(?<!他是)(?<!她是)(?<!佢係)"
@@ -380,6 +410,47 @@ _EN_NAME_CHANGED = re.compile(
     r"(?:\b(?i:it(?:'s|’s| is| should be| will be| must be)|is now|should be|now|to|use|"
     r"call me|go by|put|write|make it|as)\b|[:：,，])\s*"
     r"((?:[" + _EN_UP + r"][a-z]?\.\s)?" + _EN_NAME + r")(?![" + _EN_LOW + _EN_UP + r"])")
+#: A thing a name is set on, and the name itself ("the account", "the receiver", "it").
+_EN_NAME_HOLDER = (r"(?i:account|name|holder|receiver|recipient|addressee|booking|reservation|invoice|"
+                   r"label|profile)")
+#: Last words of a capitalised pair that is a product, a service or a place, not a person
+#: ("Apple Pay", "Express Shipping", "Central Station").
+_NOT_A_NAME_LAST_EN = frozenset({
+    "Pay", "Plus", "Premium", "Pro", "Card", "Account", "Wallet", "Drive", "Shipping", "Delivery",
+    "Size", "Station", "Street", "Road", "Avenue", "Boulevard", "Lane", "Office", "Bank", "Mall",
+    "Store", "Shop", "Centre", "Center", "Plan", "Tier", "Member", "Club", "Express", "Mail",
+    "Team", "Group", "Company", "Ltd", "Inc", "Services", "Service", "Hotel", "Airport", "Morning",
+    "Evening", "Afternoon", "Night", "Weekend"})
+#: A name set as the new value of something that holds one: a verb of setting, the thing, a
+#: preposition, perhaps who the person is to the user, then the name ("set the account holder
+#: as Zainab Siddiqui", "switch the account to James Harper", "change the receiver to my hubby
+#: Lim Jun Hao"); the name said to be the one to write ("the name should be written as
+#: Chukwuemeka Obiora"); someone named by what they are to the user, then their name after a
+#: pause ("under the missus from now on, Sharon Sullivan").
+_EN_NAME_SET_LEAD = (
+    r"\b(?i:set|put|change|changed|changing|switch|switched|update|updated|transfer|transferred|move|"
+    r"moved|make|register|registered|list|listed|write|correct|corrected|have)\b[^.!?;\n]{0,30}?\b"
+    + _EN_NAME_HOLDER + r"\b[^.!?;\n]{0,20}?\b(?i:to|as|under|into)\s+"
+    r"(?:(?i:my|our|the|ma)\s+(?i:" + sw.alternation(sw.RELATION_EN) + r")(?:'s|’s)?\s*[,:—–-]?\s*)?"
+    r"(?:(?:Dr|Mr|Mrs|Ms|Miss)\.?\s+)?"
+    r"|\b(?i:name|holder|recipient|receiver)\b[^.!?;\n]{0,20}?\b(?i:should|must|needs? to|has to|"
+    r"will|shall)\s+(?i:be|read|say|show)\s+(?i:written\s+|spelled\s+|spelt\s+|changed\s+to\s+|"
+    r"updated\s+to\s+|put\s+)?(?i:as\s+)?")
+_EN_NAME_SET = re.compile(
+    r"(?:" + _EN_NAME_SET_LEAD + r")" + _EN_NAME + r"(?![" + _EN_LOW + _EN_UP + r"])"
+    r"|\b(?i:my|our|the|ma)\s+(?i:" + sw.alternation(sw.RELATION_EN) + r")\b[^.!?;,\n]{0,25},\s*"
+    + _EN_NAME + r"(?=\s*(?:[,.;!?]|$))")
+#: The text before a name ends with words that set it (:func:`sets_a_name`).
+_NAME_SET_BEFORE = re.compile(r"(?:" + _ZH_NAME_SET_LEAD + "|" + _EN_NAME_SET_LEAD + r")$")
+
+
+def sets_a_name(lead: str) -> bool:
+    """The text right before a name sets it as the new name of something that holds one ("會員名
+    麻煩改做", "訂購人可以改成", "please set the account holder as", "the name should be written
+    as"): the name said next is stated, not mentioned."""
+    return _NAME_SET_BEFORE.search(lead[-60:]) is not None
+
+
 #: A name said as the one on the user's document ("it's actually Michael Thompson on my
 #: licence", "Kevin Li, as on my passport").
 _EN_ON_DOCUMENT = re.compile(
@@ -718,6 +789,13 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         if len(name) >= 2:
             out.append(Entity(kind="person", text=name, value=to_simplified(name),
                               start=m.start(g), end=m.start(g) + len(name)))
+    for m in _ZH_NAME_SET.finditer(text) if cjk else ():
+        g = 1 if m.group(1) else 2
+        name = _trim_zh_name(m.group(g))
+        if len(name) >= 2 and not _ROLE_NOUN.search(name) and not _SURNAME_LIKE_WORD.match(name) \
+                and name[-1] not in _ZH_NOT_NAME_LAST and name not in CITIES_ZH:
+            out.append(Entity(kind="person", text=name, value=to_simplified(name),
+                              start=m.start(g), end=m.start(g) + len(name)))
     for m in _ZH_THIRD_CALLED.finditer(text) if cjk else ():
         name = _trim_zh_name(m.group(1))
         if len(name) >= 2 and not _ROLE_NOUN.search(name) and not _SURNAME_LIKE_WORD.match(name):
@@ -752,6 +830,13 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         if name:
             out.append(Entity(kind="person", text=name, value=name, start=m.start(1),
                               end=m.start(1) + len(name)))
+    for m in _EN_NAME_SET.finditer(text):
+        g = 1 if m.group(1) else 2
+        name = _en_person(m.group(g))
+        if name and (g == 2 or " " in name) \
+                and name.split(" ")[-1] not in _NOT_A_NAME_LAST_EN:
+            out.append(Entity(kind="person", text=name, value=name, start=m.start(g),
+                              end=m.start(g) + len(name)))
     for m in _EN_ON_DOCUMENT.finditer(text):
         name = _en_person(m.group(1))
         if name and " " in name:

@@ -498,13 +498,16 @@ RELATION_ZH: tuple[str, ...] = (
     "姐姐", "妹妹", "哥哥", "弟弟", "家姐", "细佬", "細佬", "室友", "同学", "同學", "老板", "老闆", "助理",
     "秘书", "秘書", "家人", "亲戚", "親戚", "男朋友", "女朋友", "男友", "女友", "未婚夫", "未婚妻", "邻居",
     "鄰居", "婆婆", "公公", "岳母", "岳父", "外婆", "外公", "奶奶", "爷爷", "爺爺", "阿姨", "舅舅", "叔叔",
+    "妈咪", "媽咪", "爹地", "爹哋", "家婆", "老爷", "老爺", "老细", "老細", "太座", "弟", "妹", "哥", "姐",
+    "嫂", "个仔", "個仔", "个女", "個女",
 )
 RELATION_EN: tuple[str, ...] = (
     "flatmate", "roommate", "housemate", "husband", "wife", "partner", "hubby", "mom", "mum",
     "mother", "dad", "father", "son", "daughter", "brother", "sister", "colleague", "coworker",
     "co-worker", "boss", "friend", "boyfriend", "girlfriend", "fianc[ée]e?", "assistant",
     "neighbou?r", "cousin", "aunt", "uncle", "grandma", "grandpa", "grandmother", "grandfather",
-    "mother-in-law", "father-in-law", "parents?", "manager", "secretary",
+    "mother-in-law", "father-in-law", "parents?", "manager", "secretary", "missus", "missis",
+    "spouse", "other half",
 )
 #: The user's own name changed ("改名了", "got married, my last name's changed", "name on my
 #: ID"): a name said after them is the user's new one, "now" and all.

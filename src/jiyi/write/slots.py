@@ -23,6 +23,7 @@ from ..keyfacts.asking import asks_value
 from ..keyfacts.roles import name_role
 from ..keyfacts.schema import dated_thing, schema, spec, third_party
 from ..text import slotwords as sw
+from ..text.entities import sets_a_name
 from ..text.fastre import gate_all
 from ..text.levels import level_mentions, mentions_level, plausible_en_name
 from ..text.segment import script_of_text
@@ -255,8 +256,13 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         # close before the label, a third party further back in a run-on talks of something else
         third = _others(lead) if labelled else \
             bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
-        thing_role = name_role(before[-CUE_WINDOW_CHARS:] + " " + lead) \
+        thing_role = name_role(lead_in[-CUE_WINDOW_CHARS:] + " " + lead) \
             if e.kind == "person" and not _TITLE_SUFFIX.search(e.text) else None
+        # a name set on the user's record ("會員名麻煩改做X", "set the account holder as X"):
+        # stated, the user's own unless someone else is named before it (then the account's)
+        set_here = e.kind == "person" and sets_a_name(lead_in[-CUE_WINDOW_CHARS:] + " " + lead)
+        if set_here and thing_role is None and third:
+            thing_role = "account"
         if thing_role is not None:
             # the name on a thing (the recipient, the guest...), whoever they are to the user
             add(f"name:{thing_role}", e.text, e)
@@ -264,7 +270,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)) \
                 and not (e.kind == "person" and _IS_ME.search(clause[e.end:])):
             continue
-        renamed = e.kind == "person" and _NAME_CHANGED.search(context) is not None
+        renamed = e.kind == "person" and (set_here or _NAME_CHANGED.search(context) is not None)
         if e.kind == "person" and (_NAME_INTRO.search(lead or clause) or renamed
                                    or _NAME_AFTER.match(clause[e.end:])
                                    or (_BARE_LEAD.match(lead) and _BARE_TAIL.match(clause[e.end:]))

@@ -199,3 +199,42 @@ def run_on_parts(text: str) -> list[str]:
 
 
 gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)
+
+
+#: A condition or a supposition opening ("如果", "假如", "要是", "万一", "if", "suppose"): what
+#: follows it in the same clause is supposed, not stated ("如果我升等成白金的話", "if I went
+#: Platinum"). "if" after a verb of checking asks whether ("check if", "see if"): no supposition.
+_SUPPOSE = re.compile(r"如果|假如|假设|假設|要是|若是|倘若|如若|假使|万一|萬一|"
+                      r"(?<![A-Za-z])(?:[Ii]f|[Ss]uppos(?:e|ing)|[Aa]ssuming|[Ii]n case)(?![A-Za-z])")
+_CHECKING_IF = re.compile(r"(?i:\b(?:check|checking|see|seeing|wonder|wondering|know|ask|asking|"
+                          r"confirm|verify|tell me|sure|unsure|not sure|as)\s*)$")
+#: Where a supposition ends and the consequence starts ("，", "就", "then").
+_CONSEQUENCE = re.compile(r"[，,。.;；!！?？\n]|就|便|那么|那麼|\b(?i:then)\b")
+
+
+def supposes_value(text: str, start: int) -> bool:
+    """The value starting at ``text[start]`` is inside a condition or a supposition ("如果我升等成
+    白金的話", "假如我开了年费黑卡", "if I upgraded to Gold"), not stated; a value in the
+    consequence ("如果有问题就打13800138000", "if anything comes up, call 555-0142") or before
+    the condition ("call me at 555-0142 if needed") is stated."""
+    last = None
+    for m in _SUPPOSE.finditer(text, 0, start):
+        if not (m.group(0).lower() == "if" and _CHECKING_IF.search(text, 0, m.start())):
+            last = m
+    return last is not None and _CONSEQUENCE.search(text, last.end(), start) is None
+
+
+def without_suppositions(text: str) -> str:
+    """``text`` without the parts a condition or supposition governs (from its opening word to
+    the consequence): what is left is what the text states ("如果我升等成白金的話，只是問問而已"
+    -> "，只是問問而已")."""
+    out, pos = [], 0
+    for m in _SUPPOSE.finditer(text):
+        if m.start() < pos or (m.group(0).lower() == "if"
+                               and _CHECKING_IF.search(text, 0, m.start())):
+            continue
+        end = _CONSEQUENCE.search(text, m.end())
+        out.append(text[pos:m.start()])
+        pos = end.start() if end is not None else len(text)
+    out.append(text[pos:])
+    return "".join(out)

@@ -80,7 +80,10 @@ def asked_role(question: str) -> str | None:
 OWN_NAME_SAID = re.compile(
     sw.alternation(sw.NAME_CHANGED_ZH) + "|我叫|叫我|我的名字|我嘅名|我個名|我个名|我(?:现在|現在|而家)叫|"
     + sw.en_words(sw.NAME_CHANGED_EN) + "|"
-    + sw.en_words((r"my (?:full |real |legal |new |first |last )?names?", "call me", "go by",
+    + sw.en_words((r"my (?:full |real |legal |new |first |last )?names?",
+                   r"call me(?!\s+(?:back|later|again|at|on|in|when|if|before|after|tomorrow|"
+                   r"today|tonight|asap|anytime|now|first|directly|instead|pls|please|to|about|"
+                   r"up|once|whenever|soon|via|by|or|and|la|lah|ah)\b)", "go by",
                    r"i'?m going by", r"use the name", r"name(?:'s| is) now", r"under the name",
                    r"in the name of", r"put my name")),
     re.I)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..embed.base import Embedder
+from ..keyfacts.asking import without_suppositions
 from ..keyfacts.diets import diet_excludes, states_diet
 from ..keyfacts.ended import dated_codes, ended_codes
 from ..keyfacts.polarity import (
@@ -52,6 +53,7 @@ from .slotvalues import (
     person_keys,
     same_person,
     slot_values,
+    spoken_of,
 )
 
 #: Older values followed back through ``supersedes`` (A -> B -> C ... ).
@@ -182,6 +184,10 @@ class SlotView:
         asked = QUESTION.search(unit.content) is not None
         if asked and not _ASKS_A_CHANGE.search(unit.content):
             return None  # "你们礼拜六下午上门吗？" asks, it changes nothing
+        stated = without_suppositions(unit.content)
+        if stated != unit.content:  # "假如我开了年费黑卡": what is supposed changes nothing
+            unit = unit.model_copy(update={
+                "content": stated, "entities": [e for e in unit.entities if e.text in stated]})
         for row, value, since in self.current_values:
             if unit.id in self.current_ids.get(row.name, set()) or unit_date(unit) <= since:
                 continue
@@ -243,7 +249,7 @@ class SlotView:
             return None
         # the recogniser's persons only: a capitalised run read loosely is as often a product,
         # an app or a place ("Google Chat", "Founders Club", "San Diego")
-        named = people(unit)
+        named = people(unit) - spoken_of(unit.content)
         return False if named and not any(same_person(n, keys) for n in named) else None
 
     def contest(self, units: list[MemoryUnit],

@@ -17,7 +17,7 @@ from ..text import content_words, fold
 from ..text import slotwords as sw
 from ..text.entities import extract_entities, phone_like_runs
 from ..text.levels import level_mentions
-from ..text.lexicon import CITIES_EN, NOT_NAMES_EN
+from ..text.lexicon import CITIES_EN, NOT_NAMES_EN, SURNAMES, SURNAMES_MULTI
 from ..units import MemoryUnit, unit_date
 
 #: Digits a phone is compared by (its national part; "+86 138..." and "138..." are one number).
@@ -294,3 +294,29 @@ def same_person(name: str, current: frozenset[str]) -> bool:
         elif len(name) <= 2 and name in c:
             return True
     return False
+
+
+#: A person the speaker speaks of as someone else: with a title ("Mr. Patel", "Dr. Harrison",
+#: "王小姐", "陈经理"), introduced as named or called ("a supervisor named Ravi", "一個叫王小姐的
+#: 專員"), or a thing named after someone ("the LeBron James one", "the Steph Curry jersey").
+_TITLE_ZH = r"(?:先生|小姐|女士|太太|经理|經理|老师|老師|医生|醫生|主管)"
+_SPOKEN_OF = re.compile(
+    r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof|Sir|Madam|Auntie|Uncle)\.?\s+([A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
+    r"|\b(?:named|called)\s+((?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
+    r"|\b(?i:the)\s+([A-Z][A-Za-z]+\s[A-Z][A-Za-z]+)(?=\s+(?:one|jersey|shirt|edition|model|version|"
+    r"album|book|poster|signature|collection|special|range|set)\b|\s*[,.!?]|$)"
+    r"|((?:" + "|".join(sorted(SURNAMES_MULTI)) + r"|[" + "".join(sorted(SURNAMES)) + r"])"
+    r"[\u4e00-\u9fff]?" + _TITLE_ZH + r")")
+
+
+def spoken_of(text: str) -> frozenset[str]:
+    """Person keys of the people ``text`` speaks of as someone else (:data:`_SPOKEN_OF`): a
+    newer mention of them contests nobody's name."""
+    out: set[str] = set()
+    for m in _SPOKEN_OF.finditer(text):
+        name = next(g for g in m.groups() if g)
+        for part in (name, re.sub(r"^(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+", "", name),
+                     re.sub(_TITLE_ZH + "$", "", name)):
+            if (k := person_key(part)):
+                out.add(k)
+    return frozenset(out)

@@ -439,7 +439,7 @@ _EN_NAME_SET_LEAD = (
 _EN_NAME_SET = re.compile(
     r"(?:" + _EN_NAME_SET_LEAD + r")" + _EN_NAME + r"(?![" + _EN_LOW + _EN_UP + r"])"
     r"|\b(?i:my|our|the|ma)\s+(?i:" + sw.alternation(sw.RELATION_EN) + r")\b[^.!?;,\n]{0,25},\s*"
-    + _EN_NAME + r"(?=\s*(?:[,.;!?]|$))")
+    r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?" + _EN_NAME + r"(?=\s*(?:[,.;!?]|$))")
 #: The text before a name ends with words that set it (:func:`sets_a_name`).
 _NAME_SET_BEFORE = re.compile(r"(?:" + _ZH_NAME_SET_LEAD + "|" + _EN_NAME_SET_LEAD + r")$")
 

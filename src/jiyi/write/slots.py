@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from ..keyfacts.asking import asks_value
+from ..keyfacts.asking import asks_value, supposes_value
 from ..keyfacts.roles import name_role
 from ..keyfacts.schema import dated_thing, schema, spec, third_party
 from ..text import slotwords as sw
@@ -246,6 +246,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         labelled = _STATED_BEFORE.search(clause[:e.start]) is not None
         if asks_value(clause, e.start, e.end) and not labelled:
             continue  # "我现在的电话是13800138000吗？" asks; "can you change it to …?" states
+        if supposes_value(clause, e.start):
+            continue  # "如果我搬去深圳南山区…", "if I moved to 12 Oak St": supposed, not stated
         if e.kind in ("phone", "email", "address") and _retired(
                 clause, e, [k for k in entities if k.kind == e.kind and k is not e]):
             continue  # "我不用X了", "X isn't mine anymore": the value being replaced
@@ -298,6 +300,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         shift = len(label.group(0))
         level = (found[0], found[1] - shift) if found and found[1] >= shift else None
     if level is not None and not asks_value(clause, level[1], level[1] + len(level[0])) \
+            and not supposes_value(clause, level[1]) \
             and not _others(clause[:level[1]]) and not _other_slots_value(level[0]) \
             and not (_NAME_CHANGED.search(context) and any(
                 e.kind == "person" and e.text == level[0].strip() for e in entities)) and (

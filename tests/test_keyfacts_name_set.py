@@ -94,6 +94,8 @@ def test_the_write_path_types_a_name_set_on_a_record(text: str, slot: str, name:
     ("我是孙雅芳，想查下订单", "会员名麻烦改成孙雅琴，之前登记错了", "我的会员名字是什么", "孙雅芳", "孙雅琴"),
     ("你好，我係袁家樂，想問張單", "登記嘅名麻煩改做袁家豪，唔該", "我個名登記咗咩", "袁家樂", "袁家豪"),
     ("你好，我是蕭雅文，想問退貨", "帳戶名稱請改成蕭雅雯喔，之前打錯了", "帳戶名字是什麼", "蕭雅文", "蕭雅雯"),
+    ("我叫王晓明，帮我查下快递", "名字写错了，应该是王小明", "我叫什么名字？", "王晓明", "王小明"),
+    ("我叫王曉明，幫我查下速遞", "個名寫錯咗，應該係王小明", "我叫咩名？", "王曉明", "王小明"),
     ("Hi, this is Seun Adeyemi about my blender order",
      "Please note the name should be written as Oluwaseun Adeyemi, Seun is short",
      "what is my name on the account?", "Seun Adeyemi", "Oluwaseun Adeyemi"),
@@ -112,3 +114,67 @@ def test_a_recipient_set_for_a_relative_leaves_the_users_own_name(any_mem: Memor
                if u.slot == "name")
     assert any("邓志伟" in u.content for u in slot_units(any_mem, "name")
                if u.slot == "name:recipient")
+
+
+@pytest.mark.parametrize(("text", "slot"), [
+    ("如果我升等成白金的話，會有什麼額外福利？", "membership"),
+    ("假如我开了年费黑卡，能省多少？", "membership"),
+    ("if I upgraded to Gold tier would shipping be free", "membership"),
+    ("要是我搬去深圳市南山区科技园路1号，运费多少", "address"),
+    ("这次给我爸寄个礼物，寄到武汉市江岸区解放大道1000号，就这单", "address"),
+    ("can you also cc my assistant dana@mikerealty.com on this one invoice? thx", "email"),
+    ("呢張單淨係呢次寄去公司，九龍灣宏照道38號，唔該", "address"),
+])
+def test_a_supposed_or_one_off_value_is_no_slot(text: str, slot: str) -> None:
+    assert slot not in _slots(text)
+
+
+@pytest.mark.parametrize(("text", "slot"), [
+    ("如果有问题就打我电话13800138000", "phone"),
+    ("call me at 415-555-0192 if anything comes up", "phone"),
+    ("If you need anything, my new number is 628-555-0147", "phone"),
+    ("我而家係金卡會員", "membership"),
+])
+def test_a_value_outside_the_supposition_is_stated(text: str, slot: str) -> None:
+    assert slot in _slots(text)
+
+
+@pytest.mark.parametrize(("first", "change", "ask", "old"), [
+    ("我开了plus会员的，为啥还要运费", "plus退了，太贵，现在用免费版就行", "我现在是什么会员", "plus"),
+    ("我係Plus會員，點解仲要運費", "個Plus我退咗喇，太貴", "我而家咩會員", "Plus"),
+    ("hey so im on the Silver plan, can i stack codes", "i let my membership lapse, not paying for it",
+     "what tier am i on", "Silver"),
+])
+def test_a_membership_said_to_have_ended_is_not_current(any_mem: Memory, first: str, change: str,
+                                                       ask: str, old: str) -> None:
+    hits = ask_after(any_mem, [first, change], ask)
+    assert any(old in h.unit.content for h in hits)  # still found, as history
+    assert not any(old in h.unit.content and h.current for h in hits)
+
+
+@pytest.mark.parametrize(("first", "change", "ask", "level"), [
+    ("我係Plus會員，點解仲要運費", "如果我升等成白金的話，會有什麼額外福利？", "我而家咩會員", "Plus"),
+    ("我目前黄金会员", "假如我开了年费黑卡，能省多少？先问问哈", "会员等级", "黄金"),
+    ("I'm a Gold member", "my sister cancelled her Platinum membership", "what's my tier?", "Gold"),
+])
+def test_a_supposed_level_or_someone_elses_ending_leaves_the_level(any_mem: Memory, first: str,
+                                                                  change: str, ask: str,
+                                                                  level: str) -> None:
+    hits = ask_after(any_mem, [first, change], ask)
+    assert any(level in h.unit.content and h.current for h in hits)
+
+
+@pytest.mark.parametrize(("first", "change", "ask", "old"), [
+    ("hello, i'm Keisha Robinson, following up on my complaint",
+     "a supervisor named Mr. Patel said he would call me back. nobody called", "my name on file?",
+     "Keisha Robinson"),
+    ("我是蘇佩珊，之前客服說要幫我補寄", "上次是一個叫王小姐的專員處理的，到現在都沒有", "麻煩確認一下我的名字",
+     "蘇佩珊"),
+    ("Hi, Nadia Petrova here, about my pillow order", "my doctor, Dr. Harrison, said I need the soft one",
+     "name on the order?", "Nadia Petrova"),
+])
+def test_someone_spoken_of_later_leaves_the_users_name_current(any_mem: Memory, first: str,
+                                                             change: str, ask: str,
+                                                             old: str) -> None:
+    hits = ask_after(any_mem, [first, change], ask)
+    assert any(old in h.unit.content and h.current for h in hits)

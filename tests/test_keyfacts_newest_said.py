@@ -124,9 +124,9 @@ NAME_CASES = [
       "Got married last month! Spelling is O-K-A-F-O-R, Laura Okafor"], "What's my name?", "Mensah"),
     (["My name is Laura Mensah, I'm ordering a kettle",
       "It's Laura Okafor on my new passport, fyi"], "What's my name?", "Mensah"),
-    (["我叫王晓明，帮我查下快递", "名字写错了，应该是王小明"], "我叫什么名字？", "王晓明"),
-    (["我叫王曉明，幫我查下速遞", "個名寫錯咗，應該係王小明"], "我叫咩名？", "王曉明"),
 ]
+# "名字写错了，应该是王小明" / "個名寫錯咗，應該係王小明" are read by the write path now (a name set
+# on the record): tests/test_keyfacts_name_set.py
 
 
 @pytest.mark.parametrize(("turns", "question", "old"), NAME_CASES)

@@ -401,6 +401,9 @@ class _Context:
         elif view is not None and status == "current" and rule \
                 and view.contested_current(unit):
             status = "superseded"  # a newer statement names another value: not claimed current
+        elif view is not None and status == "current" and not self.past \
+                and view.names_contested(unit):
+            status = "superseded"  # an earlier mention of the contested value: not current
         elif view is not None and status == "current" and rule \
                 and view.newer_value(unit) is not None:
             if not view.newer_value(unit):

@@ -38,6 +38,7 @@ from ..keyfacts.schema import SlotSpec, base_name, list_item, negates, one_item,
 from ..keyfacts.typing import QUESTION, owns, question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import content_words, fold
+from ..text import slotwords as sw
 from ..text.timeofday import CALENDAR_DAY
 from ..units import MemoryType, MemoryUnit, unit_date, unit_status
 from .query import without_ruled_out_past
@@ -108,6 +109,21 @@ def _takes_back_value(row: SlotSpec, text: str, value: frozenset[str]) -> bool:
         if words and not names_other_value(words, value) and retired_before(text, m.start()):
             return True
     return False
+
+
+_MEMBERSHIP_ENDED = re.compile(sw.alternation(sw.MEMBERSHIP_ENDED_ZH) + "|"
+                               + sw.en_words(sw.MEMBERSHIP_ENDED_EN), re.I)
+_MEMBERSHIP_WORD = re.compile(sw.alternation(sw.MEMBERSHIP_WORDS_ZH) + "|"
+                              + sw.en_words(sw.MEMBERSHIP_WORDS_EN), re.I)
+
+
+def _ends_level(text: str, value: frozenset[str]) -> bool:
+    """The text says the membership ended ("Plus退了", "88VIP到期了没续", "I let my membership
+    lapse"): an ending word with the current level or a word for a membership."""
+    if _MEMBERSHIP_ENDED.search(text) is None:
+        return False
+    folded = fold(text).casefold()
+    return any(v and v in folded for v in value) or _MEMBERSHIP_WORD.search(text) is not None
 
 
 def _holds_name(text: str, keys: frozenset[str]) -> bool:
@@ -195,6 +211,9 @@ class SlotView:
             if row.value == "clause" and not asked and _takes_back_value(row, unit.content, value) \
                     and owns(row.name, unit.content):
                 return row.name, False  # "dont telegram liao", "别再打电话了": no longer current
+            if row.value == "level" and not asked and _ends_level(unit.content, value) \
+                    and not OTHERS_RE.search(unit.content):
+                return row.name, False  # "plus退了", "let my membership lapse": ended
             if not names_other_value(held, value):
                 continue
             earlier = self.earlier_values.get(row.name, frozenset())
@@ -281,6 +300,16 @@ class SlotView:
     def contested_current(self, unit: MemoryUnit) -> bool:
         """The unit is a contested slot's current value: shown, not as current."""
         return any(unit.id in self.current_ids.get(name, set()) for name in self.contested)
+
+    def names_contested(self, unit: MemoryUnit) -> bool:
+        """A unit said no later than a contested slot's current value that names that value
+        ("my membership係Gold tier啊" before "plus退了"): the value is no longer claimed current,
+        nor is this mention of it."""
+        for row, value, since in self.current_values:
+            if row.name in self.contested and unit_date(unit) <= since \
+                    and not QUESTION.search(unit.content) and slot_values(row, unit) & value:
+                return True
+        return False
 
     def names_other(self, unit: MemoryUnit, rule: bool = False) -> datetime | None:
         """When a unit (not a rule hit) names another channel, time or level than the slot's

@@ -86,9 +86,27 @@ MOVED_EN: tuple[str, ...] = ("moved", "moving", "relocated")
 #: A level moved up or down ("升到", "downgraded").
 LEVEL_MOVED_ZH: tuple[str, ...] = (
     "升级", "升級", "升到", "升为", "升為", "升成", "剛升", "刚升", "降级", "降級", "降到", "降为",
-    "降為", "成为", "成為",
+    "降為", "成为", "成為", "降成", "被降", "降咗", "升咗", "升左", "升做", "跌到", "跌咗", "降至", "升至",
 )
 LEVEL_MOVED_EN: tuple[str, ...] = ("upgraded", "downgraded", "bumped", "promoted", "became")
+#: A membership the user says has ended ("Plus退了", "88VIP到期了没续", "I let my membership
+#: lapse", "cancelled already"): said of the current level or of a membership word, after it,
+#: the level is no longer current (read at recall, :mod:`jiyi.recall.keyslots`).
+MEMBERSHIP_ENDED_ZH: tuple[str, ...] = (
+    "退了", "退掉", "退咗", "取消了", "取消咗", "已取消", "已经取消", "已經取消", "没续", "沒續", "没有续",
+    "沒有續", "不续了", "不續了", "唔續", "冇續", "无续费", "到期了", "到期咗", "过期了", "過期了",
+    "过咗期", "過咗期", "失效了", "停了", "停咗", "降回普通", "变回普通", "變回普通", "打回原形",
+)
+MEMBERSHIP_ENDED_EN: tuple[str, ...] = (
+    "cancel+ed", "cancel+ing", "lapsed?", "expired", "ended", "ran out", "didn'?t renew",
+    "not renew(?:ing)?", "won'?t renew", "stopped paying", "unsubscribed",
+    r"let (?:it|my \w+) (?:lapse|expire|go)", r"no longer (?:a )?(?:member|subscribed|paying)",
+    r"dropped (?:it|my \w+)", r"quit (?:the|my) \w+",
+)
+#: Words for a membership itself (what an ending is said of when the level is not named).
+MEMBERSHIP_WORDS_ZH: tuple[str, ...] = ("会员", "會員", "会籍", "會籍", "年费", "年費", "订阅", "訂閱")
+MEMBERSHIP_WORDS_EN: tuple[str, ...] = ("membership", "member", "subscription", "plan", "tier",
+                                        "vip", "plus", "premium")
 
 #: Moved to an address ("搬到…", "moved to …").
 MOVED_TO_ZH: tuple[str, ...] = ("搬到了", "搬到", "搬去了", "搬去", "搬家到", "搬咗去", "搬咗到")

@@ -26,6 +26,7 @@ from .slots import (
     current_between,
     dated_thing_said,
     find_slots,
+    one_off,
     validity_end,
 )
 from .speaker import attribute_once
@@ -74,6 +75,7 @@ def pieces_for_sentence(
     plans: list[MemoryType | None] = []
     slot_seen: dict[str, Entity | None] = {}  # slot -> its value (in the sentence)
     states_pref = turn.role == "user" and states_a_clause_slot(sent_text)
+    once = turn.role == "user" and one_off(sent_text)  # "寄到X，就这单": no standing value
     said_clauses = sum(1 for a, b in spans if not _TAG_ONLY.fullmatch(sent_text[a:b]))
     any_split = False
     for a, b in spans:
@@ -93,7 +95,7 @@ def pieces_for_sentence(
         # ("Got bumped up last week, Diamond VIP, so shipping is free, right?")
         told = asked and (a, b) != spans[-1] \
             and CHANGE_WORDS.search(sent_text[max(0, a - CUE_WINDOW_CHARS):b]) is not None
-        facts = [] if asked and not told else [
+        facts = [] if (asked and not told) or once else [
             f for f in (_slot_facts if b <= CACHED_TEXT_CHARS else _slot_facts.__wrapped__)(
                 clause, tuple(c_local), turn.role, slot_lang, turn.speaker, sent_text[:a],
                 earlier if a == 0 else "")

@@ -209,7 +209,11 @@ _SUPPOSE = re.compile(r"如果|假如|假设|假設|要是|若是|倘若|如若|
 _CHECKING_IF = re.compile(r"(?i:\b(?:check|checking|see|seeing|wonder|wondering|know|ask|asking|"
                           r"confirm|verify|tell me|sure|unsure|not sure|as)\s*)$")
 #: Where a supposition ends and the consequence starts ("，", "就", "then").
-_CONSEQUENCE = re.compile(r"[，,。.;；!！?？\n]|就|便|那么|那麼|\b(?i:then)\b")
+_CONSEQUENCE = re.compile(r"[，,。.;；!！?？\n]|就|便|那么|那麼|\b(?i:then)\b|"
+                          # an imperative of reaching or sending ("if you need me call 555-…",
+                          # "如果有问题打我电话…"): what follows is the request, stated
+                          r"打|找我|联系|联络|聯絡|聯繫|寄|送|发|發|\b(?i:call|text|email|e-mail|ring|"
+                          r"whatsapp|message|contact|reach|send|ship|deliver|use|try|dial|phone)\b")
 
 
 def supposes_value(text: str, start: int) -> bool:

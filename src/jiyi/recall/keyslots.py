@@ -579,7 +579,8 @@ def _said_off_since(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
     since = min(u.created_at for u in likes)
     diet = row.name == "food"
     later = [u for u in store.find_units(scope, as_of=as_of, limit=LATER_UNITS_READ)
-             if u.id not in negations and u.created_at >= since
+             if (u.id not in negations or (diet and states_diet(u.content)))
+             and u.created_at >= since
              and (may_take_back(row, u.content)
                                            or (diet and states_diet(u.content)))]
     found: dict[str, list[MemoryUnit]] = {}  # like id -> the later units taking it back

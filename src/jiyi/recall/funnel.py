@@ -22,7 +22,16 @@ from ..store.capabilities import ResidentTablesStore
 from ..text import fold, keyword_terms
 from ..text.entities import ID_KINDS
 from ..timing import recall_stage, recording
-from ..units import USER_LEVEL_TYPES, Entity, Hit, MemoryUnit, built_hit, unit_date, unit_status
+from ..units import (
+    USER_LEVEL_TYPES,
+    Entity,
+    Hit,
+    HitStatus,
+    MemoryUnit,
+    built_hit,
+    unit_date,
+    unit_status,
+)
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks, sigmoid
 from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
@@ -243,6 +252,7 @@ class _Context:
     _folded_speakers: dict[str, str] = field(default_factory=dict)
     _slots: dict[str, bool] = field(default_factory=dict)  # slot -> holds a current value
     _coverage: dict[str, float] = field(default_factory=dict)  # unit id -> :meth:`cover`
+    _status: dict[str, HitStatus | None] = field(default_factory=dict)  # :meth:`status`
     view: SlotView | None = None  # a key-fact question: its slot's current and replaced values
 
     def fetch(self, ids: list[str]) -> None:
@@ -276,6 +286,13 @@ class _Context:
                 self._coverage[uid] = coverage(
                     terms, fold(unit.content + " " + " ".join(t.text for t in turns)))
 
+    def status(self, unit: MemoryUnit) -> HitStatus | None:
+        """:func:`~jiyi.units.unit_status` at the recall's ``as_of``, once per unit (a
+        candidate's is asked for up to four times a recall)."""
+        if unit.id not in self._status:
+            self._status[unit.id] = unit_status(unit, self.request.as_of)
+        return self._status[unit.id]
+
     def forget_scores(self) -> None:
         """Score every candidate again at the next :meth:`rank` (the topic state changed)."""
         self._scored.clear()
@@ -294,7 +311,7 @@ class _Context:
         expired value of such a slot was replaced, not merely old."""
         as_of = self.request.as_of
         slots = {u.slot for i in ids if (u := self.units.get(i)) is not None and u.slot
-                 and unit_status(u, as_of) == "expired"}
+                 and self.status(u) == "expired"}
         wide = Scope(self.request.scope.user_id, None)
         for slot in slots - self._slots.keys():  # each slot asked once per recall
             self._slots[slot] = bool(self.store.find_units(wide, as_of=as_of, slot=slot,
@@ -333,7 +350,7 @@ class _Context:
             if view is not None and (view.current_values or view.current_person is not None) \
                     and not self.past and view.contest(
                     [u for i in ids if (u := self.units.get(i)) is not None
-                     and unit_status(u, self.request.as_of) == "current"],
+                     and self.status(u) == "current"],
                     {i: [t.text for t in self.sources.get(i, []) if t.role == "user"]
                      for i in ids}):
                 # a slot's current unit is contested now, by units ranked with the rule hits
@@ -342,7 +359,7 @@ class _Context:
                 self.forget_scores()
             if view is not None and view.unvalued and not self.past and view.settle(
                     [u for i in ids if (u := self.units.get(i)) is not None
-                     and unit_status(u, self.request.as_of) == "current"],
+                     and self.status(u) == "current"],
                     {i: [t.key for t in self.sources.get(i, [])] for i in ids}):
                 self.forget_scores()  # a newer mention was found: earlier ones are history
         with recall_stage("rerank"):
@@ -405,7 +422,7 @@ class _Context:
         weights = self.config.recall
         found, as_of, scope = self.found, self.request.as_of, self.request.scope
         unit = self.units.get(uid)
-        status = unit_status(unit, as_of) if unit is not None else None
+        status = self.status(unit) if unit is not None else None
         if unit is None or status is None:
             return None
         if status == "expired" and unit.slot is not None and unit.slot in replaced:

@@ -44,7 +44,9 @@ BUSY_TIMEOUT_MS = 30_000
 #: by unit id); read through the map each page costs a memory access instead of a system
 #: call and a copy into SQLite's page cache: at 100k units a cold user's vector table loads
 #: in about half the time. Address space only: the pages are the OS's file cache, shared,
-#: counted in RSS as file pages once touched. SQLite still writes through ``write()``.
+#: counted in RSS as file pages once touched (``jiyi bench recall`` at 100k units: peak RSS
+#: 272 -> 804 MB while it builds its 550 MB store, 270 MB after). SQLite still writes through
+#: ``write()``.
 DEFAULT_MMAP_MB = 1024
 
 

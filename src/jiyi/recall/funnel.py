@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -22,7 +22,16 @@ from ..store.capabilities import ResidentTablesStore
 from ..text import fold, keyword_terms
 from ..text.entities import ID_KINDS
 from ..timing import recall_stage, recording
-from ..units import USER_LEVEL_TYPES, Entity, Hit, MemoryUnit, built_hit, unit_date, unit_status
+from ..units import (
+    USER_LEVEL_TYPES,
+    Entity,
+    Hit,
+    HitStatus,
+    MemoryUnit,
+    built_hit,
+    unit_date,
+    unit_status,
+)
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks, sigmoid
 from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
@@ -38,7 +47,7 @@ from .rerank import (
     rank_zs,
     zscore,
 )
-from .rules import lookup_values, query_entities, slot_intent
+from .rules import SlotIntent, lookup_values, query_entities, slot_intent
 from .topics import TopicState, follow_evidence
 
 #: Called with the query's own terms and vector (the raw query's, before any expansion);
@@ -106,11 +115,11 @@ def recent_entities(store: Store, scope: Scope, as_of: datetime) -> list[str]:
 
 
 def stage1(store: Store, request: RecallRequest, pool: int, entities: list[Entity],
-           trace: RecallTrace | None = None) -> list[str]:
+           intent: SlotIntent | None, trace: RecallTrace | None = None) -> list[str]:
     """Unit ids found by the rules, best first: exact entities among all the user's units
     (history too), the current value of a slot asked about, else the newest units holding an
     entity of the kind asked about. ``entities``: the query's
-    (:func:`.rules.query_entities`)."""
+    (:func:`.rules.query_entities`); ``intent``: its :func:`.rules.slot_intent`."""
     scope, as_of = request.scope, request.as_of
     wide = Scope(scope.user_id, None)
     ids: list[str] = []
@@ -119,7 +128,6 @@ def stage1(store: Store, request: RecallRequest, pool: int, entities: list[Entit
     if entities:
         ids.extend(uid for uid, _ in store.entity_search(
             wide, as_of, lookup_values(entities), pool, history=True))
-    intent = slot_intent(request.query)
     if intent is not None:
         for slot in intent.slots:
             ids.extend(u.id for u in store.find_units(scope, as_of=as_of, slot=slot,
@@ -166,7 +174,8 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
     pending = QueryVector(routing.default, request.query)
     with recall_stage("rule"):
         entities = query_entities(request.query, as_of)
-        rule_ids = stage1(store, request, pool, entities, trace)
+        cued = slot_intent(request.query)  # a key-fact question by its cue words
+        rule_ids = stage1(store, request, pool, entities, cued, trace)
     with recall_stage("query"):
         terms = keyword_terms(request.query)  # segmented once for both uses
         recent = (recent_entities(store, scope, as_of)
@@ -175,8 +184,13 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
     found = keyword_stage(store, q, wide, as_of, pool, history=True)
     ctx = _Context(store, request, config, rule_ids, q, found, None,
                    asks_about_past(request.query))
+    names_id = any(e.kind in ID_KINDS for e in entities)
+    if cued is not None:  # its slot's values need no vector: read them before the wait
+        with recall_stage("rule"):
+            rule_ids = ctx.key_fact(cued, names_id)
     with recall_stage("prefetch"):
         ctx.fetch(list(dict.fromkeys([*rule_ids, *(u for u, _ in found.keyword)])))
+        ctx.cover(ctx.units)  # the query terms each read candidate holds (no vector needed)
         if isinstance(store, ResidentTablesStore):  # a cold user's tables, before the wait
             store.load_user_tables(scope.user_id, routing.default.name, routing.default.dim)
     with recall_stage("embed"):
@@ -184,15 +198,11 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
                         else routing.default.embed_query(q.search_text))
     dense_stage(store, routing, q, wide, as_of, pool, found, query_vector, history=True,
                 episodes=weights.episode_pool and max(weights.episode_pool, request.k))
-    with recall_stage("rule"):
-        intent = slot_intent(request.query) or prototype_intent(
-            routing.default, request.query, found.query_vector)
-        if intent is not None:
-            ctx.past = ctx.past or asks_earlier(request.query)
-            ctx.view = slot_view(store, scope, as_of, intent, ctx.past,
-                                 names_id=any(e.kind in ID_KINDS for e in entities))
-            ctx.rule_ids = list(dict.fromkeys([*ctx.rule_ids, *ctx.view.rule_ids]))
-            rule_ids = ctx.rule_ids
+    if cued is None:
+        with recall_stage("rule"):
+            intent = prototype_intent(routing.default, request.query, found.query_vector)
+            if intent is not None:
+                rule_ids = ctx.key_fact(intent, names_id)
     with recall_stage("topic"):
         topic_state = topics(terms, pending.result()) if topics is not None else None
     if topic_state is not None and not topic_state.switched and len(topic_state.topics) > 1:
@@ -241,6 +251,8 @@ class _Context:
     _scored: dict[str, tuple[Candidate, Hit, float] | None] = field(default_factory=dict)
     _folded_speakers: dict[str, str] = field(default_factory=dict)
     _slots: dict[str, bool] = field(default_factory=dict)  # slot -> holds a current value
+    _coverage: dict[str, float] = field(default_factory=dict)  # unit id -> :meth:`cover`
+    _status: dict[str, HitStatus | None] = field(default_factory=dict)  # :meth:`status`
     view: SlotView | None = None  # a key-fact question: its slot's current and replaced values
 
     def fetch(self, ids: list[str]) -> None:
@@ -251,6 +263,35 @@ class _Context:
             self.sources.update(sources)
             for i in new:
                 self.sources.setdefault(i, [])
+
+    def key_fact(self, intent: SlotIntent, names_id: bool) -> list[str]:
+        """A key-fact question: its slot's view (:func:`.keyslots.slot_view`), whose rule hits
+        join the rule stage's; returns the rule ids."""
+        request = self.request
+        self.past = self.past or asks_earlier(request.query)
+        self.view = slot_view(self.store, request.scope, request.as_of, intent, self.past,
+                              names_id=names_id)
+        self.rule_ids = list(dict.fromkeys([*self.rule_ids, *self.view.rule_ids]))
+        return self.rule_ids
+
+    def cover(self, ids: Iterable[str]) -> None:
+        """The share of the query's terms in each read candidate's text (content and source
+        turns, folded): the ``coverage`` feature, computed once per candidate (the prefetched
+        ones while the query is embedded)."""
+        terms = self.q.terms
+        for uid in ids:
+            unit = self.units.get(uid)
+            if unit is not None and uid not in self._coverage:
+                turns = self.sources.get(uid, [])
+                self._coverage[uid] = coverage(
+                    terms, fold(unit.content + " " + " ".join(t.text for t in turns)))
+
+    def status(self, unit: MemoryUnit) -> HitStatus | None:
+        """:func:`~jiyi.units.unit_status` at the recall's ``as_of``, once per unit (a
+        candidate's is asked for up to four times a recall)."""
+        if unit.id not in self._status:
+            self._status[unit.id] = unit_status(unit, self.request.as_of)
+        return self._status[unit.id]
 
     def forget_scores(self) -> None:
         """Score every candidate again at the next :meth:`rank` (the topic state changed)."""
@@ -270,7 +311,7 @@ class _Context:
         expired value of such a slot was replaced, not merely old."""
         as_of = self.request.as_of
         slots = {u.slot for i in ids if (u := self.units.get(i)) is not None and u.slot
-                 and unit_status(u, as_of) == "expired"}
+                 and self.status(u) == "expired"}
         wide = Scope(self.request.scope.user_id, None)
         for slot in slots - self._slots.keys():  # each slot asked once per recall
             self._slots[slot] = bool(self.store.find_units(wide, as_of=as_of, slot=slot,
@@ -309,7 +350,7 @@ class _Context:
             if view is not None and (view.current_values or view.current_person is not None) \
                     and not self.past and view.contest(
                     [u for i in ids if (u := self.units.get(i)) is not None
-                     and unit_status(u, self.request.as_of) == "current"],
+                     and self.status(u) == "current"],
                     {i: [t.text for t in self.sources.get(i, []) if t.role == "user"]
                      for i in ids}):
                 # a slot's current unit is contested now, by units ranked with the rule hits
@@ -318,7 +359,7 @@ class _Context:
                 self.forget_scores()
             if view is not None and view.unvalued and not self.past and view.settle(
                     [u for i in ids if (u := self.units.get(i)) is not None
-                     and unit_status(u, self.request.as_of) == "current"],
+                     and self.status(u) == "current"],
                     {i: [t.key for t in self.sources.get(i, [])] for i in ids}):
                 self.forget_scores()  # a newer mention was found: earlier ones are history
         with recall_stage("rerank"):
@@ -381,7 +422,7 @@ class _Context:
         weights = self.config.recall
         found, as_of, scope = self.found, self.request.as_of, self.request.scope
         unit = self.units.get(uid)
-        status = unit_status(unit, as_of) if unit is not None else None
+        status = self.status(unit) if unit is not None else None
         if unit is None or status is None:
             return None
         if status == "expired" and unit.slot is not None and unit.slot in replaced:
@@ -435,7 +476,8 @@ class _Context:
                                                    kw_stats.std, kw_stats.n, prior))
         if extra is not None:
             match = max(match, extra)
-        text = fold(unit.content + " " + " ".join(t.text for t in turns))
+        if uid not in self._coverage:
+            self.cover((uid,))
         speakers = {t.speaker for t in turns if t.speaker}
         in_window = uid in found.in_window or any(
             t.key in found.turns_in_window for t in turns)
@@ -443,7 +485,7 @@ class _Context:
             "keyword_rr": b.kw_rr.get(uid, 0.0),
             "vector_rr": b.vec_rr.get(uid, 0.0),
             "cosine": best if cosines else 0.0,
-            "coverage": coverage(self.q.terms, text),
+            "coverage": self._coverage[uid],
             "speaker": 1.0 if self._speaker_named(b.query_folded, speakers) else 0.0,
             "in_window": 1.0 if in_window else 0.0,
             "rule": 1.0 if uid in b.rule_set else 0.0,

@@ -151,17 +151,34 @@ class QueryVector:
     """The default embedder's vector of a query, computed on a worker thread from the moment
     recall starts, so the store work that needs no vector (rules, keyword search, reading the
     keyword candidates) runs while the model embeds (the model runs in C without the GIL; the
-    store's reads release it too). :meth:`result` waits for it (and raises what it raised)."""
+    store's reads release it too). :meth:`result` waits for it (and raises what it raised).
+
+    The constructor returns once the worker has started (or after :data:`START_WAIT_S`): a
+    thread that runs Python keeps the GIL until it blocks or its switch interval (5 ms) ends,
+    so without the hand-over the worker could not even begin the model call until the
+    caller's first store read, and the embedding started ~2.5 ms late (measured at 100k
+    units). Waiting on an event releases the GIL at once; the worker needs it only for the few
+    Python lines before the model call, which runs without it."""
 
     def __init__(self, embedder: Embedder, text: str) -> None:
         self.text = text
-        self._future = _pool().submit(embedder.embed_query, text)
+        started = threading.Event()
+
+        def embed() -> Vector:
+            started.set()
+            return embedder.embed_query(text)
+
+        self._future = _pool().submit(embed)
+        started.wait(START_WAIT_S)
 
     def result(self) -> Vector:
         vec: Vector = self._future.result()
         return vec
 
 
+#: Longest wait for a query's worker to start (all of a busy server's workers may be taken:
+#: then the recall goes on, and the embedding starts when a worker is free).
+START_WAIT_S = 0.005
 _POOL: tuple[int, ThreadPoolExecutor] | None = None
 _POOL_LOCK = threading.Lock()
 #: Query embeddings in flight at once (a server's concurrent recalls; the model itself still

@@ -178,3 +178,17 @@ def test_someone_spoken_of_later_leaves_the_users_name_current(any_mem: Memory, 
                                                              old: str) -> None:
     hits = ask_after(any_mem, [first, change], ask)
     assert any(old in h.unit.content and h.current for h in hits)
+
+
+@pytest.mark.parametrize(("first", "change", "ask", "old", "new"), [
+    ("哈囉～我是阿珍啦 想問退貨", "資料要寫本名吧，我叫林淑珍", "我的會員名字是？", "阿珍", "林淑珍"),
+    ("收到啦，多謝晒 — 黃美玲", "會員名麻煩改做何黃美玲，啱啱結咗婚", "會員登記名", "— 黃美玲", "何黃美玲"),
+    ("谢谢你们 许志文 敬上", "名字改成许志远了，上个月改的名", "我叫什么名字", "许志文", "许志远"),
+])
+def test_an_earlier_self_introduction_is_not_the_current_name(any_mem: Memory, first: str,
+                                                            change: str, ask: str, old: str,
+                                                            new: str) -> None:
+    hits = ask_after(any_mem, [first, change], ask)
+    assert any(new in h.unit.content and h.current for h in hits)
+    assert not any(old in h.unit.content and new not in h.unit.content and h.current
+                   for h in hits)

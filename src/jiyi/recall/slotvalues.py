@@ -206,6 +206,19 @@ _SAID_NAME = re.compile(
     r"(?i:\b(?:it'?s|it’s|it is|this is|here'?s|name'?s|i'?m|i’m|i am))\s+"
     r"([A-Za-z][a-z]{1,14}(?: [A-Za-z][a-z]{1,14})?)"
     r"(?=\s*(?:[,.!;:~]|$|\s(?i:here|again|btw|lol|haha|from|po)\b|\s*[^\w\s]))")
+#: A Chinese self-introduction or sign-off read loosely, surname or not ("我是小美啦", "我係
+#: Jason 陳", "多謝晒 — 鄭慧敏", "許宏文 敬上"): the name the user went by then.
+_ZH_SAID_NAME = re.compile(
+    r"(?:我是|我係|我系|我叫|本人)\s*([\u4e00-\u9fff]{2,3}|[A-Z][a-z]+\s?[\u4e00-\u9fff]{1,2})"
+    r"(?=[啦呀喔哦啊嘅，,。.！!～~\s]|$)"
+    r"|[—–]{1,2}\s*([\u4e00-\u9fff]{2,4}|[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s*$"
+    r"|([\u4e00-\u9fff]{2,4})\s*敬上"
+    # a unit that is only a full name ("许志文", cut from "许志文 敬上")
+    r"|^\s*((?:" + "|".join(sorted(SURNAMES_MULTI)) + r"|[" + "".join(sorted(SURNAMES)) + r"])"
+    r"[\u4e00-\u9fff]{1,2})\s*$")
+#: What follows "我是" without being a name ("我是会员", "我是新客", "我是学生").
+_ZH_NOT_SAID_NAME = re.compile(r"会员|會員|客|用户|用戶|学生|學生|老师|老師|本人|自己|第一|新手|上次|之前|那个|那個|"
+                               r"这个|這個|想|要|问|問|来|來|在|的|了|不|没|沒|有|用|买|買|订|訂")
 #: Words that follow "it's" without naming anyone.
 _NOT_SAID_NAME = frozenset({
     "me", "my", "mine", "him", "her", "them", "us", "you", "not", "been", "just", "also", "so",
@@ -272,6 +285,8 @@ def loose_people(unit: MemoryUnit) -> frozenset[str]:
         if len(words) >= 2 and run not in CITIES_EN and not any(w in CITIES_EN for w in words) \
                 and words[-1] not in _PLACE_WORDS:
             names.append(run)
+    names += [g for m in _ZH_SAID_NAME.finditer(unit.content)
+              if (g := next(x for x in m.groups() if x)) and not _ZH_NOT_SAID_NAME.search(g)]
     names += [m.group(1) for m in _SAID_NAME.finditer(unit.content)
               if not any(w.casefold() in _NOT_SAID_NAME or w.capitalize() in NOT_NAMES_EN
                          or _NOT_A_WORD_OF_NAME.search(w) for w in m.group(1).split())]

@@ -17,7 +17,7 @@ from ..text import content_words, fold
 from ..text import slotwords as sw
 from ..text.entities import extract_entities, phone_like_runs
 from ..text.levels import level_mentions
-from ..text.lexicon import CITIES_EN, NOT_NAMES_EN, SURNAMES, SURNAMES_MULTI
+from ..text.lexicon import CITIES_EN, NOT_NAMES_EN, SURNAME_PATTERN
 from ..units import MemoryUnit, unit_date
 
 #: Digits a phone is compared by (its national part; "+86 138..." and "138..." are one number).
@@ -214,7 +214,7 @@ _ZH_SAID_NAME = re.compile(
     r"|[—–]{1,2}\s*([\u4e00-\u9fff]{2,4}|[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s*$"
     r"|([\u4e00-\u9fff]{2,4})\s*敬上"
     # a unit that is only a full name ("许志文", cut from "许志文 敬上")
-    r"|^\s*((?:" + "|".join(sorted(SURNAMES_MULTI)) + r"|[" + "".join(sorted(SURNAMES)) + r"])"
+    r"|^\s*(" + SURNAME_PATTERN +
     r"[\u4e00-\u9fff]{1,2})\s*$")
 #: What follows "我是" without being a name ("我是会员", "我是新客", "我是学生").
 _ZH_NOT_SAID_NAME = re.compile(r"会员|會員|客|用户|用戶|学生|學生|老师|老師|本人|自己|第一|新手|上次|之前|那个|那個|"
@@ -320,7 +320,7 @@ _SPOKEN_OF = re.compile(
     r"|\b(?:named|called)\s+((?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?[A-Z][A-Za-z]+(?:\s[A-Z][A-Za-z]+)?)"
     r"|\b(?i:the)\s+([A-Z][A-Za-z]+\s[A-Z][A-Za-z]+)(?=\s+(?:one|jersey|shirt|edition|model|version|"
     r"album|book|poster|signature|collection|special|range|set)\b|\s*[,.!?]|$)"
-    r"|((?:" + "|".join(sorted(SURNAMES_MULTI)) + r"|[" + "".join(sorted(SURNAMES)) + r"])"
+    r"|(" + SURNAME_PATTERN +
     r"[\u4e00-\u9fff]?" + _TITLE_ZH + r")")
 
 

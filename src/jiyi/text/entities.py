@@ -41,6 +41,7 @@ from .lexicon import (
     NAME_STOP,
     NOT_NAMES_EN,
     PRODUCT_BRANDS,
+    SURNAME_PATTERN,
     SURNAMES,
     SURNAMES_MULTI,
 )
@@ -215,7 +216,7 @@ _AMOUNT_SUF = re.compile(
     + r")(?![A-Za-z])", re.I)
 
 _SURNAME_FIRSTS = "".join(sorted({*SURNAMES, *(s[0] for s in SURNAMES_MULTI)}))
-_ZH_SURNAME = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
+_ZH_SURNAME = SURNAME_PATTERN
 _ZH_INTRO = re.compile(_at("我名姓叫本联聯收敝在俺") + r"(?:我(?:现在|現在|而家|宜家|以后|以後|今后|今後|其实|其實|本名|全名|真名|大名)?叫|俺叫|我名叫|我的名字是|我的名字叫|名字是|名字叫|姓名是|姓名[:：]|叫我|我是(?:你们的|你們的|贵店的|貴店的)?老?(?:会员|會員|客户|客戶|用户|用戶|顾客|顧客|买家|買家)|我是|我係|我名係|我個名係|我嘅名係|我个名系|敝人|在下|本人|联系人[:：是]?|聯絡人[:：是]?|收件人[:：是]?)\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
 #: A name in the Latin script after a Chinese introduction: Hong Kong, Taiwan and overseas
 #: Chinese go by English names ("我係Ken", "我叫Amy Chen", "我的英文名是Kenneth Yip", "全名，

@@ -17,6 +17,8 @@ SURNAMES: frozenset[str] = frozenset(
 )
 
 #: Characters that end a Chinese given name ("我叫张伟今年30岁": 今 is not part of the name).
+#: A Chinese surname as a regex: a two-character one first, else one character.
+SURNAME_PATTERN = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNAMES)) + "])"
 NAME_STOP: frozenset[str] = frozenset(
     "今的是在住来來从從电電手我你他她，。！？,.!? 、；;：:和跟与與也都就要想会會能已请請先女"
     "在哦啊呀呢吧嘛喔噢哈订訂号號家公工做现現目"

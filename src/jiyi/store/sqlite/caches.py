@@ -53,19 +53,24 @@ HEAD_SQL = (
 )
 
 
-def cache_bytes_from_env(default_mb: int = DEFAULT_CACHE_MB) -> int:
-    """``JIYI_VECTOR_CACHE_MB`` in bytes (0 turns the cache off)."""
-    raw = os.environ.get("JIYI_VECTOR_CACHE_MB", "").strip()
+def megabytes_from_env(name: str, default_mb: int) -> int:
+    """The environment variable ``name``, a number of megabytes, in bytes (``default_mb`` when
+    unset; 0 turns the feature off)."""
+    raw = os.environ.get(name, "").strip()
     if not raw:
         return default_mb * 2**20
     try:
         mb = float(raw)
     except ValueError as exc:
-        raise StoreError(f"JIYI_VECTOR_CACHE_MB must be a number of megabytes, got {raw!r}"
-                         ) from exc
+        raise StoreError(f"{name} must be a number of megabytes, got {raw!r}") from exc
     if mb < 0:
-        raise StoreError("JIYI_VECTOR_CACHE_MB must not be negative")
+        raise StoreError(f"{name} must not be negative")
     return int(mb * 2**20)
+
+
+def cache_bytes_from_env(default_mb: int = DEFAULT_CACHE_MB) -> int:
+    """``JIYI_VECTOR_CACHE_MB`` in bytes (0 turns the cache off)."""
+    return megabytes_from_env("JIYI_VECTOR_CACHE_MB", default_mb)
 
 
 def _unit_row(r: Any) -> UnitRow:

@@ -7,7 +7,6 @@ token and rowid map, the erasure that leaves no copy in the file, and bulk copie
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -25,7 +24,7 @@ from ..cache.vectors import TableCache
 from ..sql.keywords import fts_body
 from ..sql.turn_sums import SumsCache, rebuild_all
 from ..sql.writes import SqlWrites
-from .caches import cache_bytes_from_env
+from .caches import cache_bytes_from_env, megabytes_from_env
 from .caps import SqliteCapabilities
 from .migrations import (
     NEW_CACHE_EPOCH_SQL,
@@ -52,17 +51,7 @@ DEFAULT_MMAP_MB = 1024
 
 def mmap_bytes_from_env(default_mb: int = DEFAULT_MMAP_MB) -> int:
     """``JIYI_SQLITE_MMAP_MB`` in bytes (0 turns memory-mapped reads off)."""
-    raw = os.environ.get("JIYI_SQLITE_MMAP_MB", "").strip()
-    if not raw:
-        return default_mb * 2**20
-    try:
-        mb = float(raw)
-    except ValueError as exc:
-        raise StoreError(f"JIYI_SQLITE_MMAP_MB must be a number of megabytes, got {raw!r}"
-                         ) from exc
-    if mb < 0:
-        raise StoreError("JIYI_SQLITE_MMAP_MB must not be negative")
-    return int(mb * 2**20)
+    return megabytes_from_env("JIYI_SQLITE_MMAP_MB", default_mb)
 
 
 class SQLiteStore(SqliteCapabilities, SqliteReports, SqlWrites):

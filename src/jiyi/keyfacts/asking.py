@@ -21,6 +21,7 @@ import re
 from functools import lru_cache
 from itertools import pairwise
 
+from ..text import slotwords as sw
 from ..text.fastre import gate_all
 
 #: A question that asks for something to be done is a request: it states what the user wants
@@ -28,8 +29,15 @@ from ..text.fastre import gate_all
 #: the office instead?").
 REQUEST = re.compile(
     r"^\s*(?:and\s+)?(?:can|could|would|will) (?:you|u|ya|we)\b|^\s*(?:please|pls|plz|kindly)\b|"
+    # a request with its subject dropped ("Can just notify me through the app?", "can help change
+    # my address?")
+    r"^\s*(?:can|could) (?:just|pls|please|help|also|kindly)\b|"
+    # a change asked with "OK?" after it ("電子帳單改寄X好嗎？", "改用微信行吗")
+    r"(?:改|换|換|转|轉|用).{0,40}(?:好吗|好嗎|行吗|行嗎|可以吗|可以嗎|ok吗|ok嗎|OK吗|OK嗎)|"
     r"^\s*(?:so\s+)?how about\b|"
     r"能不能|能否|可不可以|可唔可以|可否|得唔得|好唔好|幫手|帮手|可以.{0,12}[吗嗎]|麻烦|麻煩|帮我|幫我|请(?!问)|請(?!問)|劳驾|勞駕|"
+    # "能改成晚上送吗": 能 and a verb of changing or helping, asked
+    r"(?<![不可])能(?:改|换|換|转|轉|帮|幫|替|給我|给我).{0,16}[吗嗎]|"
     r"唔該|唔该|煩請|烦请",
     re.I)
 #: A sentence that ends as a question: a question mark, or 吗 / 嗎 / 呢 at its end (the write
@@ -74,7 +82,8 @@ ZH_RUN_ON = re.compile(r"(?<=[吗嗎呢])(?![啡绒絨子])(?<!呢(?=" + CANTONE
 #: The same in English, read only to tell a question from a statement: an inverted question
 #: starting mid-clause ("… I'm on Gold now also do I have to …", "… it's gone is the outlet …").
 _EN_RUN_ON = (r"(?<=\d)\s+(?=(?:which|what|where|when|why|how|who)\s)|"
-              r"(?<=[A-Za-z0-9'])\s+(?=(?:(?:also|and|btw|oh|so)\s+(?:why|what|how|where|when|which|"
+              # an emoji ends a sentence too ("I hit Platinum this year 🎉 does that …")
+              r"(?<=[A-Za-z0-9'\u2600-\u27bf\U0001f300-\U0001faff])\s+(?=(?:(?:also|and|btw|oh|so)\s+(?:why|what|how|where|when|which|"
               r"who)\s+|(?:also\s+|and\s+|btw\s+|oh\s+|so\s+)?(?:do|does|did|is|are|am|can|could|"
               r"would|will|should)\s+)(?:i|you|u|we|it|they|he|she|the|my|your|this|that|these|those|"
               r"there|anyone|anything|ever)\b)")
@@ -242,3 +251,18 @@ def without_suppositions(text: str) -> str:
         pos = end.start() if end is not None else len(text)
     out.append(text[pos:])
     return "".join(out)
+
+
+#: A value said of the past ("I used to live at…", "Last year I was using X", "我以前用X登記過"),
+#: with no word for the present beside it ("…but now…", "现在"): history, no current value.
+_PAST_USE = re.compile(sw.alternation(sw.PAST_ZH, ("曾经", "曾經")) + "|" + sw.en_words(
+    ("used to", "was using", "were using", "previously", "formerly", "back then", "in the past",
+     "i was at", "i was on", "i lived")), re.I)
+_PRESENT = re.compile(sw.alternation(sw.CURRENT_ZH, sw.IS_NOW_ZH, sw.USING_NOW_ZH, sw.FROM_NOW_ON_ZH,
+                                     sw.CHANGED_TO_ZH, ("现在", "現在", "而家", "宜家", "依家", "目前"))
+                      + "|" + sw.en_words(sw.CURRENT_EN, ("currently", "these days", "today")), re.I)
+
+
+def of_the_past(text: str) -> bool:
+    """The clause speaks of a value the user had, not of one they have (:data:`_PAST_USE`)."""
+    return _PAST_USE.search(text) is not None and _PRESENT.search(text) is None

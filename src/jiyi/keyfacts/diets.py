@@ -30,25 +30,32 @@ _KINDS: dict[str, str] = {
     "spicy": r"辣|咖喱|麻婆|水煮|\b(?:spicy|curry|curries|chill?i|hot sauce|sriracha|jalape\w*|"
              r"wasabi|sambal|vindaloo|rendang|mala)\b",
     "fried": r"炸|鸡排|薯条|\b(?:fried|fries|tempura|nuggets?|katsu|schnitzel)\b",
+    "beef": r"牛(?!奶|油)|\b(?:beef|steak|brisket|veal)\b",
     "red_meat": r"牛(?!奶|油)|羊(?!奶)|猪|叉烧|\b(?:beef|lamb|mutton|pork|steak|brisket|rendang|"
                 r"veal|bacon|ham)\b",
 }
 #: A restriction verb before a kind ("不吃", "戒", "cut down on", "no more").
-_OFF = (r"(?:不吃|不要|不能吃|吃不了|少吃|戒|唔食|唔要|食唔得|\bno (?:more )?|\bavoid(?:ing)? |"
+_OFF = (r"(?:不吃|不要|不能吃|吃不了|少吃|别吃|别再吃|不要吃|唔好食|唔好再食|戒|唔食|唔要|食唔得|不加|唔加|走(?=辣|葱|蒜|姜|芫荽|香菜|冰|糖|甜|肉|牛|猪)|\bno (?:more )?|\bavoid(?:ing)? |"
         r"\bcut(?:ting)? (?:down |out |back )?(?:on )?|\bquit(?:ting)? |\bgave up |\bstay(?:ing)? "
         r"away from |\boff (?:the )?)(?:咗|了|掉)?")
 #: Diets the user takes up, and the kinds they exclude.
 _DIETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"纯素|全素|\bvegan\b|plant[- ]based", ("meat", "fish", "dairy", "egg")),
-    (r"吃素|素食|茹素|食素|吃斋|食斋|斋菜|\bvegetarian\b|\bveggie\b|不吃肉|唔食肉|戒肉|"
+    (r"吃素|素食|茹素|食素|吃斋|食斋|斋菜|蛋奶素|奶蛋素|\bvegetarian\b|\bveggie\b|\blacto[- ]ovo\b|不吃肉|唔食肉|戒肉|"
      r"\bno (?:more )?meat\b|\b(?:quit(?:ting)?|gave up|giving up|stopped eating|cut(?:ting)?(?: out)?|"
      r"off) meat\b", ("meat", "fish")),
-    (r"\bpescatarian\b|只吃(?:鱼|海鲜)", ("meat",)),
+    (r"\bpescatarian\b|\bpescetarian\b|只吃(?:鱼|海鲜)|海鲜素|鱼素", ("meat",)),
     (r"\bjain\b|耆那", ("meat", "fish", "egg")),
     (r"\bhalal\b|清真", ("pork",)),
     (_OFF + r"(?:辣|spicy|hot food)|辣的都不|辣嘢都唔|上火", ("spicy",)),
     (_OFF + r"(?:炸|fried|deep[- ]fried)|炸的都不|炸嘢都唔", ("fried",)),
     (_OFF + r"(?:红肉|red meat)", ("red_meat",)),
+    (_OFF + r"(?:牛|\bbeef\b)", ("beef",)),
+    (_OFF + r"(?:猪|\bpork\b)", ("pork",)),
+    # a diet for weight or health that keeps no kind of food out ("在减肥", "doing low-carb"):
+    # held, and ended, as any other
+    (r"低碳|低脂|低糖|低盐|生酮|减肥|减脂|节食|\bketo\b|\blow[- ](?:carb|fat|sugar|salt|sodium)\b|"
+     r"\bon a diet\b", ()),
     (_OFF + r"(?:海鲜|seafood|shellfish)|(?:海鲜|\bshellfish|\bseafood)\s?(?:过敏|allergy)|"
      r"allergic to (?:seafood|shellfish)", ("fish",)),
     (r"乳糖不耐|戒奶|不喝奶|唔饮奶|\blactose\b|\bdairy[- ]free\b|"
@@ -57,12 +64,12 @@ _DIETS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 #: Said just before a diet word, these deny it ("not vegetarian", "no longer vegan", "不再吃素").
 _DENIED = re.compile(r"(?:\bnot|n't|\bno longer|\bnever|\bstopped being|\bquit being|"
-                     r"\bgave up being|不再|不是|没有|没再|唔再|冇再|唔系|不用)\s*对?\s*(?:\w+\s+){0,2}$")
+                     r"\bgave up being|不再|不是|没有|没再|唔再|冇再|唔系|不用|不需要|唔使|唔洗|无需)\s*对?\s*(?:再\s*)?(?:备注|写|注明)?\s*(?:\w+\s+){0,2}$")
 
 
 @lru_cache(maxsize=1)
 def _compiled() -> tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]:
-    return tuple((re.compile(diet), re.compile("|".join(_KINDS[k] for k in kinds)))
+    return tuple((re.compile(diet), re.compile("|".join(_KINDS[k] for k in kinds) or "(?!)"))
                  for diet, kinds in _DIETS)
 
 
@@ -118,6 +125,134 @@ def _allergy_excludes(said: str, thing: str) -> bool:
     return False
 
 
+#: Eating a kind (again) said as news ("最近开始吃鱼了", "又食返辣", "现在可以吃牛", "食得辣喇",
+#: "I've started eating chicken again", "can drink normal milk again", "back on meat"), or no
+#: longer needing it kept out ("唔使再写走辣", "no need for the no-chilli note"): the words before
+#: the kind (folded text).
+_EATS_NOW = re.compile(
+    r"(?:开始|又|重新|恢复|现在|而家|宜家|依家|已经|都|也|可以|能)(?:会|有|可以)?(?:吃|食|喝|饮)(?:返|番|回|得)?|"
+    r"(?:吃|食|喝|饮)(?:返|番|回|得)|"
+    r"(?:不用|不需要|唔使|唔洗|无需|毋须|免)(?:再)?(?:备注|写|注明|标注)?(?:走|去|不要|唔要|不加|唔加)?|"
+    r"开荤|破戒|\b(?:start(?:ed|ing|s)? (?:to )?(?:eat|drink)(?:ing)?|"
+    r"(?:eat|eating|drink|drinking|having|have|take|taking) (?:\w+ ){0,2}again|"
+    r"can (?:now )?(?:eat|have|drink|take)(?: \w+)?|"
+    r"back (?:on|to)(?: eating| drinking)?|(?:now|also) (?:eat|eating|drink|drinking)|(?:i|we) (?:do )?eat|"
+    r"i'm eating|i am eating|added|reintroduc\w*|no need for(?: the)?|remove(?: the)?)\b ?")
+#: How far after that word the kind is read (characters).
+_EATS_REACH = 24
+
+
+def diet_ended(text: str, diet_text: str) -> bool:
+    """``text`` says the user now eats a kind that the diet said in ``diet_text`` excludes
+    ("最近開始食魚喇" after "我係素食者", "started eating chicken again" after "I'm vegetarian",
+    "又开始吃辣了" after "我不吃辣"): the diet is over, though no word denies it. Not a question,
+    not someone else's meal."""
+    held, said = fold(diet_text), fold(text)
+    for diet, excluded in _compiled():
+        if not _takes_up(held, diet) or _takes_up(said, diet):
+            continue  # not the diet held, or said again here ("vegetarian, eggs are fine")
+        for m in _EATS_NOW.finditer(said):
+            clause = _clause_at(said, m.start(), m.end())
+            rest = said[m.end():m.end() + _EATS_REACH]
+            end = _CUT.search(rest)
+            if excluded.search(rest[:end.start()] if end else rest) \
+                    and not QUESTION.search(clause) and owns("food", clause) \
+                    and not _DENIED.search(said[max(0, m.start() - 24):m.start()]) \
+                    and not re.search(_OFF + r"$", said[max(0, m.start() - 8):m.start()]):
+                return True
+    return False
+
+
+#: A diet said to be over, or no diet at all now ("斋期结束了，恢复正常饮食", "减肥结束了", "不用忌口了",
+#: "back to eating whatever, no restrictions", "finished the keto experiment", "the diet is
+#: over"): every diet and restriction held before is history (folded text).
+_DIET_OVER = re.compile(
+    r"(?:减肥|减脂|节食|斋期|斋戒|戒口|忌口|生酮|低碳|低脂|吃素|食素|素食|\b(?:diet|keto|low[- ]carb|low[- ]fat|"
+    r"fast|fasting|cleanse|detox|lent|ramadan)\b)[^,.;!?]{0,8}?"
+    r"(?:结束|完了|完咗|停了|停咗|不减了|唔减喇|\b(?:is over|are over|over now|done|finished|ended|ends))|"
+    r"(?:结束|完成|停)(?:了|咗)?(?:减肥|减脂|节食|斋期|斋戒)|恢复正常(?:饮食|吃|食)|正常(?:饮食|吃|食)(?:就|了|喇)|"
+    r"什么都(?:吃|能吃|可以吃)|乜都食|(?:不用|不需要|唔使|无需|没有|冇)(?:再)?忌口|"
+    r"\b(?:no (?:dietary |diet |food )?restrictions?(?: now| anymore| any more)?|"
+    r"eat(?:ing)? (?:anything|everything|whatever)|"
+    r"back to (?:normal|eating (?:normally|whatever|anything|everything)|a normal diet)|off the diet|"
+    r"(?:finished|ended|stopped|quit|done with) (?:the |my )?(?:\w+ )?(?:diet|experiment|keto|cleanse|fast))\b")
+
+
+def diet_over(text: str) -> bool:
+    """``text`` says the user's diet is over, or that they keep none now ("恢复正常饮食", "no
+    restrictions"): a statement of their own, not a question."""
+    said = fold(text)
+    for m in _DIET_OVER.finditer(said):
+        clause = _clause_at(said, m.start(), m.end())
+        if not QUESTION.search(clause) and not _NOT_ME.search(clause) \
+                and not _DENIED.search(said[max(0, m.start() - 24):m.start()]):
+            return True
+    return False
+
+
+#: Someone else's meal ("my son", "我老公"): not the user's diet.
+_NOT_ME = re.compile(r"老公|老婆|儿子|女儿|孩子|小孩|爸|妈|朋友|同事|\b(?:my|our) (?:son|daughter|kids?|"
+                     r"husband|wife|partner|friend|mum|mom|dad|father|mother|colleague|boss)\b|"
+                     r"\b(?:he|she|they)\b")
+#: Diets of one family (what meat, fish, eggs and dairy the user eats): a later one replaces an
+#: earlier different one ("全素" -> "蛋奶素", "vegetarian" -> "gone fully vegan"). Indices into
+#: ``_DIETS``.
+_FAMILY = (0, 1, 2, 3)
+#: A correction said with an allergy ("其实是对芒果过敏", "turns out it's sesame, not peanuts"):
+#: the allergy said before was wrong.
+_CORRECTED = re.compile(r"其实|实际上|原来|搞错|弄错|误诊|不是之前|不是.{0,6}(?:过敏|那个)|"
+                        r"\b(?:actually|turns out|turned out|not .{0,20}at all|misdiagnos\w*|"
+                        r"wrong|correct(?:ed|ion)?|instead)\b")
+
+
+_ALLERGIC = re.compile(r"过敏|敏感|\b(?:allerg\w*|react(?:s|ion)? to|intoleran\w*)")
+
+
+def holds_a_diet(text: str) -> bool:
+    """``text`` says the user keeps a diet or has an allergy or intolerance (of their own)."""
+    said = fold(text)
+    return takes_up_diet(text) or (_ALLERGIC.search(said) is not None and owns("food", said)
+                                   and not _NOT_ME.search(said) and not QUESTION.search(said))
+
+
+def diet_replaced(text: str, diet_text: str) -> bool:
+    """``text`` takes up a diet of the same family as the one ``diet_text`` holds, but another
+    one ("我現在改吃蛋奶素了" after "我吃全素"), or corrects an allergy ("其实是对芒果过敏" after
+    "我花生过敏"): the earlier diet is history."""
+    said, held = fold(text), fold(diet_text)
+    diets = _compiled()
+    now = {i for i in _FAMILY if _takes_up(said, diets[i][0])}
+    before = {i for i in _FAMILY if _takes_up(held, diets[i][0])}
+    if now and before and not now & before:
+        return True
+    return _ALLERGIC.search(held) is not None and _ALLERGIC.search(said) is not None \
+        and _CORRECTED.search(said) is not None and not QUESTION.search(said) \
+        and owns("food", said) and not _NOT_ME.search(said)
+
+
+def diet_lifted(text: str, diet_text: str) -> bool:
+    """``text`` ends the diet or restriction ``diet_text`` holds: eating what it excludes, the
+    diet denied ("冇再戒牛", "no longer vegetarian"), the diet over, or replaced by another of
+    its family (:func:`diet_ended`, :func:`diet_over`, :func:`diet_replaced`)."""
+    return diet_ended(text, diet_text) or _diet_denied(text, diet_text) or diet_over(text) \
+        or diet_replaced(text, diet_text)
+
+
+def _diet_denied(text: str, diet_text: str) -> bool:
+    """``text`` denies, as the user's own now, a diet ``diet_text`` holds ("冇再食齋喇" after
+    "我食齋嘅", "not vegetarian anymore", "不再忌牛")."""
+    said, held = fold(text), fold(diet_text)
+    for diet, _ in _compiled():
+        if not _takes_up(held, diet):
+            continue
+        for m in diet.finditer(said):
+            clause = _clause_at(said, m.start(), m.end())
+            if _DENIED.search(said[max(0, m.start() - 24):m.start()]) \
+                    and not QUESTION.search(clause) and not _NOT_ME.search(clause):
+                return True
+    return False
+
+
 def takes_up_diet(text: str) -> bool:
     """``text`` says the user keeps a diet (of their own, not denied, not asked): a lasting
     fact about the user, whatever request comes with it ("I've gone vegetarian, no meat in my
@@ -137,10 +272,12 @@ def _takes_up(said: str, diet: re.Pattern[str]) -> bool:
 
 
 def states_diet(text: str) -> bool:
-    """Some diet word or allergy is said (a cheap test before any item is read)."""
+    """Some diet word or allergy, or eating a kind as news, is said (a cheap test before any
+    item is read)."""
     said = fold(text)
     return any(diet.search(said) for diet, _ in _compiled()) or "过敏" in said \
-        or "allerg" in said or _ONLY.search(said) is not None
+        or "allerg" in said or _ONLY.search(said) is not None or _EATS_NOW.search(said) is not None \
+        or _DIET_OVER.search(said) is not None or _ALLERGIC.search(said) is not None
 
 
 _CUT = re.compile(r"[，,;；。.!！?？\n]")

@@ -465,6 +465,9 @@ class _Context:
                 status = "superseded"  # ranked after the current value, never shown as it
         elif view is not None and status == "current" and uid in view.earlier_mentions:
             relabel = True  # another value than the newest one said: shown as history
+        elif view is not None and status == "current" and not self.past \
+                and view.spoke_of_before(unit):
+            relabel = True  # spoke of the slot before its current value was said: history
         turn_cos, unit_cos, kw_stats, prior = b.turn_cos, b.unit_cos, found.keyword_stats, \
             weights.scale_prior_n
         cosines = [turn_cos[t.key] for t in turns if t.key in turn_cos]

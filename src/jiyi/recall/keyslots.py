@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..embed.base import Embedder
-from ..keyfacts.asking import without_suppositions
-from ..keyfacts.diets import diet_excludes, states_diet
+from ..keyfacts.asking import of_the_past, without_suppositions
+from ..keyfacts.diets import diet_excludes, diet_lifted, holds_a_diet, states_diet
 from ..keyfacts.ended import dated_codes, ended_codes
 from ..keyfacts.polarity import (
     item_words,
@@ -109,6 +109,36 @@ def _takes_back_value(row: SlotSpec, text: str, value: frozenset[str]) -> bool:
         if words and not names_other_value(words, value) and retired_before(text, m.start()):
             return True
     return False
+
+
+#: Words saying a value is changed, new, or wanted from now on ("换了", "改成", "新地址", "from now
+#: on", "update", "switch").
+_CHANGE_SAID = re.compile(
+    sw.alternation(sw.CHANGED_ZH, sw.CHANGED_TO_ZH, sw.USING_NOW_ZH, sw.NEW_ZH, sw.MOVED_ZH,
+                   sw.FROM_NOW_ON_ZH, sw.FROM_NOW_ON_LEAD_ZH, ("改一下", "更改", "变更", "變更", "更新"))
+    + "|" + sw.en_words(sw.CHANGED_EN, sw.NEW_EN, sw.MOVED_EN, sw.FROM_NOW_ON_EN,
+                        ("update", "updated", "change", "switch", "replace", "correct")), re.I)
+
+
+def rule_typed(unit: MemoryUnit) -> bool:
+    """The unit holds a slot value the write path typed (its own slot answers for it)."""
+    return unit.slot is not None
+
+
+def _speaks_of_a_change(row: SlotSpec, text: str) -> bool:
+    """The user's own clause speaks of the slot (its question's words) and of a change of it,
+    stated or asked for: not said of the past, not a supposition, not a one-off."""
+    if row.question is None or row.question.search(fold(text)) is None \
+            or _CHANGE_SAID.search(text) is None or of_the_past(text) or _ONE_OFF_SAID.search(text):
+        return False
+    stated = without_suppositions(text)
+    return _CHANGE_SAID.search(stated) is not None and owns(row.name, stated) \
+        and not OTHERS_RE.search(stated)
+
+
+#: A value for one order or this time only ("就这单", "just this once"): no standing change.
+_ONE_OFF_SAID = re.compile(r"就这单|就這單|只是这次|只是這次|这一次|這一次|呢次|\b(?:just|only) (?:this|for this) "
+                           r"(?:once|one|time|order)\b|\bthis (?:time|order) only\b", re.I)
 
 
 _MEMBERSHIP_ENDED = re.compile(sw.alternation(sw.MEMBERSHIP_ENDED_ZH) + "|"
@@ -214,8 +244,13 @@ class SlotView:
             if row.value == "level" and not asked and _ends_level(unit.content, value) \
                     and not OTHERS_RE.search(unit.content):
                 return row.name, False  # "plus退了", "let my membership lapse": ended
-            if not names_other_value(held, value):
-                continue
+            if not held and row.value != "level" and not rule_typed(unit) \
+                    and _speaks_of_a_change(row, unit.content):
+                # a change of the slot said in words no reader holds a value of ("pwede po bang
+                # palitan yung address ko…", "新地址發咗俾你哋喇"): neither is presented as current
+                return row.name, False
+            if not names_other_value(held, value) or of_the_past(unit.content):
+                continue  # the same value, or one the user had ("我以前用X登記過")
             earlier = self.earlier_values.get(row.name, frozenset())
             if earlier and not names_other_value(held, earlier):
                 continue  # a value the slot held before ("my old number X is dead")
@@ -308,6 +343,21 @@ class SlotView:
         for row, value, since in self.current_values:
             if row.name in self.contested and unit_date(unit) <= since \
                     and not QUESTION.search(unit.content) and slot_values(row, unit) & value:
+                return True
+        return False
+
+    def spoke_of_before(self, unit: MemoryUnit) -> bool:
+        """An untyped unit said before a slot's current value that speaks of the slot (its
+        question's words: "my membership", "送货地址", "contact me") without holding the current
+        value: whatever value it gave, the current one was said since, so it is history ("As a
+        Titanium member I get free returns, right?" before "they moved me down to Bronze"), not
+        current, even when its own value is one the readers cannot read."""
+        if unit.slot is not None:
+            return False
+        for row, value, since in self.current_values:
+            if unit_date(unit) < since and row.question is not None \
+                    and row.question.search(fold(unit.content)) is not None \
+                    and not (self._held_before(row, unit) & value):
                 return True
         return False
 
@@ -486,8 +536,11 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             negations = _negations(store, row, items)
             view.negation_units.update(negations)
             gone = _said_off_since(store, wide, as_of, row, items, negations)
-            view.rule_ids.extend(u.id for u in items if u not in gone)
-            view.stale_units.update(u.id for u in gone)
+            # a restriction the user has since broken ("又开始吃辣了" after "我不吃辣") is history;
+            # its item is not taken back (the user eats it again)
+            lifted = _restrictions_lifted(store, wide, as_of, row, items)
+            view.rule_ids.extend(u.id for u in items if u not in gone and u not in lifted)
+            view.stale_units.update(u.id for u in [*gone, *lifted])
             view.negated_items.extend((row, item) for item in _taken_back(
                 store, row, [u for u in items if u.id in negations]))
             view.negated_items.extend((row, fold(u.slot.split(":", 1)[1])) for u in gone
@@ -600,6 +653,34 @@ def _said_off_since(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
     return [like for like in likes if any(
         turns.get(u.id) and all(t.role == "user" for t in turns[u.id])
         for u in found.get(like.id, []))]
+
+
+def _restrictions_lifted(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
+                         items: list[MemoryUnit]) -> list[MemoryUnit]:
+    """The diets and food restrictions of a list ("我吃全素", "我不吃辣", "no pork for me") that a
+    later clause of the user's own ends: eating what they exclude ("又开始吃辣了"), the diet over
+    ("恢复正常饮食"), another diet of the family or a corrected allergy (:func:`diet_lifted`)."""
+    if row.name != "food":
+        return []
+    said = store.find_units(scope, as_of=as_of, limit=LATER_UNITS_READ)
+    # the list's diets, and diets said in words no rule typed ("I'm doing low-carb at the
+    # moment", "我乳糖不耐，拿铁换成豆奶吧")
+    held = [u for u in items if u.slot is not None and holds_a_diet(u.content)]
+    known = {u.id for u in held}
+    held += [u for u in said if u.slot is None and u.id not in known
+             and u.type in (MemoryType.USER_PROFILE, MemoryType.FACT_REFERENCE)
+             and holds_a_diet(u.content)]
+    if not held:
+        return []
+    since = min(u.created_at for u in held)
+    later = [u for u in said if u.created_at > since and states_diet(u.content)]
+    found = {r.id: [u for u in later if u.created_at > r.created_at
+                    and diet_lifted(u.content, r.content)] for r in held}
+    if not any(found.values()):
+        return []
+    turns = store.source_turns([u.id for said in found.values() for u in said])
+    return [r for r in held if any(turns.get(u.id) and all(t.role == "user" for t in turns[u.id])
+                                   for u in found[r.id])]
 
 
 def _taken_back(store: Store, row: SlotSpec, negations: list[MemoryUnit]) -> list[str]:

@@ -231,7 +231,7 @@ _ZH_INTRO_LATIN = re.compile(
     r"(?!\s?(?:会员|會員|卡|级|級|用户|用戶|客户|客戶|版|款|號|号|VIP|[Mm]ember|[Tt]ier|[Cc]ard|[Pp]lan))")
 #: A name given for the account or the parcel ("收件人寫鄭凱文", "登记的名字写李娜", "名字…是郭佳怡"),
 #: or a caller naming themselves ("罗志强这边").
-_ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|新名|(?<=[嘅的個个])名(?![片单單牌额額])|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
+_ZH_NAME_FOR = re.compile(r"(?:(?:名字|姓名|新名|(?<=[嘅的個个])名(?![片单單牌额額])|(?:會員|会员|用戶|用户)名(?=[是係系:：])|收件人|联系人|聯絡人|登记|登記|抬头|抬頭)[\u4e00-\u9fff]{0,3}?"
                           r"(?:是|係|写|寫|填|叫|为|為|成|做|[:：])(?:成|为|為|作)?|登[记記]名用|"
                           r"(?:改名|改了名|改咗名|換咗名|换咗名|更名|改名字|改了名字|改咗名字)[^。！？!?]{0,8}?(?:叫|为|為|成))"
                           r"\s*(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})")
@@ -254,10 +254,14 @@ _ZH_ROLE_NAME = re.compile(
 #: Where a name is being set: a thing a name is written on (the account, the member's record,
 #: the invoice, the parcel's recipient) or a word for the name itself.
 _ZH_NAME_PLACE = (r"名|收件人|收貨人|收货人|訂購人|订购人|取貨人|取货人|購買人|购买人|持有人|會員資料|会员资料|"
-                  r"資料|资料|戶口|户口|帳戶|帐户|账户|帳號|账号|帐号|登記|登记|抬頭|抬头|發票|发票|夫姓|證件|证件")
+                  r"資料|资料|戶口|户口|帳戶|帐户|账户|帳號|账号|帐号|登記|登记|抬頭|抬头|發票|发票|夫姓|證件|证件|"
+                  # who a line, a household or a ticket is registered to ("实名改成…", "户主变更为…")
+                  r"实名|實名|户主|戶主|机主|機主|乘机人|乘機人|乘客|旅客|入住人|预订人|預訂人")
 #: A verb setting a value to what follows ("改成", "改做", "改回", "換成", "轉做", "寫成").
 _ZH_SET_TO = (r"改成|改做|改作|改为|改為|改回|改返(?:做|成)?|换成|換成|换做|換做|转做|轉做|转成|轉成|写成|寫成|"
-              r"填成|更正为|更正為|更正成|(?:應該|应该)(?:係|是|為|为|寫|写)")
+              r"填成|更正为|更正為|更正成|(?:應該|应该)(?:係|是|為|为|寫|写)|"
+              r"变更为|變更為|变更成|變更成|更改为|更改為|更改成|更换为|更換為|更新为|更新為|转到|轉到|转给|轉給|过户给|過戶給|"
+              r"(?:转|轉|过户|過戶)(?:咗|了)?(?:俾|畀|给|給)")
 #: The end of a name given as the new value: a stop, the end, or a particle closing the request
 #: ("改成黃詩晴嗎", "改做梁國輝啦", "係李志明先啱").
 _ZH_NAME_END = r"(?=[，,。.！!？?；;\s~～（(）)、]|$|了|啦|吧|喇|咯|囉|啰|嗎|吗|呀|啊|喔|哦|就好|就得|就可以|就行|得喇|先啱|先至啱|才對|才对)"
@@ -265,7 +269,7 @@ _ZH_NAME_END = r"(?=[，,。.！!？?；;\s~～（(）)、]|$|了|啦|吧|喇|�
 #: (or of being, right after the place), perhaps who the person is to the user, then the name
 #: ("會員名麻煩改做周鄭慧敏", "訂購人可以改成陳國雄嗎", "收件人轉做我媽咪梁美玲", "全名係羅敏儀");
 #: a name restored or corrected ("麻煩改回李秀英就好", "係李志明先啱").
-_ZH_RELATION_BEFORE_NAME = (r"(?:(?:我|我的|我嘅)?(?:" + sw.alternation(sw.RELATION_ZH) + r")(?:的|嘅)?"
+_ZH_RELATION_BEFORE_NAME = (r"(?:(?:(?:我|我的|我嘅)?(?:" + sw.alternation(sw.RELATION_ZH) + r")|他|她|佢)(?:的|嘅)?"
                             r"(?:名字|姓名|名)?[，,、:：\s]*)?")
 #: The words that set a name, up to where the name starts (shared with :func:`sets_a_name`).
 _ZH_NAME_SET_LEAD = (
@@ -273,11 +277,26 @@ _ZH_NAME_SET_LEAD = (
     r"(?:全名|本名|真名|正名|新名字?|中文名|名字|姓名)(?:應該|应该|其實|其实)?(?:係|是|系|叫|为|為|[:：])|"
     r"(?:新名字?|全名|本名|真名)[哦喔啊呀]?[，,:：\s]+)\s*"
     + _ZH_RELATION_BEFORE_NAME
-    + r"|(?:改回|改返|(?:幫|帮)我改成|麻煩改成|麻烦改成|(?:本名|全名|真名|正名)(?:係|是|叫|为|為|[:：])?)")
+    + r"|(?:改回|改返|(?:幫|帮)我改(?:成|做|為|为)|麻煩改(?:成|做|為)|麻烦改(?:成|做|为)|(?:本名|全名|真名|正名)(?:係|是|叫|为|為|[:：])?)")
 _ZH_NAME_SET = re.compile(
     r"(?:" + _ZH_NAME_SET_LEAD + r")(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,3}?)" + _ZH_NAME_END
     + r"|(?:^|(?<=[，,。！!？?\s]))(?:其實|其实)?(?:係|是)(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)"
-    r"(?=先啱|先至啱|才對|才对|才是對的|才是对的)")
+    r"(?=先啱|先至啱|才對|才对|才是對的|才是对的)"
+    # a name corrected after saying it was mistyped ("名字打错一个字，是陈健华")
+    r"|(?:打错|打錯|写错|寫錯|拼错|拼錯|弄错|弄錯|错了|錯了)[^。！？!?]{0,10}?[，,\s]\s*"
+    r"(?:应该|應該|正确的|正確的|正確係|其实|其實)?(?:係|是|系)(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)"
+    + _ZH_NAME_END)
+#: A name right after the role it holds, with nothing between ("乘机人陈建华，身份证已经填好了",
+#: "我是户主黄国平"): the role's holder.
+_ZH_ROLE_APPOSED = re.compile(r"(?:" + sw.alternation(*sw.ROLE_PERSON_ZH.values()) + r")(?:[是係]|\s)?"
+                              r"(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)" + _ZH_NAME_END)
+#: A level said where a name might be ("會員名係金卡"): no person.
+_LEVEL_LIKE = re.compile(r"[卡级級钻鑽]|会员|會員|VIP", re.I)
+#: An English name set in a Chinese sentence about a name ("結咗婚之後我用返老公個姓，麻煩改做
+#: Mandy Cheung", "英文名改成 Grace Lin").
+_ZH_SET_EN_NAME = re.compile(r"(?:" + _ZH_SET_TO + r")\s*((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2}))"
+                             r"(?![A-Za-z])")
+_ZH_NAME_WORD = re.compile(r"名|姓|叫|稱呼|称呼")
 #: A last character no name ends with: a colour, a place, a day, a street ("改成白色", "改回高新区",
 #: "改成周五"): the value set is not a name.
 _ZH_NOT_NAME_LAST = frozenset("色区區市县縣省路街道号號天日点點款店站园園楼樓门門州山江湖海港镇鎮村期末")
@@ -442,7 +461,7 @@ _EN_NAME_SET = re.compile(
     r"|\b(?i:my|our|the|ma)\s+(?i:" + sw.alternation(sw.RELATION_EN) + r")\b[^.!?;,\n]{0,25},\s*"
     r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?" + _EN_NAME + r"(?=\s*(?:[,.;!?]|$))")
 #: The text before a name ends with words that set it (:func:`sets_a_name`).
-_NAME_SET_BEFORE = re.compile(r"(?:" + _ZH_NAME_SET_LEAD + "|" + _EN_NAME_SET_LEAD + r")$")
+_NAME_SET_BEFORE = re.compile(r"(?:" + _ZH_NAME_SET_LEAD + "|" + _EN_NAME_SET_LEAD + r")\s*$")
 
 
 def sets_a_name(lead: str) -> bool:
@@ -768,7 +787,8 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
     for rx in (_ZH_NAME_FOR, _ZH_THIS_SIDE) if cjk else ():
         for m in rx.finditer(text):
             name = _trim_zh_name(m.group(1))
-            if len(name) >= 2 and not _ROLE_NOUN.search(name):
+            if len(name) >= 2 and not _ROLE_NOUN.search(name) \
+                    and not _LEVEL_LIKE.search(text, m.start(1), m.start(1) + len(name) + 2):
                 out.append(Entity(kind="person", text=name, value=to_simplified(name),
                                   start=m.start(1), end=m.start(1) + len(name)))
     for rx in (_ZH_ANSWER, _ZH_CALL_ME) if cjk else ():
@@ -791,12 +811,23 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
             out.append(Entity(kind="person", text=name, value=to_simplified(name),
                               start=m.start(g), end=m.start(g) + len(name)))
     for m in _ZH_NAME_SET.finditer(text) if cjk else ():
-        g = 1 if m.group(1) else 2
+        g = next(i for i in (1, 2, 3) if m.group(i))
         name = _trim_zh_name(m.group(g))
         if len(name) >= 2 and not _ROLE_NOUN.search(name) and not _SURNAME_LIKE_WORD.match(name) \
                 and name[-1] not in _ZH_NOT_NAME_LAST and name not in CITIES_ZH:
             out.append(Entity(kind="person", text=name, value=to_simplified(name),
                               start=m.start(g), end=m.start(g) + len(name)))
+    for m in _ZH_ROLE_APPOSED.finditer(text) if cjk else ():
+        name = _trim_zh_name(m.group(1))
+        if len(name) >= 2 and not _ROLE_NOUN.search(name) and not _SURNAME_LIKE_WORD.match(name) \
+                and name[-1] not in _ZH_NOT_NAME_LAST:
+            out.append(Entity(kind="person", text=name, value=to_simplified(name),
+                              start=m.start(1), end=m.start(1) + len(name)))
+    for m in _ZH_SET_EN_NAME.finditer(text) if cjk and _ZH_NAME_WORD.search(text) else ():
+        name = m.group(1)
+        if name.split()[-1] not in _NOT_SURNAME:
+            out.append(Entity(kind="person", text=name, value=name, start=m.start(1),
+                              end=m.end(1)))
     for m in _ZH_THIRD_CALLED.finditer(text) if cjk else ():
         name = _trim_zh_name(m.group(1))
         if len(name) >= 2 and not _ROLE_NOUN.search(name) and not _SURNAME_LIKE_WORD.match(name):

@@ -22,6 +22,8 @@ SURNAME_PATTERN = "(?:" + "|".join(SURNAMES_MULTI) + "|[" + "".join(sorted(SURNA
 NAME_STOP: frozenset[str] = frozenset(
     "今的是在住来來从從电電手我你他她，。！？,.!? 、；;：:和跟与與也都就要想会會能已请請先女"
     "在哦啊呀呢吧嘛喔噢哈订訂号號家公工做现現目"
+    # particles closing a sentence ("收件人改成王磊了", "改做陳大文啦")
+    "了啦喇咯囉啰吗嗎"
 )
 
 CITIES_ZH: tuple[str, ...] = (

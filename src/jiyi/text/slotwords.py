@@ -43,6 +43,8 @@ CHANGED_TO_ZH: tuple[str, ...] = (
     "改成", "改为", "改為", "换成", "換成", "变成", "變成",
     # changed to calling or sending to ("改打Y", "改寄到Y")
     "改打", "改拨", "改撥", "改寄", "改送", "改发", "改發",
+    # Cantonese 做 is 成 after a verb of changing ("改做Y", "轉做Y"); written 为 / 作 too
+    "改做", "换做", "換做", "转做", "轉做", "变做", "變做", "转为", "轉為", "改作",
 )
 #: Now using a value ("现在用…", "改用…").
 USING_NOW_ZH: tuple[str, ...] = (
@@ -88,7 +90,9 @@ LEVEL_MOVED_ZH: tuple[str, ...] = (
     "升级", "升級", "升到", "升为", "升為", "升成", "剛升", "刚升", "降级", "降級", "降到", "降为",
     "降為", "成为", "成為", "降成", "被降", "降咗", "升咗", "升左", "升做", "跌到", "跌咗", "降至", "升至",
 )
-LEVEL_MOVED_EN: tuple[str, ...] = ("upgraded", "downgraded", "bumped", "promoted", "became")
+LEVEL_MOVED_EN: tuple[str, ...] = ("upgraded", "downgraded", "bumped", "promoted", "became",
+                                   r"dropped (?:down )?to", r"(?:put|moved|kicked) me (?:in|on|to|into|down to|up to|back to)",
+                                   r"qualified for", r"made it to")
 #: A membership the user says has ended ("Plus退了", "88VIP到期了没续", "I let my membership
 #: lapse", "cancelled already"): said of the current level or of a membership word, after it,
 #: the level is no longer current (read at recall, :mod:`jiyi.recall.keyslots`).
@@ -178,7 +182,8 @@ NOT_ANY_MORE_EN: tuple[str, ...] = (
 )
 #: Before or in time ("之前", "原来", "previous", "used to").
 PAST_ZH: tuple[str, ...] = ("原来", "原來", "原本", "之前", "以前")
-PAST_EN: tuple[str, ...] = ("old", "previous", "used to")
+PAST_EN: tuple[str, ...] = ("old", "previous", "used to", "was using", "were using", "previously",
+                            "formerly", "back then", "in the past", "last year", "once used")
 #: After a value, these retire *another* one: the value itself is the new one ("the old one").
 OTHER_OLD_ZH: tuple[str, ...] = (
     "旧的", "舊的", "旧地址", "舊地址", "旧号", "舊號", "旧邮箱", "舊郵箱", "老的", "原来那", "原來那",
@@ -332,6 +337,8 @@ LEVEL_UP_EN: tuple[str, ...] = (
     r"slipped|leveled|levelled|changed|switched|renewed|upgraded|downgraded) (?:me |us )?"
     r"(?:(?:back )?(?:up|down) )?(?:to|into)",
     "now on", "made it to", "reached", "hit",
+    # placed on a level ("they put me in Silver", "placed us on Gold")
+    r"(?:put|placed|kept) (?:me |us )?(?:back )?(?:in|on)",
 )
 LEVEL_UP_ZH: tuple[str, ...] = (
     "升级到", "升級到", "升级成", "升級成", "升级为", "升級為", "升到", "升成", "升为", "升為", "升咗做",
@@ -478,9 +485,13 @@ ROLE_PERSON_ZH: dict[str, tuple[str, ...]] = {
                   "收貨姓名", "收件名", "寄给", "寄給", "送给", "送給", "寄俾", "寄畀", "送俾", "送畀"),
     "guest": ("入住人", "入住者", "住客", "房客", "入住姓名", "入住名"),
     "booking": ("订位人", "訂位人", "订房人", "訂房人", "预订人", "預訂人", "预定人", "預定人", "预约人",
-                "預約人", "订票人", "訂票人", "订位姓名", "訂位姓名", "订位名", "訂位名", "订座人", "訂座人"),
+                "預約人", "订票人", "訂票人", "订位姓名", "訂位姓名", "订位名", "訂位名", "订座人", "訂座人",
+                # the person a ticket is for
+                "乘机人", "乘機人", "登机人", "登機人", "乘车人", "乘車人"),
     "account": ("帐号持有人", "帳號持有人", "账号持有人", "账户持有人", "帳戶持有人", "户名", "戶名",
-                "开户人", "開戶人", "持卡人", "账户名", "帳戶名", "帐户名"),
+                "开户人", "開戶人", "持卡人", "账户名", "帳戶名", "帐户名",
+                # who a household or a phone line is registered to
+                "户主", "戶主", "机主", "機主"),
 }
 ROLE_PERSON_EN: dict[str, tuple[str, ...]] = {
     "recipient": ("recipients?", "addressee", "addressed to", "consignee",

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from ..embed.routing import EmbedderRouting
-from ..keyfacts.asking import asks, is_request, run_on_parts
+from ..keyfacts.asking import asks, is_request, of_the_past, run_on_parts
 from ..keyfacts.polarity import RETIRE_WINDOW, RETIRES, item_words, names_words
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import (
@@ -127,6 +127,7 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
             or cued_slot(idx, embedder, draft.content, vector)
         row = spec(typed.slot) if typed is not None else None
         if row is None or (row.single and row.name in taken) or _event_only(row, draft.content) \
+                or (row.single and of_the_past(draft.content)) \
                 or _gives_entity(row, draft) or (not row.single and not names_item(row, draft.content)):
             continue
         if row.single:

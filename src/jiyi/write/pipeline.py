@@ -20,6 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Protocol
 
+from ..keyfacts.asking import declared_with_mark
 from ..text.entities import extract_entities, extract_entities_and_times
 from ..text.secrets import redact
 from ..text.segment import detect_language
@@ -43,7 +44,7 @@ from .compress import (
 from .drafts import LANGUAGE_SNIFF_CHARS, Extraction, Piece, TurnInput, UnitDraft
 from .packing import MAX_PIECES_PER_FACT, MAX_UNITS_PER_TURN, dedupe, limit, pack_pieces, said_once
 from .plan import pieces_for_sentence
-from .slots import CUE_WINDOW_CHARS
+from .slots import CUE_WINDOW_CHARS, wants_a_change
 from .toolsum import ToolFact, summarise_tool
 
 __all__ = ["MAX_UNITS_PER_TURN", "Extraction", "Refiner", "TurnInput", "UnitDraft", "extract_turn",
@@ -115,10 +116,14 @@ def rule_extract(turn: TurnInput) -> Extraction:
             continue
         # compression: in a turn of several sentences a one-clause question without an entity
         # is no unit (the raw turn keeps it); a turn that is one question stays, the prompt of
-        # the answer that follows ("那张优惠券还能用吗？" -> "已于5月3日过期")
+        # the answer that follows ("那张优惠券还能用吗？" -> "已于5月3日过期"). A request for a
+        # change ("Could you switch my notifications to SMS?", "可以改成短信通知吗？") is no
+        # open question: it says what the user wants from now on; nor is a statement typed
+        # with a question mark ("我被降成普卡了？")
         if not ents and len(sentences) > 1 and turn.role != "tool" \
                 and is_open_question(sent_text) and not TAG_QUESTION.search(sent_text) \
-                and not CLAUSE_MARK.search(sent_text):
+                and not CLAUSE_MARK.search(sent_text) and not wants_a_change(sent_text) \
+                and not declared_with_mark(sent_text.strip()):
             asked.append((sent_text, start, end))
             continue
         tlo, thi = bisect_left(tstarts, start), bisect_left(tstarts, end)

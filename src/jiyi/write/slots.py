@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from ..keyfacts.asking import asks_value, supposes_value
+from ..keyfacts.asking import asks_value, is_request, supposes_value
 from ..keyfacts.roles import name_role
 from ..keyfacts.schema import dated_thing, schema, spec, third_party
 from ..text import slotwords as sw
@@ -41,6 +41,14 @@ _ONE_OFF = re.compile(r"就这单|就這單|只是这次|只是這次|只这一�
                       r"\bthis (?:time|order) only\b|\bfor this order only\b|"
                       r"\bon this one (?:invoice|order|receipt|booking|delivery)\b|"
                       r"\bone-?off\b|\bone time only\b", re.I)
+
+
+def wants_a_change(sentence: str) -> bool:
+    """A request about the speaker's own things or a change ("Could you switch my notifications
+    to SMS?", "可以改成短信通知吗？", "可唔可以用電郵通知我？"), not one about a product ("這個可以用
+    洗碗機洗嗎？")."""
+    return is_request(sentence) and (_SELF.search(sentence) is not None
+                                     or CHANGE_WORDS.search(sentence) is not None)
 
 
 def one_off(sentence: str) -> bool:
@@ -96,7 +104,7 @@ _CITY_WORDS = re.compile(
 _CITY_PAST = re.compile(r"以前|曾经|曾經|小时候|小時候|\b(?:used to|grew up|visited|trip|travel)", re.I)
 _NAME_INTRO = re.compile(
     r"我叫|俺叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
-    r"我嘅名|英文名|全名|真名|敝人|在下|本人|姓名|这边|這邊|改名|更名|现在叫|現在叫|我(?:其实|其實|本名|全名|真名|大名|而家|宜家|以后|以後|今后|今後)叫|(?:我|本人|敝|免贵|免貴|鄙人)姓|^姓|\b(?:my names?|call me|I'm|I am|it's|it is|this is|"
+    r"我嘅名|英文名|全名|真名|敝人|在下|本人|姓名|會員名|会员名|用戶名|用户名|这边|這邊|改名|更名|现在叫|現在叫|我(?:其实|其實|本名|全名|真名|大名|而家|宜家|以后|以後|今后|今後)叫|(?:我|本人|敝|免贵|免貴|鄙人)姓|^姓|\b(?:my names?|call me|I'm|I am|it's|it is|this is|"
     r"real name|name on|account is under|under the name|addressed to|recipient|myself|"
     r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book|file|list|save|reserve) "
     r"(?:it|the \w+|everything|this|that|them) under|name(?:'s|’s)?|surname|go by|going by|went by|"
@@ -257,9 +265,12 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
 
     near = before[-THIRD_PARTY_WINDOW_CHARS:]
     prev_third = bool(_THIRD_PARTY.search(near)) and not _SELF.search(near)
+    # a request opening the sentence governs the clause holding the value ("以后能不能寄到公司，
+    # 地址是…？", "could you, from now on, use …?"): the value is wanted, not asked about
+    requested = bool(before) and is_request(before)
     for e in entities:
         labelled = _STATED_BEFORE.search(clause[:e.start]) is not None
-        if asks_value(clause, e.start, e.end) and not labelled:
+        if asks_value(clause, e.start, e.end) and not labelled and not requested:
             continue  # "我现在的电话是13800138000吗？" asks; "can you change it to …?" states
         if supposes_value(clause, e.start):
             continue  # "如果我搬去深圳南山区…", "if I moved to 12 Oak St": supposed, not stated

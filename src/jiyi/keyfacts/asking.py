@@ -266,3 +266,18 @@ _PRESENT = re.compile(sw.alternation(sw.CURRENT_ZH, sw.IS_NOW_ZH, sw.USING_NOW_Z
 def of_the_past(text: str) -> bool:
     """The clause speaks of a value the user had, not of one they have (:data:`_PAST_USE`)."""
     return _PAST_USE.search(text) is not None and _PRESENT.search(text) is None
+
+
+#: A value given for one order, one invoice or this time only ("就这单", "只是這次", "just this
+#: once", "on this one invoice"): an exception, not the user's standing value.
+_ONE_OFF = re.compile(r"就这单|就這單|只是这次|只是這次|只这一次|只這一次|仅此一次|僅此一次|就呢张单|就呢張單|"
+                      r"这单就|這單就|淨係呢次|净系呢次|\b(?:just|only) (?:this|for this) (?:once|one|time|order)\b|"
+                      r"\bthis (?:time|order) only\b|\bfor this order only\b|"
+                      r"\bon this one (?:invoice|order|receipt|booking|delivery)\b|"
+                      r"\bone-?off\b|\bone time only\b", re.I)
+
+
+def one_off(sentence: str) -> bool:
+    """The sentence gives a value for one order, one invoice or this time only ("寄到X，就这单",
+    "cc my assistant on this one invoice"): an exception, no slot fact."""
+    return _ONE_OFF.search(sentence) is not None

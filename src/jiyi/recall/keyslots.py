@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..embed.base import Embedder
-from ..keyfacts.asking import of_the_past, without_suppositions
+from ..keyfacts.asking import of_the_past, one_off, without_suppositions
 from ..keyfacts.diets import diet_excludes, diet_lifted, holds_a_diet, states_diet
 from ..keyfacts.ended import dated_codes, ended_codes
 from ..keyfacts.polarity import (
@@ -129,16 +129,11 @@ def _speaks_of_a_change(row: SlotSpec, text: str) -> bool:
     """The user's own clause speaks of the slot (its question's words) and of a change of it,
     stated or asked for: not said of the past, not a supposition, not a one-off."""
     if row.question is None or row.question.search(fold(text)) is None \
-            or _CHANGE_SAID.search(text) is None or of_the_past(text) or _ONE_OFF_SAID.search(text):
+            or _CHANGE_SAID.search(text) is None or of_the_past(text) or one_off(text):
         return False
     stated = without_suppositions(text)
     return _CHANGE_SAID.search(stated) is not None and owns(row.name, stated) \
         and not OTHERS_RE.search(stated)
-
-
-#: A value for one order or this time only ("就这单", "just this once"): no standing change.
-_ONE_OFF_SAID = re.compile(r"就这单|就這單|只是这次|只是這次|这一次|這一次|呢次|\b(?:just|only) (?:this|for this) "
-                           r"(?:once|one|time|order)\b|\bthis (?:time|order) only\b", re.I)
 
 
 _MEMBERSHIP_ENDED = re.compile(sw.alternation(sw.MEMBERSHIP_ENDED_ZH) + "|"

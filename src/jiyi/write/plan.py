@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..keyfacts.asking import is_request
+from ..keyfacts.asking import is_request, one_off
 from ..text.fastre import gate_all
 from ..text.segment import has_cjk, script_of_text
 from ..units import Entity, MemoryType
@@ -26,7 +26,6 @@ from .slots import (
     current_between,
     dated_thing_said,
     find_slots,
-    one_off,
     validity_end,
 )
 from .speaker import attribute_once

@@ -34,27 +34,12 @@ from .timeparse import TimeMatch
 #: Someone other than the user (the schema's list: "我妈妈", "my colleague", "the courier").
 _THIRD_PARTY = third_party()
 _SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|換號|新的", re.I)
-#: A value given for one order, one invoice or this time only ("就这单", "只是這次", "just this
-#: once", "on this one invoice"): an exception, not the user's standing value.
-_ONE_OFF = re.compile(r"就这单|就這單|只是这次|只是這次|只这一次|只這一次|仅此一次|僅此一次|就呢张单|就呢張單|"
-                      r"这单就|這單就|淨係呢次|净系呢次|\b(?:just|only) (?:this|for this) (?:once|one|time|order)\b|"
-                      r"\bthis (?:time|order) only\b|\bfor this order only\b|"
-                      r"\bon this one (?:invoice|order|receipt|booking|delivery)\b|"
-                      r"\bone-?off\b|\bone time only\b", re.I)
-
-
 def wants_a_change(sentence: str) -> bool:
     """A request about the speaker's own things or a change ("Could you switch my notifications
     to SMS?", "可以改成短信通知吗？", "可唔可以用電郵通知我？"), not one about a product ("這個可以用
     洗碗機洗嗎？")."""
     return is_request(sentence) and (_SELF.search(sentence) is not None
                                      or CHANGE_WORDS.search(sentence) is not None)
-
-
-def one_off(sentence: str) -> bool:
-    """The sentence gives a value for one order, one invoice or this time only ("寄到X，就这单",
-    "cc my assistant on this one invoice"): an exception, no slot fact."""
-    return _ONE_OFF.search(sentence) is not None
 
 
 #: Words saying a value changed or is new: they also make a clause without "我"/"my" the

@@ -25,6 +25,7 @@ import pytest
 from jiyi import Memory
 from jiyi.keyfacts.asking import is_request
 from jiyi.keyfacts.diets import diet_ended, diet_lifted, holds_a_diet
+from jiyi.keyfacts.polarity import retired_after
 from jiyi.recall.rules import slot_intent
 from jiyi.text.entities import extract_entities
 from jiyi.write import TurnInput, extract_turn
@@ -255,5 +256,43 @@ def test_a_change_said_without_a_readable_value_contests_the_old_one(
 ])
 def test_a_role_holder_replaced_is_not_current(e5_mem: Memory, first: str, change: str, ask: str,
                                                old: str) -> None:
+    hits = ask_after(e5_mem, [first, change], ask)
+    assert not any(old in h.unit.content and h.current for h in hits)
+
+
+@pytest.mark.parametrize(("first", "change", "ask", "old"), [
+    ("提醒一下，我不吃牛喔", "跟媽祖還完願了，現在可以吃牛，備註幫我拿掉吧", "這位客人有什麼忌口？", "我不吃牛"),
+    ("我不吃辣，谢谢", "胃好了，现在能吃辣了，备注帮我删掉吧？", "客户有什么忌口", "我不吃辣"),
+    ("No pork for me please", "Can you remove the no-pork note? I eat pork now.",
+     "any dietary restrictions?", "No pork"),
+])
+def test_a_restriction_lifted_in_a_request_stays_lifted_after_the_request_expires(
+        e5_mem: Memory, first: str, change: str, ask: str, old: str) -> None:
+    # the request is short-lived session state; asked weeks later it has expired, and it is
+    # still the user's word that the restriction is over
+    hits = ask_after(e5_mem, [first, change], ask)
+    assert not any(old in h.unit.content and h.current for h in hits)
+
+
+@pytest.mark.parametrize(("text", "value", "retired"), [
+    ("QQ基本不登了，你加我微信吧", "QQ", True),
+    ("LINE已經刪咗，打電話啦", "LINE", True),
+    ("email 好少睇，WhatsApp我啦", "email", True),
+    ("Telegram is dead for me, text me", "Telegram", True),
+    ("微信看到了", "微信", False),
+    ("QQ找我就行", "QQ", False),
+])
+def test_a_channel_retired_right_after_it(text: str, value: str, retired: bool) -> None:
+    assert retired_after(text, text.index(value) + len(value)) is retired
+
+
+@pytest.mark.parametrize(("first", "change", "ask", "old"), [
+    ("有问题QQ上找我", "QQ基本不登了，你加我微信吧", "现在怎么联系他", "QQ上找我"),
+    ("有咩事LINE我", "LINE已經刪咗，有事WhatsApp我", "點聯絡佢", "LINE我"),
+    ("Telegram me if anything changes.", "Telegram is dead for me now, WhatsApp works better.",
+     "how do we reach this customer?", "Telegram me"),
+])
+def test_a_channel_retired_in_passing_is_not_current(e5_mem: Memory, first: str, change: str,
+                                                     ask: str, old: str) -> None:
     hits = ask_after(e5_mem, [first, change], ask)
     assert not any(old in h.unit.content and h.current for h in hits)

@@ -42,6 +42,23 @@ RETIRES = re.compile(
 RETIRE_WINDOW = 6
 
 
+#: Said right after a value, these retire it ("QQ基本不登了", "LINE已經刪咗", "email 好少睇",
+#: "Telegram is dead for me"): the user no longer uses it.
+RETIRED_AFTER = re.compile(
+    r"^\s*(?:我|我都|都|基本|基本上|已经|已經|早就|好少|很少|几乎|幾乎|平时|平時)?\s*"
+    r"(?:不登|唔登|冇登|不上|唔上|不用|唔用|冇用|不看|唔睇|冇睇|不开|唔開|不開|删|刪|停用|停咗|卸载|卸載|"
+    r"登不上|上不了|用不了|用唔到|睇|看)(?:了|咗|喇|啦|嘞|掉|咗喇)?|"
+    r"^\s*(?:is|'s)\s+(?:dead|gone|deleted|closed)\b|^\s*(?:doesn't|does not|no longer) work", re.I)
+
+
+def retired_after(text: str, at: int) -> bool:
+    """A retiring phrase (:data:`RETIRED_AFTER`) follows ``text[:at]`` at once ("QQ基本不登了"):
+    the value before it is taken back, not stated. A bare "看"/"睇" retires only after 好少/很少."""
+    m = RETIRED_AFTER.search(text[at:at + RETIRE_WINDOW * 2])
+    return m is not None and not (m.group(0).strip()[-1:] in "看睇" and not re.search(
+        r"好少|很少|几乎|幾乎", m.group(0)))
+
+
 def retired_before(text: str, at: int) -> bool:
     """A retiring word (:data:`RETIRES`) stands right before ``text[at:]`` ("别微信了", "dont
     whatsapp me", "唔好WhatsApp喇"): the value there is taken back, not stated."""

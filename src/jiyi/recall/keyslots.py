@@ -29,6 +29,7 @@ from ..keyfacts.polarity import (
     item_words,
     may_take_back,
     names_words,
+    retired_after,
     retired_before,
     takes_back,
 )
@@ -106,7 +107,8 @@ def _takes_back_value(row: SlotSpec, text: str, value: frozenset[str]) -> bool:
         return False
     for m in row.value_words.finditer(text):
         words = frozenset(w for w in content_words(m.group(0)) if w not in GENERIC_WORDS)
-        if words and not names_other_value(words, value) and retired_before(text, m.start()):
+        if words and not names_other_value(words, value) and (
+                retired_before(text, m.start()) or retired_after(text, m.end())):
             return True
     return False
 
@@ -668,7 +670,12 @@ def _restrictions_lifted(store: Store, scope: Scope, as_of: datetime, row: SlotS
     if not held:
         return []
     since = min(u.created_at for u in held)
-    later = [u for u in said if u.created_at > since and states_diet(u.content)]
+    # what the user said since, expired or not: "現在可以吃牛，備註幫我拿掉吧" is a request (short-
+    # lived session state), and still the user's word that the restriction is over
+    later = [u for u in store.find_units(scope, as_of=None, since=since, until=as_of,
+                                         limit=LATER_UNITS_READ)
+             if u.created_at > since and unit_status(u, as_of) in ("current", "expired")
+             and states_diet(u.content)]
     found = {r.id: [u for u in later if u.created_at > r.created_at
                     and diet_lifted(u.content, r.content)] for r in held}
     if not any(found.values()):

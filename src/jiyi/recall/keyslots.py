@@ -122,11 +122,6 @@ _CHANGE_SAID = re.compile(
                         ("update", "updated", "change", "switch", "replace", "correct")), re.I)
 
 
-def rule_typed(unit: MemoryUnit) -> bool:
-    """The unit holds a slot value the write path typed (its own slot answers for it)."""
-    return unit.slot is not None
-
-
 def _speaks_of_a_change(row: SlotSpec, text: str) -> bool:
     """The user's own clause speaks of the slot (its question's words) and of a change of it,
     stated or asked for: not said of the past, not a supposition, not a one-off."""
@@ -241,7 +236,7 @@ class SlotView:
             if row.value == "level" and not asked and _ends_level(unit.content, value) \
                     and not OTHERS_RE.search(unit.content):
                 return row.name, False  # "plus退了", "let my membership lapse": ended
-            if not held and row.value != "level" and not rule_typed(unit) \
+            if not held and row.value != "level" and unit.slot is None \
                     and _speaks_of_a_change(row, unit.content):
                 # a change of the slot said in words no reader holds a value of ("pwede po bang
                 # palitan yung address ko…", "新地址發咗俾你哋喇"): neither is presented as current

@@ -85,7 +85,7 @@ def replaced_choices(store: Store, turn: TurnRecord, draft: UnitDraft) -> list[M
                 (switch is not None and switch_replaces(switch, unit.content))
                 # a diet taken up: the dishes it excludes ("going halal" after "the
                 # pepperoni pizza"; keyfacts/diets.py)
-                # (a liked item is recall's to take back: recall/keyslots._said_off_since)
+                # (a liked item is recall's to take back: recall/slotlists.said_off_since)
                 or (diet and unit.slot is None and diet_excludes(draft.content, unit.content)))):
             out.append(unit)
     return out

@@ -187,11 +187,19 @@ _EMBEDDED = re.compile(r"(?:不知道|不确定|不確定|不清楚|不晓得|�
 _STATES_WHAT_FOLLOWS = re.compile(r"是|在|住|用|成|为|為|係|喺|到|\b(?:is|are|at|to|now)\b", re.I)
 
 
+_ZH_SPACE_STOP = re.compile(r"(?<=[\u4e00-\u9fff0-9])[ \u3000]+(?=[\u4e00-\u9fff])")
+
+
 def asks_value(text: str, start: int, end: int) -> bool:
     """The value at ``text[start:end]`` is asked about, not stated: the part holding it is a
     question (a question word before the value counts only when no word stating the value
     stands between them), and no request."""
     lo, hi = _part_bounds(text, start, end)
+    # a space after the value, in Chinese typed without stops, ends its sentence ("地址填好了
+    # 朝阳区…502 送货上门吗": the question is the next sentence's)
+    gap = _ZH_SPACE_STOP.search(text, end, hi)
+    if gap is not None:
+        hi = gap.start()
     part = text[lo:hi]
     if is_request(part) or declared_with_mark(part.strip()):
         return False
@@ -218,7 +226,11 @@ _SUPPOSE = re.compile(r"如果|假如|假设|假設|要是|若是|倘若|如若|
 _CHECKING_IF = re.compile(r"(?i:\b(?:check|checking|see|seeing|wonder|wondering|know|ask|asking|"
                           r"confirm|verify|tell me|sure|unsure|not sure|as)\s*)$")
 #: Where a supposition ends and the consequence starts ("，", "就", "then").
-_CONSEQUENCE = re.compile(r"[，,。.;；!！?？\n]|就|便|那么|那麼|\b(?i:then)\b|"
+_CONSEQUENCE = re.compile(r"[，,。.;；!！?？\n]"
+                          # an example of the supposed ("如果我以后搬去北京了，比如搬到X那边", "if I
+                          # moved, say to 12 Oak St"): still supposed
+                          r"(?!\s*(?:比如|比方|例如|譬如|像是|好似|e\.g\.|(?i:for example|for instance|say)\b))"
+                          r"|就|便|那么|那麼|\b(?i:then)\b|"
                           # an imperative of reaching or sending ("if you need me call 555-…",
                           # "如果有问题打我电话…"): what follows is the request, stated
                           r"打|找我|联系|联络|聯絡|聯繫|寄|送|发|發|\b(?i:call|text|email|e-mail|ring|"
@@ -253,6 +265,15 @@ def without_suppositions(text: str) -> str:
     return "".join(out)
 
 
+_WORDS_LEFT = re.compile(r"[^\W\d_]{2,}|[\u4e00-\u9fff]")
+
+
+def all_supposed(text: str) -> bool:
+    """Everything the text says is inside a supposition ("如果我以后搬去北京了，比如搬到X那边",
+    "if I ever moved to Leeds"): it states no value."""
+    return _SUPPOSE.search(text) is not None and _WORDS_LEFT.search(without_suppositions(text)) is None
+
+
 #: A value said of the past ("I used to live at…", "Last year I was using X", "我以前用X登記過"),
 #: with no word for the present beside it ("…but now…", "现在"): history, no current value.
 _PAST_USE = re.compile(sw.alternation(sw.PAST_ZH, ("曾经", "曾經")) + "|" + sw.en_words(
@@ -277,7 +298,26 @@ _ONE_OFF = re.compile(r"就这单|就這單|只是这次|只是這次|只这一�
                       r"\bone-?off\b|\bone time only\b", re.I)
 
 
+#: Today only, or this order named as the one the value is for ("这单能不能下午三点送，就今天",
+#: "今日而家喺公司，淨係今日", "just for today"): one-off unless a standing word is said beside it.
+_TODAY_ONLY = re.compile(r"(?:这|這)一次|就这周|就這週|就這周|只有这周|只有這週|(?:下周|下週|下礼拜|下禮拜|之后|之後|"
+                         r"下次|下個?星期|下个?星期)(?:就)?(?:恢复|恢復|改回|照旧|照舊|照常)|"
+                         r"\b(?:just|only) (?:for )?this week\b|\bthis week only\b|"
+                         r"\b(?:back to normal|resume|revert) (?:next|after)\b|就今天|只有今天|仅今天|僅今天|只限今天|今天而已|今天就好|就今日|淨係今日|净系今日|"
+                         r"今日而已|只係今日|只系今日|(?:这|這|本|呢)(?:单|單|张单|張單)(?:能|可以|可不可以|麻烦|麻煩|"
+                         r"帮我|幫我|請|请|就|先|要|唔該|唔该|改|送|寄|到)|"
+                         r"\b(?:just|only) (?:for )?today\b|\bfor today only\b|\btoday only\b|"
+                         r"\b(?:just|only) (?:for )?(?:this|tonight'?s|today'?s) (?:delivery|parcel|package|"
+                         r"shipment|booking|one)\b", re.I)
+_STANDING = re.compile(sw.alternation(sw.FROM_NOW_ON_ZH, sw.FROM_NOW_ON_LEAD_ZH,
+                                      ("以后", "以後", "每次", "一直", "默认", "默認", "長期", "长期"))
+                       + "|" + sw.en_words(sw.FROM_NOW_ON_EN, ("always", "every time", "default")),
+                       re.I)
+
+
 def one_off(sentence: str) -> bool:
     """The sentence gives a value for one order, one invoice or this time only ("寄到X，就这单",
-    "cc my assistant on this one invoice"): an exception, no slot fact."""
-    return _ONE_OFF.search(sentence) is not None
+    "cc my assistant on this one invoice", "这单能不能下午三点送，就今天"): an exception, no slot
+    fact."""
+    return _ONE_OFF.search(sentence) is not None or (
+        _TODAY_ONLY.search(sentence) is not None and _STANDING.search(sentence) is None)

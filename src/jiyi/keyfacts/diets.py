@@ -47,7 +47,7 @@ _DIETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"\bpescatarian\b|\bpescetarian\b|只吃(?:鱼|海鲜)|海鲜素|鱼素", ("meat",)),
     (r"\bjain\b|耆那", ("meat", "fish", "egg")),
     (r"\bhalal\b|清真", ("pork",)),
-    (_OFF + r"(?:辣|spicy|hot food)|辣的都不|辣嘢都唔|上火", ("spicy",)),
+    (_OFF + r"(?:辣|spicy|hot food)|辣的都不|辣都不|辣嘢都唔|做不辣|不辣的|免辣|上火", ("spicy",)),
     (_OFF + r"(?:炸|fried|deep[- ]fried)|炸的都不|炸嘢都唔", ("fried",)),
     (_OFF + r"(?:红肉|red meat)", ("red_meat",)),
     (_OFF + r"(?:牛|\bbeef\b)", ("beef",)),
@@ -132,6 +132,8 @@ def _allergy_excludes(said: str, thing: str) -> bool:
 _EATS_NOW = re.compile(
     r"(?:开始|又|重新|恢复|现在|而家|宜家|依家|已经|都|也|可以|能)(?:会|有|可以)?(?:吃|食|喝|饮)(?:返|番|回|得)?|"
     r"(?:吃|食|喝|饮)(?:返|番|回|得)|"
+    # a spice level asked for now ("可以试试微辣了", "以后都给我做重辣"): spicy food eaten again
+    r"(?:可以|能)(?:试试|试下|试一下)|(?<![不没冇唔])(?=(?:重|中|微|特|加|多)辣)|越(?=辣越好)|"
     r"(?:不用|不需要|唔使|唔洗|无需|毋须|免)(?:再)?(?:备注|写|注明|标注)?(?:走|去|不要|唔要|不加|唔加)?|"
     r"开荤|破戒|\b(?:start(?:ed|ing|s)? (?:to )?(?:eat|drink)(?:ing)?|"
     r"(?:eat|eating|drink|drinking|having|have|take|taking) (?:\w+ ){0,2}again|"
@@ -211,8 +213,13 @@ _ALLERGIC = re.compile(r"过敏|敏感|\b(?:allerg\w*|react(?:s|ion)? to|intoler
 def holds_a_diet(text: str) -> bool:
     """``text`` says the user keeps a diet or has an allergy or intolerance (of their own)."""
     said = fold(text)
-    return takes_up_diet(text) or (_ALLERGIC.search(said) is not None and owns("food", said)
-                                   and not _NOT_ME.search(said) and not QUESTION.search(said))
+    # the clause saying it is no question; a question may follow ("我花生过敏，买坚果礼盒的时候有
+    # 没有不含花生的")
+    return takes_up_diet(text) or (owns("food", said) and not _NOT_ME.search(said) and any(
+        _ALLERGIC.search(c) is not None and not QUESTION.search(c) for c in _CLAUSES.split(said)))
+
+
+_CLAUSES = re.compile(r"[，,。.!！?？;；]")
 
 
 def diet_replaced(text: str, diet_text: str) -> bool:
@@ -235,7 +242,57 @@ def diet_lifted(text: str, diet_text: str) -> bool:
     diet denied ("冇再戒牛", "no longer vegetarian"), the diet over, or replaced by another of
     its family (:func:`diet_ended`, :func:`diet_over`, :func:`diet_replaced`)."""
     return diet_ended(text, diet_text) or _diet_denied(text, diet_text) or diet_over(text) \
-        or diet_replaced(text, diet_text)
+        or diet_replaced(text, diet_text) or item_eaten_again(text, diet_text)
+
+
+#: The thing an allergy or a restriction names ("对海鲜过敏", "我海鲜过敏", "不吃海鲜", "allergic to
+#: shellfish", "no pork"): read in folded text; the item is the capture's tail.
+_HELD_ITEM = re.compile(r"([\u4e00-\u9fff]{1,4}?)(?:过敏|敏感)|(?:不吃|不食|唔食|戒|忌)([\u4e00-\u9fff]{1,4})|"
+                        r"\b(?:allergic to|allergy to|intolerant to|no|avoid|don't eat|do not eat|"
+                        r"can't eat|cannot eat)\s+([a-z]+(?: [a-z]+)?)")
+#: Said of the item now: no allergy to it any more ("海鲜不过敏了", "no longer allergic to it").
+_NOT_ALLERGIC = re.compile(r"不过敏|不再过敏|冇再过敏|唔再过敏|没有过敏|\b(?:no longer|not) allergic\b")
+#: How far from the item a word of eating it is read (characters).
+_ITEM_REACH = 8
+
+
+def _held_items(held: str) -> list[str]:
+    """The items an allergy or a restriction in ``held`` (folded) names, longest reading first
+    ("备注我海鲜过敏" gives 注我海鲜, 我海鲜, 海鲜)."""
+    out: list[str] = []
+    for m in _HELD_ITEM.finditer(held):
+        word = next(g for g in m.groups() if g)
+        if word.isascii():
+            out += [word, word.split()[-1]]
+        else:
+            out += [word[i:] for i in range(len(word) - 1)]  # its tails of two or more
+    return [w for w in dict.fromkeys(out) if len(w) >= 2]
+
+
+def item_eaten_again(text: str, diet_text: str) -> bool:
+    """``text`` says the user eats again the very item an allergy or a restriction in
+    ``diet_text`` named ("医生说海鲜可以吃了" after "我海鲜过敏，不吃海鲜", "can eat shellfish again",
+    "海鲜不过敏了"): the restriction is over. Not a question, not someone else's."""
+    said, held = fold(text), fold(diet_text)
+    for item in _held_items(held):
+        for m in re.finditer(re.escape(item), said):
+            clause = _clause_at(said, m.start(), m.end())
+            if QUESTION.search(clause) or _NOT_ME.search(clause):
+                continue
+            lo = max(0, m.start() - _ITEM_REACH)
+            near = said[lo:m.end() + _ITEM_REACH]
+            if _NOT_ALLERGIC.search(near):
+                return True
+            if _DENIED.search(said[lo:m.start()]):
+                continue
+            if any(not _NEGATED_BEFORE.search(near, max(0, e.start() - 4), e.start())
+                   for e in _EATS_NOW.finditer(near)):
+                return True
+    return False
+
+
+#: A word of eating negated ("不能吃", "唔可以食", "can't eat", "never eat").
+_NEGATED_BEFORE = re.compile(r"[不没沒唔冇别別莫未]\s*$|(?:n't|\bnot|\bnever|\bno)\s*$")
 
 
 def _diet_denied(text: str, diet_text: str) -> bool:

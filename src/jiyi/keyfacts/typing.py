@@ -28,7 +28,8 @@ SUPPORT = re.compile(r"客服|\b(?:support|agent)\b", re.I)
 #: A channel said as the way to reach the user is theirs even when someone else is named ("New
 #: job, and they use Teams, so let's keep in touch that way", "公司只让用钉钉，就用钉钉找我").
 REACH_ME = re.compile(
-    r"联系我|聯絡我|聯繫我|联络我|找我|通知我|告诉我|告訴我|跟我说|跟我說|回我|这样联系|這樣聯絡|"
+    r"(?:联系我|聯絡我|聯繫我|联络我|找我|通知我|告诉我|告訴我|跟我说|跟我說|回我)" + sw.NOT_MY_RELATION_ZH
+    + r"|这样联系|這樣聯絡|"
     r"\b(?:contact me|reach me|get me|tell me|let me know|keep in touch|get in touch|notify me|"
     r"message me|text me|email me|call me|ping me|update me)\b", re.I)
 #: A clause this long is a paragraph, not a statement of one value.

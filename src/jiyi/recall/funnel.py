@@ -36,7 +36,7 @@ from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks, sigmoid
 from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
 from .keyslots import SlotView, asks_earlier, prototype_intent, slot_view
-from .multihop import diversify, merge_max, neighbours, second_hop
+from .multihop import diversify, merge_max, neighbours, second_hop, values_lead
 from .query import EnhancedQuery, asks_about_past, enhance, is_vague
 from .rerank import (
     Candidate,
@@ -227,7 +227,8 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
         trace.query, trace.rule_ids, trace.candidates, trace.topic = (
             q, rule_ids, ctx.candidates, topic_state)
     with recall_stage("post"):
-        return diversify([h for h, _ in ranked], weights.turn_repeat_factor, request.k)
+        return diversify(values_lead([h for h, _ in ranked]), weights.turn_repeat_factor,
+                         request.k)
 
 
 @dataclass

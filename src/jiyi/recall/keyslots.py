@@ -36,6 +36,7 @@ from ..keyfacts.typing import QUESTION, owns, question_slot
 from ..store.base import Scope, Store, Vector
 from ..text import content_words, fold
 from ..text import slotwords as sw
+from ..text.levels import NAMED_PLAN
 from ..text.timeofday import CALENDAR_DAY
 from ..units import MemoryType, MemoryUnit, unit_date
 from . import slotlists as sl
@@ -113,15 +114,24 @@ _CHANGE_SAID = re.compile(
                         ("update", "updated", "change", "switch", "replace", "correct")), re.I)
 
 
+#: Words saying how things are now, or no longer ("现在", "而家", "不再", "now", "anymore",
+#: "these days"): a clause speaking of a slot with one says what holds since.
+_NOW_SAID = re.compile(sw.alternation(sw.CURRENT_ZH, ("不再", "唔再", "别再", "別再", "目前", "不用了", "唔用"))
+                       + "|" + sw.en_words(sw.CURRENT_EN, ("anymore", "any more", "no longer",
+                                                           "these days", "better", "only")), re.I)
+
+
 def _speaks_of_a_change(row: SlotSpec, text: str) -> bool:
     """The user's own clause speaks of the slot (its question's words) and of a change of it,
-    stated or asked for: not said of the past, not a supposition, not a one-off."""
+    stated or asked for, or of how it is now ("email 現在很少看", "Saturdays are dead for me
+    now"): not said of the past, not a supposition, not a one-off."""
     if row.question is None or row.question.search(fold(text)) is None \
-            or _CHANGE_SAID.search(text) is None or of_the_past(text) or one_off(text):
+            or (_CHANGE_SAID.search(text) is None and _NOW_SAID.search(text) is None) \
+            or of_the_past(text) or one_off(text):
         return False
     stated = without_suppositions(text)
-    return _CHANGE_SAID.search(stated) is not None and owns(row.name, stated) \
-        and not OTHERS_RE.search(stated)
+    return (_CHANGE_SAID.search(stated) is not None or _NOW_SAID.search(stated) is not None) \
+        and owns(row.name, stated) and not OTHERS_RE.search(stated)
 
 
 _MEMBERSHIP_ENDED = re.compile(sw.alternation(sw.MEMBERSHIP_ENDED_ZH) + "|"
@@ -143,6 +153,13 @@ def _holds_name(text: str, keys: frozenset[str]) -> bool:
     """The text holds one of the names ``keys`` (person keys: folded, lower case) whole."""
     said = fold(text).casefold()
     return any(all(w in said for w in key.split()) for key in keys)
+
+
+def _states_a_plan(text: str) -> bool:
+    """A clause of ``text`` names a plan, a pass or a membership as held, not asked about nor
+    someone else's ("I've got the Anytime delivery pass, can I book a Saturday slot on it?")."""
+    return any(NAMED_PLAN.search(c) is not None and not QUESTION.search(c)
+               and not OTHERS_RE.search(fold(c)) for c in _PARTS.split(text))
 
 
 @dataclass
@@ -232,12 +249,20 @@ class SlotView:
                 # a change of the slot said in words no reader holds a value of ("pwede po bang
                 # palitan yung address ko…", "新地址發咗俾你哋喇"): neither is presented as current
                 return row.name, False
-            if not names_other_value(held, value) or of_the_past(unit.content):
-                continue  # the same value, or one the user had ("我以前用X登記過")
+            if not names_other_value(held, value) or of_the_past(unit.content) \
+                    or one_off(unit.content):
+                continue  # the same value, one the user had ("我以前用X登記過"), or one
+                # for this order only ("这一次改周四送就好")
             earlier = self.earlier_values.get(row.name, frozenset())
             if earlier and not names_other_value(held, earlier):
                 continue  # a value the slot held before ("my old number X is dead")
-            if not owns(row.name, unit.content) or _not_of_clause_slot(row, unit):
+            if _not_of_clause_slot(row, unit):
+                continue
+            if not owns(row.name, unit.content):
+                if row.value.startswith("entity:") and _CHANGE_SAID.search(unit.content):
+                    # someone named beside a new value ("My son has made new one X"): it may
+                    # be the user's new value made by them, or the other's: neither is current
+                    return row.name, False
                 continue
             states = row.value_words is None or row.states(unit.content)
             if not states and row.value != "clause" and not (
@@ -339,7 +364,8 @@ class SlotView:
             return False
         for row, value, since in self.current_values:
             if unit_date(unit) < since and row.question is not None \
-                    and row.question.search(fold(unit.content)) is not None \
+                    and (row.question.search(fold(unit.content)) is not None
+                         or (row.value == "level" and _states_a_plan(unit.content))) \
                     and not (self._held_before(row, unit) & value):
                 return True
         return False

@@ -196,6 +196,43 @@ def diversify(hits: Sequence[Hit], repeat_factor: float, limit: int | None = Non
             for score, _, hit, repeat in scored[:limit]]
 
 
+#: The entity kinds a typed value carries that the words around it may not ("The user's email
+#: is X" beside "the mail address for the invoice is now my company's").
+VALUE_KINDS = frozenset({"phone", "email", "address", "person"})
+
+
+def values_lead(hits: Sequence[Hit]) -> list[Hit]:
+    """Hits where a current typed value outranks the words its turn said around it: a clause
+    that matched the question ("for the next orders, the mail address for the invoice is now the
+    one of my company") but does not hold the value, cut from the same turn as a typed unit that
+    does ("The user's email is c.moreau@…"), lends the typed unit its score. The clause is then
+    a repeat of a covered turn (:func:`diversify`). One typed unit per clause, the best; a
+    value the clause already holds changes nothing."""
+    best: dict[str, Hit] = {}  # turn id -> the best untyped hit cut from it
+    out = list(hits)
+    lent: set[str] = set()
+    ordered = sorted(range(len(out)), key=lambda i: (-out[i].score, out[i].unit.id))
+    for i in ordered:
+        hit = out[i]
+        unit = hit.unit
+        if unit.slot is None:
+            for t in unit.source_turn_ids:
+                best.setdefault(t, hit)
+            continue
+        if not hit.current:
+            continue
+        values = [e.text for e in unit.entities if e.kind in VALUE_KINDS]
+        if not values:
+            continue
+        lender = next((b for t in unit.source_turn_ids if (b := best.get(t)) is not None
+                       and b.unit.id not in lent and b.score > hit.score), None)
+        if lender is None or any(v in lender.unit.content for v in values):
+            continue
+        lent.add(lender.unit.id)
+        out[i] = hit.model_copy(update={"score": lender.score + 1e-6})
+    return out
+
+
 def merge_max(base: Mapping[str, float], extra: Mapping[str, float]) -> dict[str, float]:
     """``base`` with every id of ``extra`` raised to the larger of the two values."""
     out = dict(base)

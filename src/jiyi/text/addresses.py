@@ -241,6 +241,29 @@ def store_pickups(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _STORE_PICKUP.finditer(text)]
 
 
+#: A building and a room said after a space ("海淀区中关村大街27号 中关村大厦1108室", "金开大道
+#: 1588号 龙湖星悦荟7栋9-3", "科华北路65号 世外桃源广场B座1203"): the same address, typed with a
+#: space where a comma or nothing would be.
+_ZH_ADDR_TAIL = re.compile(
+    r"[ \u3000]+((?:[\u4e00-\u9fff]{1,12}?)?[A-Za-z0-9\-#]*[\u4e00-\u9fffA-Za-z0-9\-#]{0,8}?"
+    r"(?:\d+\s?(?:室|楼|樓|层|層|F|号房|號房)|[A-Za-z0-9]+座\d+|\d+(?:栋|棟|幢|号楼|號樓)\d*(?:-\d+)?|\d+-\d+))"
+    r"(?=[\s，,。.！!？?；;]|$)")
+#: An address ending where a building may follow (a street number, a road).
+_ZH_ADDR_OPEN_END = re.compile(r"(?:\d+[号號]|[路街道巷弄]|大道)$")
+
+
+def _with_tail(text: str, e: Entity) -> Entity:
+    """The address with the building and room said after a space (:data:`_ZH_ADDR_TAIL`)."""
+    if not _ZH_ADDR_OPEN_END.search(e.text):
+        return e
+    m = _ZH_ADDR_TAIL.match(text, e.end)
+    if m is None:
+        return e
+    full = text[e.start:m.end()]
+    return Entity(kind="address", text=full, value=to_simplified(re.sub(r"\s+", "", full)),
+                  start=e.start, end=m.end())
+
+
 def _zh_addresses(text: str) -> list[Entity]:
     out: list[Entity] = [Entity(kind="address", text=m.group(0),
                                 value=to_simplified(re.sub(r"\s+", "", m.group(0))),
@@ -255,8 +278,9 @@ def _zh_addresses(text: str) -> list[Entity]:
         skip = _zh_start(raw, m.re)
         addr = raw[skip:]
         s = m.start() + skip
-        out.append(Entity(kind="address", text=addr, value=to_simplified(re.sub(r"\s+", "", addr)),
-                          start=s, end=s + len(addr)))
+        out.append(_with_tail(text, Entity(
+            kind="address", text=addr, value=to_simplified(re.sub(r"\s+", "", addr)),
+            start=s, end=s + len(addr))))
     return out
 
 

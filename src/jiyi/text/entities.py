@@ -85,6 +85,8 @@ ID_LABEL_WINDOW_CHARS = 40
 _LOCAL8 = re.compile(_at("2-9") + _NB + r"[2-9]\d{3}[ \-]?\d{4}" + _NA)
 #: A mobile written in 4-3-3 groups with its trunk 0 (Australia 0412 345 678, Taiwan 0912 345 678).
 _GROUPED_MOBILE = re.compile(_at("0") + _NB + r"0[4-9]\d{2}[ \-.]\d{3}[ \-.]\d{3}" + _NA)
+#: A UK mobile (eleven digits from 07, grouped "07911 204 356", "07911 204356" or written whole).
+_UK_MOBILE = re.compile(_at("0") + _NB + r"07\d{3}(?:[ \-]?\d{3}[ \-]?\d{3}|[ \-]\d{6})" + _NA)
 #: Any other run of 9 to 12 digits, grouped or not ("4155550142", "98765 43210", "6 1234 5678"),
 #: is a phone when a phone word stands close before or after it, as for ``_LOCAL8``.
 _CUED_DIGITS = re.compile(_at("0-9") + _NB + r"\d(?:[ \-.]?\d){8,11}" + _NA)
@@ -277,7 +279,12 @@ _ZH_NAME_SET_LEAD = (
     r"(?:全名|本名|真名|正名|新名字?|中文名|名字|姓名)(?:應該|应该|其實|其实)?(?:係|是|系|叫|为|為|[:：])|"
     r"(?:新名字?|全名|本名|真名)[哦喔啊呀]?[，,:：\s]+)\s*"
     + _ZH_RELATION_BEFORE_NAME
-    + r"|(?:改回|改返|(?:幫|帮)我改(?:成|做|為|为)|麻煩改(?:成|做|為)|麻烦改(?:成|做|为)|(?:本名|全名|真名|正名)(?:係|是|叫|为|為|[:：])?)")
+    + r"|(?:改回|改返|(?:幫|帮)我改(?:成|做|為|为)|麻煩改(?:成|做|為)|麻烦改(?:成|做|为)|(?:本名|全名|真名|正名)(?:係|是|叫|为|為|[:：])?)"
+    # the name on an identity document ("現在身分證上是 劉詩涵 了", "护照上写的是王磊")
+    r"|(?:身分證|身份證|身份证|護照|护照|證件|证件)上?(?:的名字|嘅名)?(?:而家|現在|现在)?(?:寫的|写的)?(?:是|係|寫|写)\s*"
+    # how the user is to be addressed ("以后称呼还是用全名吧 刘美佳", "称呼写 Tiffany Tang")
+    r"|(?:称呼|稱呼)我?(?:[^。！？!?；;]{0,10}?(?:写|寫|用|做|为|為|成|是|係|[，,:：\s]))?\s*"
+    r"(?!全名|全称|全稱|真名|本名|英文名|中文名)")
 _ZH_NAME_SET = re.compile(
     r"(?:" + _ZH_NAME_SET_LEAD + r")(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,3}?)" + _ZH_NAME_END
     + r"|(?:^|(?<=[，,。！!？?\s]))(?:其實|其实)?(?:係|是)(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)"
@@ -325,6 +332,11 @@ _ZH_ANSWER = re.compile(r"(?:^|(?<=[\s，,。.!！？?~～]))(?:(?:[嗯哦噢喔
 #: 就可以"): 小/老 before a surname, 阿 before a name's character but not a kinship word.
 _ZH_CALL_ME = re.compile(r"叫我(?:做|作)?((?:小|老)" + _ZH_SURNAME + r"|阿[^\W\d姨婆公爸妈媽嫂哥姐妹弟伯叔舅嬸婶]"
                          r")(?=就|吧|好了|即可|便可|可以|行|[，,。！!？?\s]|$)")
+#: How the user wants to be addressed, set to a name ("以后称呼还是用全名吧 刘美佳", "称呼我刘美佳
+#: 就行", "邮件里称呼用我英文名就行 Vivian Tang"): their name.
+_ZH_ADDRESSED_AS = re.compile(r"(?:称呼|稱呼)我?[^。！？!?\n]{0,10}?(?:[\s，,：:我用写寫做为為成])\s*(?:("
+                              + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)" + _ZH_NAME_END
+                              + r"|((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2}))(?![A-Za-z]))")
 _ZH_THIS_SIDE = re.compile(r"(?:^|(?<=[，,。！!？?\s]))(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)(?:这边|這邊)")
 _ZH_HONORIFIC = re.compile(_at(_SURNAME_FIRSTS) + "(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
 #: Letters of names written in the Latin script: a capital (any Latin capital, "Ł", "Ś", "Ó")
@@ -613,6 +625,7 @@ def _phones(text: str) -> list[Entity]:
     for rx in (_TW_MOBILE, _DASHED_LANDLINE):
         out += [_ent("phone", m, re.sub(r"[ ()\-]", "", m.group(0))) for m in rx.finditer(text)]
     out += [_ent("phone", m, re.sub(r"\D", "", m.group(0))) for m in _GROUPED_MOBILE.finditer(text)]
+    out += [_ent("phone", m, re.sub(r"\D", "", m.group(0))) for m in _UK_MOBILE.finditer(text)]
     for rx in (_LOCAL8, _CUED_DIGITS):
         for m in rx.finditer(text):
             window = text[max(0, m.start() - PHONE_CUE_WINDOW_CHARS):m.start()]
@@ -753,7 +766,13 @@ _NOT_A_NAME_WORD = frozenset({
     "Nigerian", "Kenyan", "Egyptian", "African", "Asian", "European", "Latino", "Latina",
     "Taiwanese", "Singaporean", "Malaysian", "Indonesian", "Local", "New", "Calling", "Writing",
     "Messaging", "Texting", "Emailing", "Asking", "Following", "Checking", "Wondering",
-    "Please", "Pls", "Thx", "Btw", "Again", "Speaking", "Today", "Tomorrow", "Yesterday"})
+    "Please", "Pls", "Thx", "Btw", "Again", "Speaking", "Today", "Tomorrow", "Yesterday",
+    # the words of a record a name is put on ("Name on the account is …": no one named Name)
+    "Name", "Names", "Account", "Order", "Parcel", "Package", "Label", "Receipt", "Invoice",
+    "Recipient", "Billing", "Shipping", "Contact", "Booking", "Reservation"})
+#: A level's name ("I'm SkyPlus Silver", "I'm Marriott Gold"): a run ending in one is a
+#: programme and its tier, no person.
+_LEVEL_WORD_EN = frozenset(w.capitalize() for w in sw.LEVEL_NAMES_EN) | {"VIP", "SVIP"}
 #: Endings of English adjectives ("Ridiculous", "Thankful", "Unbelievable", "Clueless"): a single
 #: capitalised word with one is a remark, not a name.
 _ADJ_ENDING = re.compile(r"(?:ous|ful|able|ible|less|ing)$")
@@ -763,6 +782,8 @@ def _en_person(name: str) -> str:
     """The name in a capitalised run after an introduction, without the words after it that end
     no name; "" when its first word is a common word, a level, a city or a nationality."""
     words = name.split(" ")
+    if len(words) > 1 and words[-1] in _LEVEL_WORD_EN:
+        return ""  # "I'm SkyPlus Silver": a tier
     while len(words) > 1 and (words[-1] in NOT_NAMES_EN or words[-1] in _NOT_A_NAME_WORD):
         words.pop()
     first = words[0].split("-")[0]
@@ -838,6 +859,12 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         if not any(e.text.startswith(m.group(1)) and len(e.text) > len(m.group(1))
                    for e in out):
             out.append(_ent("person", m, to_simplified(m.group(1)), 1))
+    for m in _ZH_ADDRESSED_AS.finditer(text) if cjk else ():
+        g = 1 if m.group(1) else 2
+        name = _trim_zh_name(m.group(1)) if g == 1 else _en_person(m.group(2))
+        if len(name) >= 2 and name[-1] not in "名称稱字号號":  # "用全名": no one named 全名
+            out.append(Entity(kind="person", text=name, value=to_simplified(name),
+                              start=m.start(g), end=m.start(g) + len(name)))
     for m in _ZH_HONORIFIC.finditer(text) if cjk else ():
         name = m.group(1)
         if "我" in name:
@@ -893,6 +920,7 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         for m in rx.finditer(text):
             words = m.group(1).replace("-", " ").split()
             if words[0] not in NOT_NAMES_EN and words[0] not in CITIES_EN \
+                    and words[0] not in _NOT_A_NAME_WORD \
                     and m.group(1) not in CITIES_EN and words[-1] not in _NOT_SURNAME:
                 out.append(_ent("person", m, m.group(1), 1))
     return out

@@ -60,6 +60,15 @@ _ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們
 _NOT_ZH = re.compile(sw.alternation(sw.NOT_LEVEL_ZH))
 #: What is left of a head that names nothing ("我的等级会员": 级).
 _NO_NAME_ZH = frozenset({"会", "會", "等", "级", "級", "卡"})
+#: Words of a sentence, not of a level's name, found right before 会员 ("所以會員跟機票的名字",
+#: "我想改一下會員資料", "然后会员那边"): the head ends in one of them.
+_NOT_NAME_HEAD_ZH = frozenset({
+    "所以", "一下", "因为", "因為", "但是", "然后", "然後", "还是", "還是", "就是", "也是", "都是", "可以",
+    "已经", "已經", "现在", "現在", "以后", "以後", "不是", "成为", "成為", "加入", "注册", "註冊", "申请",
+    "申請", "开通", "開通", "我们", "我們", "你们", "你們", "这个", "這個", "那个", "那個", "一个", "一個",
+    "什么", "什麼", "哪个", "哪個", "想要", "需要", "办理", "辦理", "续费", "續費", "取消", "关于", "關於",
+    "有关", "有關", "如果", "还有", "還有", "顺便", "順便", "请问", "請問", "帮我", "幫我", "给我", "給我",
+    "改", "跟", "和", "同", "及", "的", "嘅", "个", "個", "些", "了", "在", "是", "係", "把", "将", "將"})
 _NOT_NOUN_FOLLOWS = re.compile(
     r"\s*(?:service|support|quality|product|price|pricing|plan|phone|model|shirt|size|"
     r"update|check|page|report|number|no\.?|#)\b", re.I)
@@ -76,7 +85,13 @@ _LEVEL_CONTEXT = re.compile(
 #: An English clause about membership (a capitalised name after an up/down verb is a level).
 _ABOUT_MEMBERSHIP = re.compile(
     sw.en_words(_MEMBERSHIP_NOUNS_EN) + r"|\b(?:account|loyalty|perks|benefits|points|bumped|promoted|"
-    r"demoted)\b|" + sw.alternation(sw.LEVEL_NOUNS_ZH), re.I)
+    r"demoted|subscription)\b|(?<!boarding )\bpass\b|" + sw.alternation(sw.LEVEL_NOUNS_ZH), re.I)
+#: A plan, pass or membership named in a statement ("I've got the Anytime delivery pass", "I am
+#: subscribing Autoship Essentials plan", "我订了猫粮订阅的基础版"): the user's level then, read
+#: loosely (the name may be no known level word).
+NAMED_PLAN = re.compile(
+    r"\b[A-Z][\w+'’-]*(?:\s+[\w+'’-]+){0,2}\s+(?:plan|pass|tier|membership|package|subscription|"
+    r"status|level|club|card)\b|[\u4e00-\u9fffA-Za-z0-9]{1,6}?(?:会员|會員|套餐|方案|版|计划|計劃|等级|等級)")
 
 #: The membership itself named ("membership", "tier", "status", "会员"): not "card" (a credit
 #: card) nor "club".
@@ -270,7 +285,9 @@ def _level_mentions(text: str) -> tuple[LevelMention, ...]:
     for m in _ZH_NAME_NOUN.finditer(text):
         head, noun = m.group(1), m.group(2)
         name = head.strip() if head[0].isascii() else _zh_name(head)
-        if not name or _NOT_ZH.search(name + noun) or name in _NO_NAME_ZH:
+        if not name or _NOT_ZH.search(name + noun) or name in _NO_NAME_ZH \
+                or (not head[0].isascii() and (name[-2:] in _NOT_NAME_HEAD_ZH
+                                               or name[-1:] in _NOT_NAME_HEAD_ZH)):
             continue
         if noun == "VIP" and (head[0].isascii() or re.match(r"[A-Za-z0-9]", text[m.end():])):
             continue  # "coupon VIP20MJ": English, or a code

@@ -530,6 +530,9 @@ RELATION_ZH: tuple[str, ...] = (
     "妈咪", "媽咪", "爹地", "爹哋", "家婆", "老爷", "老爺", "老细", "老細", "太座", "弟", "妹", "哥", "姐",
     "嫂", "个仔", "個仔", "个女", "個女",
 )
+#: After a verb of reaching ("联系我", "找我", "打给我"): not followed by a relation the 我
+#: owns ("联系我同事小孟", "打给我老公"), where the one reached is someone else.
+NOT_MY_RELATION_ZH = "(?!(?:的|嘅)?(?:" + "|".join(sorted(RELATION_ZH, key=len, reverse=True)) + "))"
 RELATION_EN: tuple[str, ...] = (
     "flatmate", "roommate", "housemate", "husband", "wife", "partner", "hubby", "mom", "mum",
     "mother", "dad", "father", "son", "daughter", "brother", "sister", "colleague", "coworker",

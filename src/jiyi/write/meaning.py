@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from ..embed.routing import EmbedderRouting
-from ..keyfacts.asking import asks, is_request, of_the_past, run_on_parts
+from ..keyfacts.asking import all_supposed, asks, is_request, of_the_past, one_off, run_on_parts
 from ..keyfacts.polarity import RETIRE_WINDOW, RETIRES, item_words, names_words
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import (
@@ -127,7 +127,8 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
             or cued_slot(idx, embedder, draft.content, vector)
         row = spec(typed.slot) if typed is not None else None
         if row is None or (row.single and row.name in taken) or _event_only(row, draft.content) \
-                or (row.single and of_the_past(draft.content)) \
+                or (row.single and (of_the_past(draft.content) or one_off(draft.content)
+                                    or all_supposed(draft.content))) \
                 or _gives_entity(row, draft) or (not row.single and not names_item(row, draft.content)):
             continue
         if row.single:
@@ -182,7 +183,8 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
             or _suited(row, drafts, types) or [
             d for d in drafts if d.slot is None and d.about_id is None and d.type in types
             and not _gives_entity(row, d) and _states_in_window(row, d.content)]
-        if found:
+        if found and not one_off(found[-1].content) and not all_supposed(found[-1].content):
+            # "这单能不能下午三点送": this order's; "如果我搬去…": supposed
             draft = found[-1]
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
             draft.type = MemoryType.USER_PROFILE
@@ -527,7 +529,8 @@ def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -
                  and CHANGE_TO.search(d.content) and not _asked(row, d.content)
                  and _fresh_value(row.value_words, d.content, row.recurring)
                  and not _event_only(row, d.content) and owns(row.name, d.content)
-                 and not _gives_entity(row, d)]
+                 and not _gives_entity(row, d) and not one_off(d.content)
+                 and not all_supposed(d.content)]
         if found and store.find_units(wide, as_of=turn.at, slot=row.name, limit=1):
             draft = found[-1]
             draft.slot = row.name

@@ -67,8 +67,10 @@ _CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?
 #: The number is how to reach the speaker ("快递员联系我就打…", "you'll get me on…"): theirs even
 #: when a third party is named ("让他打…找我").
 _REACH_ME = re.compile(
-    r"联系我|聯繫我|聯絡我|找我|找得到我|找到我|打我|打给我|打給我|打这个|打這個|打这支|打這支|用的是|"
-    r"现在用|現在用|现在打|現在打|以后打|以後打|我自己的|我的是|打呢个|打呢個|打呢支|搵我|"
+    # "联系我同事小孟 137…" reaches the colleague: 我 owning a relation is no "me"
+    r"(?:联系我|聯繫我|聯絡我|找我|找得到我|找到我|打我|打给我|打給我|搵我)" + sw.NOT_MY_RELATION_ZH + "|"
+    r"打这个|打這個|打这支|打這支|用的是|"
+    r"现在用|現在用|现在打|現在打|以后打|以後打|我自己的|我的是|打呢个|打呢個|打呢支|"
     r"\b(?:call me|reach me|get me|ring me|text me|i'm on|i am on|using|use|ring|"
     # "mine is …", "the correct one is …": the speaker's own, said against another's
     r"mine(?:'s| is)|my one is|(?:the )?(?:correct|right) one(?:'s| is))\b", re.I)
@@ -257,7 +259,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         labelled = _STATED_BEFORE.search(clause[:e.start]) is not None
         if asks_value(clause, e.start, e.end) and not labelled and not requested:
             continue  # "我现在的电话是13800138000吗？" asks; "can you change it to …?" states
-        if supposes_value(clause, e.start):
+        if supposes_value(clause, e.start) or (
+                before and supposes_value(before + clause, len(before) + e.start)):
             continue  # "如果我搬去深圳南山区…", "if I moved to 12 Oak St": supposed, not stated
         if e.kind in ("phone", "email", "address") and _retired(
                 clause, e, [k for k in entities if k.kind == e.kind and k is not e]):

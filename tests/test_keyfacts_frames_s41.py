@@ -163,19 +163,21 @@ def test_an_allergy_said_before_a_question_is_held() -> None:
     assert holds_a_diet("我花生过敏，买坚果礼盒的时候有没有不含花生的")
 
 
-@pytest.mark.parametrize(("first", "change", "ask", "old"), [
+@pytest.mark.parametrize(("first", "change", "ask", "old", "lift"), [
     ("我海鲜过敏，不吃海鲜，订餐麻烦备注", "我最近做了脱敏治疗，医生说海鲜可以吃了，以后不用备注了",
-     "我的饮食限制有哪些？", "不吃海鲜"),
+     "我的饮食限制有哪些？", "不吃海鲜", "海鲜可以吃了"),
     ("我對海鮮過敏，訂位請幫我備註", "做咗脫敏治療，醫生話海鮮食得返，唔使再備註喇", "我有咩飲食限制？",
-     "對海鮮過敏"),
+     "對海鮮過敏", "海鮮食得返"),
     ("I'm allergic to shellfish, please note it on bookings", "Good news, after the allergy programme "
      "I can eat shellfish again, no need for the note", "any dietary restrictions on file?",
-     "allergic to shellfish"),
+     "allergic to shellfish", "shellfish again"),
 ])
 def test_an_allergy_lifted_is_not_current(e5_mem: Memory, first: str, change: str, ask: str,
-                                          old: str) -> None:
+                                          old: str, lift: str) -> None:
     hits = ask_after(e5_mem, [first, change], ask)
     assert not any(old in h.unit.content and h.current for h in hits)
+    # the user's word lifting it is the list's state now: it is found
+    assert any(lift in h.unit.content for h in hits)
 
 
 @pytest.mark.parametrize(("turns", "ask", "value"), [

@@ -36,6 +36,7 @@ _KINDS: dict[str, str] = {
 }
 #: A restriction verb before a kind ("不吃", "戒", "cut down on", "no more").
 _OFF = (r"(?:不吃|不要|不能吃|吃不了|少吃|别吃|别再吃|不要吃|唔好食|唔好再食|戒|唔食|唔要|食唔得|不加|唔加|走(?=辣|葱|蒜|姜|芫荽|香菜|冰|糖|甜|肉|牛|猪)|\bno (?:more )?|\bavoid(?:ing)? |"
+        r"\b(?:don'?t|don’t|do not|can'?t|can’t|cannot|never|won'?t|no longer) (?:eat|have|touch|do) |"
         r"\bcut(?:ting)? (?:down |out |back )?(?:on )?|\bquit(?:ting)? |\bgave up |\bstay(?:ing)? "
         r"away from |\boff (?:the )?)(?:咗|了|掉)?")
 #: Diets the user takes up, and the kinds they exclude.

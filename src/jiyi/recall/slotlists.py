@@ -109,12 +109,14 @@ def said_off_since(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
 
 
 def restrictions_lifted(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
-                         items: list[MemoryUnit]) -> list[MemoryUnit]:
+                         items: list[MemoryUnit]) -> tuple[list[MemoryUnit], list[MemoryUnit]]:
     """The diets and food restrictions of a list ("我吃全素", "我不吃辣", "no pork for me") that a
     later clause of the user's own ends: eating what they exclude ("又开始吃辣了"), the diet over
-    ("恢复正常饮食"), another diet of the family or a corrected allergy (:func:`diet_lifted`)."""
+    ("恢复正常饮食"), another diet of the family or a corrected allergy (:func:`diet_lifted`);
+    and the user's newest word lifting each, the list's state now (a rule hit beside the
+    items)."""
     if row.name != "food":
-        return []
+        return [], []
     said = store.find_units(scope, as_of=as_of, limit=LATER_UNITS_READ)
     # the list's diets, and diets said in words no rule typed ("I'm doing low-carb at the
     # moment", "我乳糖不耐，拿铁换成豆奶吧")
@@ -124,7 +126,7 @@ def restrictions_lifted(store: Store, scope: Scope, as_of: datetime, row: SlotSp
              and u.type in (MemoryType.USER_PROFILE, MemoryType.FACT_REFERENCE)
              and holds_a_diet(u.content)]
     if not held:
-        return []
+        return [], []
     since = min(u.created_at for u in held)
     # what the user said since, expired or not: "現在可以吃牛，備註幫我拿掉吧" is a request (short-
     # lived session state), and still the user's word that the restriction is over
@@ -135,10 +137,17 @@ def restrictions_lifted(store: Store, scope: Scope, as_of: datetime, row: SlotSp
     found = {r.id: [u for u in later if u.created_at > r.created_at
                     and diet_lifted(u.content, r.content)] for r in held}
     if not any(found.values()):
-        return []
+        return [], []
     turns = store.source_turns([u.id for said in found.values() for u in said])
-    return [r for r in held if any(turns.get(u.id) and all(t.role == "user" for t in turns[u.id])
-                                   for u in found[r.id])]
+
+    def users(u: MemoryUnit) -> bool:
+        return bool(turns.get(u.id)) and all(t.role == "user" for t in turns[u.id])
+
+    lifted = [r for r in held if any(users(u) for u in found[r.id])]
+    # the user's newest word lifting each: the list's state now ("医生说海鲜可以吃了")
+    lifters = [max((u for u in found[r.id] if users(u)), key=lambda u: u.created_at)
+               for r in lifted]
+    return lifted, list({u.id: u for u in lifters}.values())
 
 
 def taken_back(store: Store, row: SlotSpec, negations: list[MemoryUnit]) -> list[str]:

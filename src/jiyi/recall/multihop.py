@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from ..config import RecallWeights
+from ..keyfacts.schema import base_name, spec
 from ..store.base import Scope, Store, TurnRecord
 from ..text import content_words, fold
 from ..units import Hit
@@ -201,11 +202,19 @@ def diversify(hits: Sequence[Hit], repeat_factor: float, limit: int | None = Non
 VALUE_KINDS = frozenset({"phone", "email", "address", "person"})
 
 
+def _speaks_of_slot(slot: str, text: str) -> bool:
+    """The clause speaks of the typed unit's slot (its question's words: "the mail address for
+    the invoice" of an e-mail); "订单号是 ABC123" does not speak of the name said beside it."""
+    row = spec(base_name(slot))
+    return row is not None and row.question is not None and row.question.search(fold(text)) is not None
+
+
 def values_lead(hits: Sequence[Hit]) -> list[Hit]:
     """Hits where a current typed value outranks the words its turn said around it: a clause
     that matched the question ("for the next orders, the mail address for the invoice is now the
     one of my company") but does not hold the value, cut from the same turn as a typed unit that
-    does ("The user's email is c.moreau@…"), lends the typed unit its score. The clause is then
+    does ("The user's email is c.moreau@…"), and speaks of its slot, lends the typed unit its
+    score. The clause is then
     a repeat of a covered turn (:func:`diversify`). One typed unit per clause, the best; a
     value the clause already holds changes nothing."""
     best: dict[str, Hit] = {}  # turn id -> the best untyped hit cut from it
@@ -226,7 +235,8 @@ def values_lead(hits: Sequence[Hit]) -> list[Hit]:
             continue
         lender = next((b for t in unit.source_turn_ids if (b := best.get(t)) is not None
                        and b.unit.id not in lent and b.score > hit.score), None)
-        if lender is None or any(v in lender.unit.content for v in values):
+        if lender is None or any(v in lender.unit.content for v in values) \
+                or not _speaks_of_slot(unit.slot, lender.unit.content):
             continue
         lent.add(lender.unit.id)
         out[i] = hit.model_copy(update={"score": lender.score + 1e-6})

@@ -32,6 +32,7 @@ from ..units import (
     unit_date,
     unit_status,
 )
+from .echo import echoes_last
 from .episodes import EPISODE_UNITS_PER_TURN
 from .fusion import reciprocal_ranks, sigmoid
 from .hybrid import QueryVector, Stage2, as_routing, dense_stage, keyword_stage
@@ -227,8 +228,8 @@ def _run_recall(store: Store, embedder: Embedder | EmbedderRouting, request: Rec
         trace.query, trace.rule_ids, trace.candidates, trace.topic = (
             q, rule_ids, ctx.candidates, topic_state)
     with recall_stage("post"):
-        return diversify(values_lead([h for h, _ in ranked]), weights.turn_repeat_factor,
-                         request.k)
+        hits = diversify(values_lead([h for h, _ in ranked]), weights.turn_repeat_factor)
+        return echoes_last(hits, request.query, ctx.sources)[:request.k]
 
 
 @dataclass

@@ -31,7 +31,7 @@ def _typed(text: str) -> dict[str, str]:
     drafts = list(extract_turn(TurnInput(text=text, role="user", at=T0, session_id="s",
                                          user_id="u", turn_id="t")).drafts)
     meaning._type_by_rule(drafts, meaning._with_entity_slots(
-        {base_name(d.slot) for d in drafts if d.slot}), None)
+        {base_name(d.slot) for d in drafts if d.slot}, drafts), None)
     return {base_name(d.slot): d.content for d in drafts if d.slot}
 
 

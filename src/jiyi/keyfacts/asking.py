@@ -28,7 +28,15 @@ from ..text.fastre import gate_all
 #: ("Can you tell the courier to come weekdays after 4 pm?", "能不能周六上午送？", "how about
 #: the office instead?").
 REQUEST = re.compile(
-    r"^\s*(?:and\s+)?(?:can|could|would|will) (?:you|u|ya|we)\b|^\s*(?:please|pls|plz|kindly)\b|"
+    r"^[\s\-\u2013\u2014:;,.\u2026]*(?:(?:and|also|so|oh|ok|okay|btw|but)[\s,\-\u2013\u2014]+)*"
+    r"(?:(?:can|could|would|will) (?:you|u|ya|we)\b|(?:please|pls|plz|kindly)\b)|"
+    # a standing change asked ("From now on can everything go to kwame@…?", "can it all go
+    # to my office instead?"): what the user wants from now on
+    r"\b(?:from now on|going forward|from today|in future|in the future)\b.*\b(?:can|could)\b|"
+    r"\b(?:can|could)\b.*\b(?:instead|from now on|going forward|in future)\b|"
+    # "can deliveries be Fridays only?", "could the parcels be left at reception?": asks for it
+    # to be so
+    r"^\s*(?:can|could)\s+(?!i\b|we\b|you\b)[\w' ]{1,30}?\s+be\b|"
     # a request with its subject dropped ("Can just notify me through the app?", "can help change
     # my address?")
     r"^\s*(?:can|could) (?:just|pls|please|help|also|kindly)\b|"
@@ -60,6 +68,10 @@ _EN_ASKS = (r"^\s*(?:what|which|where|who|whose|how(?!\s+about\b))\b|"
 ASKED = re.compile(
     ENDS_AS_QUESTION.pattern + "|" + _EN_ASKS + "|"
     r"多少|(?<![没沒])什么(?![的事都])|(?<![没沒])什麼(?![的事都])|"
+    # how ("你们会怎么通知我", "修好了你们咋通知我", "通过啥通知我"): not "no matter how"
+    # (不管怎么样), not "if anything comes up" (有啥事发短信)
+    r"(?<!不管)(?<!无论)(?<!無論)(?<!不论)(?<!不論)(?:怎么|怎麼|怎样|怎樣|如何|點樣|点样)(?!办|辦|都|也)|"
+    r"咋(?!办|辦|都|也)|(?<![有没沒])啥(?![事都也])|"
     r"哪个|哪個|哪里|哪裡|哪儿|哪兒|几点|幾點|几号|幾號|是不是|有没有|有沒有|[吗嗎][？?。，,]",
     re.I)
 #: In Cantonese 呢 before a measure word or a place word is "this" ("打呢個", "寄呢度", "呢排",

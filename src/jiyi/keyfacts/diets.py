@@ -223,6 +223,22 @@ def holds_a_diet(text: str) -> bool:
 _CLAUSES = re.compile(r"[，,。.!！?？;；]")
 
 
+#: The user eats anything ("我没什么忌口", "啥都吃", "乜都食", "no restrictions, I eat everything"):
+#: an open diet, ended by any restriction said after it.
+_EATS_ANYTHING = re.compile(
+    r"(?:没|沒|冇)(?:有|什么|什麼|啥|咩|乜)?(?:忌口|戒口|过敏|過敏|特别要求|特別要求)|无忌口|無忌口|不忌口|"
+    r"(?:什么|什麼|啥|乜|咩|乜嘢|咩嘢)(?:都|也)(?:吃|食|可以吃|能吃|ok|OK)|都能吃|不挑食|唔挑食|"
+    r"\b(?:no (?:dietary |food )?(?:restrictions?|allergies|preferences)|no allergies|"
+    r"(?:i )?eat (?:anything|everything)|not allergic to anything|nothing i can'?t eat)\b", re.I)
+
+
+def eats_anything(text: str) -> bool:
+    """``text`` says the user has no food restriction (:data:`_EATS_ANYTHING`), not asked."""
+    said = fold(text)
+    return any(_EATS_ANYTHING.search(c) is not None and not QUESTION.search(c)
+               for c in _CLAUSES.split(said))
+
+
 def diet_replaced(text: str, diet_text: str) -> bool:
     """``text`` takes up a diet of the same family as the one ``diet_text`` holds, but another
     one ("我現在改吃蛋奶素了" after "我吃全素"), or corrects an allergy ("其实是对芒果过敏" after

@@ -112,6 +112,10 @@ class SlotSpec:
     #: restriction): :mod:`jiyi.keyfacts.ended`
     ended: re.Pattern[str] | None = None
     not_ended: re.Pattern[str] | None = None
+    #: a clause-valued row with entity ``kinds``: its value words that name such an entity's
+    #: medium ("邮箱", "电话", "email"): a turn giving the entity answers them; other value
+    #: words ("短信", "WeChat") state the slot beside it ("以后有事发短信 手机 137…")
+    entity_words: re.Pattern[str] | None = None
     #: the name slot: the canonical sentence per role of a thing a name is given for
     #: (``name:recipient``: "收件人的名字是X"), per script
     roles: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -131,6 +135,14 @@ class SlotSpec:
                 and self.value_words.search(clause) is not None
                 and self.context.search(turn) is not None
                 and not (self.event is not None and self.event.search(clause)))
+
+    def names_other_medium(self, clause: str) -> bool:
+        """The clause holds a value word that names no entity of the row's ``kinds``
+        (:attr:`entity_words`): "发短信" beside a phone number states a channel of its own."""
+        if self.value_words is None:
+            return False
+        rest = clause if self.entity_words is None else self.entity_words.sub(" ", clause)
+        return self.value_words.search(rest) is not None
 
     def looks_alike(self, clause: str) -> bool:
         """The clause holds a look-alike, not a value ("用LINE Pay付款" is no contact channel,
@@ -219,7 +231,8 @@ def _row(raw: dict[str, object]) -> SlotSpec:
         strong_cue=_rx(raw.get("strong_cue")), thing=_rx(raw.get("thing")),
         context=_rx(raw.get("context")), event=_rx(raw.get("event")),
         suits=_rx(raw.get("suits")), ended=_rx(raw.get("ended")),
-        not_ended=_rx(raw.get("not_ended")), roles=_roles(raw))
+        not_ended=_rx(raw.get("not_ended")), entity_words=_rx(raw.get("entity_words")),
+        roles=_roles(raw))
 
 
 def _roles(raw: dict[str, object]) -> dict[str, dict[str, str]]:

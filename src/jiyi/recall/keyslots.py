@@ -548,6 +548,8 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             # a restriction the user has since broken ("又开始吃辣了" after "我不吃辣") is history;
             # its item is not taken back (the user eats it again)
             lifted, lifters = sl.restrictions_lifted(store, wide, as_of, row, items)
+            ended = sl.openness_ended(store, wide, as_of, row, items)  # "没什么忌口", then an allergy
+            lifted = [*lifted, *ended]
             view.rule_ids.extend(u.id for u in lifters)  # the newest word on the diet
             view.rule_ids.extend(u.id for u in items if u not in gone and u not in lifted)
             view.stale_units.update(u.id for u in [*gone, *lifted])

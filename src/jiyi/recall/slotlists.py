@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ..keyfacts.diets import diet_excludes, diet_lifted, holds_a_diet, states_diet
+from ..keyfacts.diets import diet_excludes, diet_lifted, eats_anything, holds_a_diet, states_diet
 from ..keyfacts.ended import dated_codes, ended_codes
 from ..keyfacts.polarity import item_words, may_take_back, names_words, takes_back
 from ..keyfacts.schema import SlotSpec, list_item, negates, one_item
@@ -106,6 +106,25 @@ def said_off_since(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
     return [like for like in likes if any(
         turns.get(u.id) and all(t.role == "user" for t in turns[u.id])
         for u in found.get(like.id, []))]
+
+
+def openness_ended(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,
+                   items: list[MemoryUnit]) -> list[MemoryUnit]:
+    """The user's "no restrictions" ("我没什么忌口", "啥都吃", "I eat everything"), typed to the
+    list or said in words no rule typed, that a diet or an allergy of the user's own said after
+    it ends ("…说是花生过敏"): history, no longer the list's state."""
+    if row.name != "food":
+        return []
+    said = store.find_units(scope, as_of=as_of, limit=LATER_UNITS_READ)
+    known = {u.id for u in items}
+    open_ = [u for u in [*items, *(u for u in said if u.slot is None and u.id not in known
+                                   and u.type in (MemoryType.USER_PROFILE,
+                                                  MemoryType.FACT_REFERENCE))]
+             if eats_anything(u.content)]
+    if not open_:
+        return []
+    diets = [u for u in [*items, *said] if holds_a_diet(u.content) and not eats_anything(u.content)]
+    return [o for o in open_ if any(d.created_at > o.created_at for d in diets)]
 
 
 def restrictions_lifted(store: Store, scope: Scope, as_of: datetime, row: SlotSpec,

@@ -373,6 +373,15 @@ _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHhSsLlFfGgiOoEeDdYyWw") + r"(?<
                        r"[Ii] (?:go|went) by|[Ii]['’]m going by|[Ii]['’]m|[Ii] am|[Aa]ddress me as|[Rr]efer to me as|"
                        r"(?:changed|change|changing|updated|update) my names? to|(?:now )?use the name|"
                        r"[Mm]yself|(?:[Aa]ccount|[Cc]ard)[ -]?[Hh]older is|[Hh]older is|"
+                       # the name a record carries ("Booking name is X", "Sender name X", "Name
+                       # for the ticket: X"), a document saying it ("my ID now says X"), a name
+                       # put on the record ("Please put as X on my account")
+                       r"(?:[Bb]ooking|[Aa]ccount|[Oo]rder|[Rr]eservation|[Tt]icket|[Ss]ender|"
+                       r"[Cc]ontact|[Dd]elivery|[Pp]olicy|[Cc]ard) name(?: is|:|'s|’s)?|"
+                       r"[Nn]ame for (?:the|my|this) (?:\w+ ){0,2}\w+(?: is|:)|"
+                       r"(?:[Mm]y |[Tt]he )?(?:ID|passport|licen[cs]e|driving licen[cs]e|driver's licen[cs]e|"
+                       r"documents?)(?: now)? (?:says|reads|shows)|"
+                       r"[Pp]ut (?:me |it |my name |that |everything )?(?:down )?as|"
                        r"(?:[Pp]ut|[Kk]eep|[Bb]ook|[Rr]egister|[Ff]ile|[Ll]ist|[Ss]ave|[Rr]eserve)\s+"
                        r"(?:it|the \w+|everything|this|that|them)\s+under)\s+"
                        r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?" + _EN_NAME + r"(?![" + _EN_LOW + _EN_UP + r"])")
@@ -390,7 +399,7 @@ _EN_GREETED = re.compile(r"(?i:\b(?:hi|hello|hey|hiya|howdy|g'?day|yo|morning|ev
 #: "it's Megan Fletcher again", "Um, it's Isabel Ortega?": a first name and a surname after
 #: "it's" that end the clause or come before again/here/speaking/calling.
 _EN_ITS = re.compile(_at("Ii") + r"\b[Ii]t(?:'s|’s| is)\s+(" + _EN_WORD + r"[ \-]" + _EN_WORD
-                     + r")(?=\s+(?:again|here|speaking|calling|btw|by the way|fyi|lol|haha)\b|"
+                     + r")(?=\s+(?:again|here|now|speaking|calling|btw|by the way|fyi|lol|haha)\b|"
                      r"\s*(?:[,.!?;]|$))")
 #: A name given as the answer to the agent's question, one word or more: "It's Ciarán, you
 #: asked", "Ngozi Eze, since you asked", "Bartek — you asked for my name". The answer opens the
@@ -613,6 +622,22 @@ def _pointed_back(text: str, start: int) -> bool:
         and not _NOT_PHONE_CUE.search(back, cues[-1].start())
 
 
+#: How far after a number the sentence naming it a phone may end ("use 70221 86634 for
+#: everything, that's my new personal mobile").
+PHONE_NAMED_LATER_CHARS = 60
+_NAMED_LATER = re.compile(r"\b(?:that|this|it|which)(?:'s|’s| is)\s+(?:my|the)\s+(?:\w+\s+){0,3}?"
+                          r"(?:mobile|cell|cellphone|phone|number|line|whatsapp)\b|"
+                          r"(?:这|這|呢)(?:个|個|支)?是我的?(?:新)?(?:手机|手機|电话|電話|号码|號碼)", re.I)
+
+
+def _named_later(text: str, end: int) -> bool:
+    """The words after a number, before any other number, say it is the speaker's phone
+    ("…for everything, that's my new personal mobile", "…，这个是我的新手机")."""
+    after = text[end:end + PHONE_NAMED_LATER_CHARS]
+    digits = _DIGIT_RUN.search(after)
+    return _NAMED_LATER.search(after[:digits.start()] if digits else after) is not None
+
+
 def _phones(text: str) -> list[Entity]:
     out = [_ent("phone", m, m.group(1) + m.group(2) + m.group(3)) for m in _MOBILE.finditer(text)]
     out += [_ent("phone", m, f"{m.group(1)}****{m.group(3)}") for m in _MASKED.finditer(text)]
@@ -631,7 +656,7 @@ def _phones(text: str) -> list[Entity]:
             window = text[max(0, m.start() - PHONE_CUE_WINDOW_CHARS):m.start()]
             after = text[m.end():m.end() + PHONE_CUE_AFTER_CHARS]
             if (_PHONE_CUE.search(window) or _PHONE_CUE_AFTER.match(after)
-                    or _pointed_back(text, m.start())) \
+                    or _pointed_back(text, m.start()) or _named_later(text, m.end())) \
                     and not _NOT_PHONE_CUE.search(window):
                 out.append(_ent("phone", m, re.sub(r"\D", "", m.group(0))))
     # a number with its order word after it is the order's ("查下0408330142呢張單")

@@ -56,13 +56,13 @@ _ZH_NOUN_AFTER = "会员|會員|VIP|等级|等級|段位|会籍|會籍"
 #: A Chinese name before 级/級 or a membership word, cut after characters no name holds.
 _ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們店从從升降在就还還也这這那张張位名"
                      r"办辦开開买買当當做加入现現新旧舊老原本说說讲講叫称稱于於与與和跟对對给給被把将將"
-                     r"帮幫让讓请請有没沒不算变變换換改调調掉跌而家咩乜什么麼哪几幾啥等返翻續续]")
+                     r"帮幫让讓请請有没沒不算变變换換改调調掉跌而家咩乜什么麼哪几幾啥等返翻續续去]")
 _NOT_ZH = re.compile(sw.alternation(sw.NOT_LEVEL_ZH))
 #: What is left of a head that names nothing ("我的等级会员": 级).
 _NO_NAME_ZH = frozenset({"会", "會", "等", "级", "級", "卡"})
 #: Words of a sentence, not of a level's name, found right before 会员 ("所以會員跟機票的名字",
 #: "我想改一下會員資料", "然后会员那边"): the head ends in one of them.
-_NOT_NAME_HEAD_ZH = frozenset({
+NOT_NAME_HEAD_ZH = frozenset({
     "所以", "一下", "因为", "因為", "但是", "然后", "然後", "还是", "還是", "就是", "也是", "都是", "可以",
     "已经", "已經", "现在", "現在", "以后", "以後", "不是", "成为", "成為", "加入", "注册", "註冊", "申请",
     "申請", "开通", "開通", "我们", "我們", "你们", "你們", "这个", "這個", "那个", "那個", "一个", "一個",
@@ -141,6 +141,16 @@ _ZH_AFTER_UP = re.compile(
 _ZH_NAME_NOUN = re.compile(
     rf"({_ZH_NAME_CHARS}{{1,4}}|(?<![A-Za-z])[A-Za-z]{{2,10}}\s?)({_ZH_NOUN_AFTER}|(?:级|級)(?![别別数數]))")
 _ZH_STANDALONE = re.compile(rf"{_ZH_CARD}|(?:{_ZH_KNOWN})")
+#: A plan subscribed to, named before 方案 / 计划 / 套餐 ("標準方案", "靈活計劃", "家庭套餐"): a level
+#: in a text about subscribing, upgrading or paying for it (:data:`_SUBSCRIBED_ZH`), never a plan
+#: of treatment or travel said elsewhere.
+_ZH_PLAN = re.compile(rf"({_ZH_NAME_CHARS}{{2,4}}|(?<![A-Za-z])[A-Za-z]{{2,10}}\s?)(?:方案|计划|計劃|套餐)")
+#: A grade of a plan, a level by itself ("標準計劃" said alone after "我買咗你哋自願醫保").
+_PLAN_GRADE_ZH = re.compile(r"(?:标准|標準|基本|基础|基礎|进阶|進階|高级|高級|尊享|豪华|豪華|旗舰|旗艦|专业|"
+                            r"專業|入门|入門|灵活|靈活|经济|經濟|至尊|白金|黄金|黃金|家庭|个人|個人|企业|企業)$")
+_SUBSCRIBED_ZH = re.compile(r"订阅|訂閱|订了|訂了|订咗|訂咗|买了|買了|买咗|買咗|购买|購買|开通|開通|办了|辦了|"
+                            r"升级|升級|升到|升去|降级|降級|转去|轉去|转做|轉做|改成|换成|換成|续订|續訂|"
+                            r"月费|月費|年费|年費|月付|年付|\b(?i:upgrade|downgrade|plan|subscri\w*)\b")
 #: A known Chinese level word said of oneself ("我係鑽石", "我现在是白金").
 _ZH_IS = re.compile(r"(?:我|本人)(?:的|嘅|個|个)?(?:status|level|tier|等级|等級|会籍|會籍|级别|級別)?"
                     r"(?:而家|依家|现在|現在|目前|已经|已經|宜家)?(?:是|係|系)\s*"
@@ -187,6 +197,25 @@ def _nameish(name: str) -> bool:
                               or _WEAK_EN_RE.fullmatch(w) for w in name.split())
 
 
+def level_worded(name: str) -> bool:
+    """Some word of an English name is a level word, known or weak ("Gold", "Plus", "Tier 3"):
+    "I'm Rowan now" names no level, "I'm Infinite now" may."""
+    return any(_KNOWN_EN_RE.fullmatch(w) or _WEAK_EN_RE.fullmatch(w) or _NUM_EN_RE.fullmatch(w)
+               for w in name.split())
+
+
+#: A text about a person's name (a new surname, a passport, a deed poll): capitalised words
+#: that name no level there are the person's ("so it's Christopher Hale now").
+_NAME_TALK = re.compile(r"\b(?:names?|named|surname|maiden|married|marriage|wedding|divorced?|"
+                        r"passport|deed poll|legally|spel(?:t|led|ling|l))\b", re.I)
+
+
+def speaks_of_a_name(text: str) -> bool:
+    """The text speaks of a person's name (:data:`_NAME_TALK`: a surname, a passport, a deed
+    poll) and names no level: it states no membership, whatever it resembles."""
+    return _NAME_TALK.search(text) is not None and not level_mentions(text)
+
+
 def plausible_en_name(name: str, text: str) -> bool:
     """An English name read after "to" / "from" / "I'm … now" names a level: not only weak
     level words ("Pro Max"); made of known level words ("Gold Elite", "Royal Elite"), or said
@@ -196,6 +225,8 @@ def plausible_en_name(name: str, text: str) -> bool:
     words = name.split()
     if not words:
         return False
+    if _NAME_TALK.search(text) is not None and not level_worded(name):
+        return False  # "I got married … so I'm Priya Castellano now": a person's name
     if all(_WEAK_EN_RE.fullmatch(w) for w in words):
         # weak words only ("Classic Plus", "Pro Max"): a level where the text names the
         # membership itself ("my membership has been changed to Classic Plus")
@@ -286,8 +317,8 @@ def _level_mentions(text: str) -> tuple[LevelMention, ...]:
         head, noun = m.group(1), m.group(2)
         name = head.strip() if head[0].isascii() else _zh_name(head)
         if not name or _NOT_ZH.search(name + noun) or name in _NO_NAME_ZH \
-                or (not head[0].isascii() and (name[-2:] in _NOT_NAME_HEAD_ZH
-                                               or name[-1:] in _NOT_NAME_HEAD_ZH)):
+                or (not head[0].isascii() and (name[-2:] in NOT_NAME_HEAD_ZH
+                                               or name[-1:] in NOT_NAME_HEAD_ZH)):
             continue
         if noun == "VIP" and (head[0].isascii() or re.match(r"[A-Za-z0-9]", text[m.end():])):
             continue  # "coupon VIP20MJ": English, or a code
@@ -302,6 +333,13 @@ def _level_mentions(text: str) -> tuple[LevelMention, ...]:
             add(m.start(), m.group(0))
     for m in _ZH_IS.finditer(text):
         add(m.start(1), m.group(1))
+    subscribed = _SUBSCRIBED_ZH.search(text) is not None
+    for m in _ZH_PLAN.finditer(text):  # "我訂閱的是標準方案", "upgrade 去靈活計劃"
+        if subscribed or _PLAN_GRADE_ZH.search(m.group(1)):
+            name = _zh_name(m.group(1)) if not m.group(1)[0].isascii() else m.group(1).strip()
+            if len(name) >= 2 and not _NOT_ZH.search(name) and name[-2:] not in NOT_NAME_HEAD_ZH:
+                start = m.end(1) - len(name) if not m.group(1)[0].isascii() else m.start(1)
+                add(start, text[start:m.end()])
     out.sort(key=lambda x: (x.start, -len(x.value)))
     return tuple(dict.fromkeys(out))
 

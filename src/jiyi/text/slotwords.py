@@ -89,10 +89,13 @@ MOVED_EN: tuple[str, ...] = ("moved", "moving", "relocated")
 LEVEL_MOVED_ZH: tuple[str, ...] = (
     "升级", "升級", "升到", "升为", "升為", "升成", "剛升", "刚升", "降级", "降級", "降到", "降为",
     "降為", "成为", "成為", "降成", "被降", "降咗", "升咗", "升左", "升做", "跌到", "跌咗", "降至", "升至",
+    "升去", "转做", "轉做", "转去", "轉去",
 )
 LEVEL_MOVED_EN: tuple[str, ...] = ("upgraded", "downgraded", "bumped", "promoted", "became",
                                    r"dropped (?:down )?to", r"(?:put|moved|kicked) me (?:in|on|to|into|down to|up to|back to)",
-                                   r"qualified for", r"made it to")
+                                   r"qualified for", r"made it to",
+                                   # "upgrade 去靈活計劃", "downgrade to Basic"
+                                   r"(?:up|down)grade\s*(?:去|到|做|成|to)")
 #: A membership the user says has ended ("Plus退了", "88VIP到期了没续", "I let my membership
 #: lapse", "cancelled already"): said of the current level or of a membership word, after it,
 #: the level is no longer current (read at recall, :mod:`jiyi.recall.keyslots`).

@@ -40,6 +40,7 @@ from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION, cued_slot, owns, statem
 from ..store.base import IngestBatch, Scope, Store, TurnRecord, UnitEvent, Vector
 from ..text import fold
 from ..text import slotwords as sw
+from ..text.levels import speaks_of_a_name
 from ..text.segment import has_cjk
 from ..text.timeofday import CALENDAR_DAY
 from ..units import MemoryType, MemoryUnit
@@ -116,7 +117,7 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
     embedder = routing.default
     profile_space = routing.for_type(MemoryType.USER_PROFILE).name
     idx = index()
-    taken = _with_entity_slots({base_name(d.slot) for d in drafts if d.slot})
+    taken = _with_entity_slots({base_name(d.slot) for d in drafts if d.slot}, drafts)
     _type_by_rule(drafts, taken, speaker)
     echoes = type_answers(drafts, TYPABLE, taken, speaker)  # "u asked what food i like, X"
     for i, (draft, (space, vector)) in enumerate(zip(drafts, vectors, strict=True)):
@@ -127,6 +128,7 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
             or cued_slot(idx, embedder, draft.content, vector)
         row = spec(typed.slot) if typed is not None else None
         if row is None or (row.single and row.name in taken) or _event_only(row, draft.content) \
+                or (row.value == "level" and speaks_of_a_name(draft.content)) \
                 or (row.single and (of_the_past(draft.content) or one_off(draft.content)
                                     or all_supposed(draft.content))) \
                 or _gives_entity(row, draft) or (not row.single and not names_item(row, draft.content)):
@@ -155,12 +157,30 @@ def _type_buried(drafts: Sequence[UnitDraft], echoes: set[int]) -> None:
                 break
 
 
-def _with_entity_slots(taken: set[str]) -> set[str]:
+def _with_entity_slots(taken: set[str], drafts: Sequence[UnitDraft]) -> set[str]:
     """The slots a turn's typed drafts hold, plus each clause-valued slot answered by one of
     them: a turn giving a new e-mail or phone ("改一下信箱，新的是…") states no contact channel
-    in its other clauses ("改一下信箱" names the e-mail being changed)."""
+    in its other clauses ("改一下信箱" names the e-mail being changed), unless one of them names
+    another medium ("以后有事发短信 手机 137…": SMS, and the number)."""
     return taken | {row.name for row in schema()
-                    if row.value == "clause" and set(row.also) & taken}
+                    if row.value == "clause" and set(row.also) & taken
+                    and not any(d.slot is None and not _gives_entity(row, d)
+                                and (row.names_other_medium(d.content) or _reach_by(row, d.content))
+                                for d in drafts)}
+
+
+def _reach_by(row: SlotSpec, clause: str) -> bool:
+    """A clause naming how to reach the user, in the row's words of its activity and a value
+    word ("Contact me by email", "通知发我邮箱"): a channel, beside the address the turn gives."""
+    return row.context is not None and row.value_words is not None \
+        and row.context.search(clause) is not None and row.value_words.search(clause) is not None \
+        and _EDITS_VALUE.search(clause) is None
+
+
+#: Words editing a value ("Update my email please", "改一下信箱"): the clause names the entity
+#: the turn gives, not a way to be reached.
+_EDITS_VALUE = re.compile(r"\b(?:update|updated|change|changed|correct|fix|edit|amend)\b|改|换|換|更新|修改|更正",
+                          re.I)
 
 
 def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | None) -> None:
@@ -183,7 +203,8 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
             or _suited(row, drafts, types) or [
             d for d in drafts if d.slot is None and d.about_id is None and d.type in types
             and not _gives_entity(row, d) and _states_in_window(row, d.content)]
-        if found and not one_off(found[-1].content) and not all_supposed(found[-1].content):
+        if found and not one_off(found[-1].content) and not all_supposed(found[-1].content) \
+                and not (row.value == "level" and speaks_of_a_name(found[-1].content)):
             # "这单能不能下午三点送": this order's; "如果我搬去…": supposed
             draft = found[-1]
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
@@ -451,6 +472,13 @@ def negating_part(row: SlotSpec, content: str) -> str:
     return "，".join(p for i, p in enumerate(parts) if i in keep)
 
 
+#: Words of sending, shipping or calling, and of eating or drinking: a negation with the
+#: first and none of the second takes back where or how, never a food.
+_SENDING = re.compile(r"寄|送到|送去|打电话|打電話|发到|發到|發去|发去|\b(?:send|sent|ship|deliver|call|"
+                      r"text|e-?mail|mail|post)\b", re.I)
+_EATING = re.compile(r"吃|喝|食|饮|飲|\b(?:eat|eating|drink|drinking|food|diet)\b", re.I)
+
+
 def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft,
                    profile: ProfileRead | None = None) -> None:
     """A user's untyped clause that negates an item the user's list holds ("I've given up
@@ -469,8 +497,9 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft,
             if draft.slot:
                 return
             continue
-        if not negates(row, text) or QUESTION.search(text) or not owns(row.name, text):
-            continue
+        if not negates(row, text) or QUESTION.search(text) or not owns(row.name, text) \
+                or (row.name == "food" and _SENDING.search(text) and not _EATING.search(text)):
+            continue  # "账单以后寄这儿，别再寄东湖大郡了" takes back an address, no food
         if item_words(row, text):
             item = list_item(row, text)
         elif len(turn.text) <= MAX_TYPED_CHARS and names_item(row, turn.text) \
@@ -518,7 +547,7 @@ def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -
     place): the change names no slot word, the slot the user has is evidence enough."""
     if turn.role != "user" or turn.speaker is not None:
         return
-    taken = _with_entity_slots({base_name(d.slot) for d in drafts if d.slot})
+    taken = _with_entity_slots({base_name(d.slot) for d in drafts if d.slot}, drafts)
     wide = Scope(turn.user_id, None)
     for row in schema():
         if not row.single or row.value != "clause" or row.value_words is None \

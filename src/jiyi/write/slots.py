@@ -25,7 +25,13 @@ from ..keyfacts.schema import dated_thing, schema, spec, third_party
 from ..text import slotwords as sw
 from ..text.entities import sets_a_name
 from ..text.fastre import gate_all
-from ..text.levels import level_mentions, mentions_level, plausible_en_name
+from ..text.levels import (
+    NOT_NAME_HEAD_ZH,
+    level_mentions,
+    level_worded,
+    mentions_level,
+    plausible_en_name,
+)
 from ..text.segment import script_of_text
 from ..units import Entity
 from .filler import CACHED_TEXT_CHARS, content_left
@@ -62,7 +68,9 @@ _STATED_BEFORE = re.compile(
     + sw.en_words(sw.MOVED_TO_EN) + r")\s*(?:\bis\s+|[:：]\s*)?$", re.I)
 #: Said right before a number, these make it one to call ("text or call (439) 648-2603",
 #: "改打0933…", "撥這支").
-_CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?|打|打返|打番|撥|拨|致电|致電)"
+_CALL_BEFORE = re.compile(r"(?:\b(?:call|text|ring|dial|phone)(?:\s+me)?(?:\s+(?:on|at))?|打|打返|打番|撥|拨|致电|致電|"
+                          # "text updates to …", "send the alerts to …"
+                          r"\b(?:text|sms|message|whatsapp)\s+(?:\w+\s+){0,2}to)"
                           r"\s*[:：]?\s*$", re.I)
 #: The number is how to reach the speaker ("快递员联系我就打…", "you'll get me on…"): theirs even
 #: when a third party is named ("让他打…找我").
@@ -75,13 +83,15 @@ _REACH_ME = re.compile(
     # "mine is …", "the correct one is …": the speaker's own, said against another's
     r"mine(?:'s| is)|my one is|(?:the )?(?:correct|right) one(?:'s| is))\b", re.I)
 #: A user sending something to an address is giving their own ("发amy@…就行", "send it to …").
-_SEND_TO = re.compile(r"发|發|寄|送|用的|\b(?:send|sent|go to|goes to|switch|use|to)\b", re.I)
+_SEND_TO = re.compile(r"发|發|寄|送|用的|(?:^|[改换換转轉就都])用\s*$|\b(?:send|sent|go to|goes to|switch|use|to)\b",
+                      re.I)
 _EMAIL_WORDS = re.compile(r"邮箱|郵箱|邮件|郵件|电邮|電郵|信箱|\b(?:e-?mail|mail|inbox)\b", re.I)
 _ADDRESS_WORDS = re.compile(
     r"地址|住址|住在|住|寄到|寄|送到|送|收货|收貨|收件|取货|取貨|取件|搬到|搬家|搬|家|屋|公司|办公|辦公|单位|單位|宿舍|"
     r"\b(?:address\w*|addy|addr|ship\w*|deliver\w*|"
     r"send\w*|sent|liv(?:e|es|ed|ing)|mov(?:e|es|ed|ing)|place|home|house|flat|apartment|condo|"
     r"office|work|staying|stay|located|based|drop\w*|bring|parcels?|packages?|courier|post|mail|"
+    r"collect\w*|pick(?:s|ed|ing)? ?up|pickups?|"
     r"go(?:es)? to|going to|forward\w*|redirect\w*|"
     r"(?:I'm|I am|we're|we are|I'll be|we'll be|I've been|find me|reach me|(?:will|gonna) be|"
     r"(?:I'm|I am) now) at)\b", re.I)
@@ -96,6 +106,9 @@ _NAME_INTRO = re.compile(
     r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book|file|list|save|reserve) "
     r"(?:it|the \w+|everything|this|that|them) under|name(?:'s|’s)?|surname|go by|going by|went by|"
     r"im|i’m|(?:it|that|everything)(?:'s|’s| is) under|address me|refer to me|spelled|spelt|"
+    r"put (?:me |it |my name |that |everything )?(?:down )?as|"
+    r"(?:booking|account|order|reservation|ticket|sender|contact|policy) name|"
+    r"name for (?:the|my|this)|"
     r"(?:you|u) (?:just |had |did )?(?:asked|wanted|needed|requested))\b|"
     r"\b(?:speaking|here)\s*[,.!]?\s*$", re.I)
 #: Said right after a name, these make it the speaker's ("Hello, Daniel Reyes here", "…Aisha
@@ -286,7 +299,10 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)) \
                 and not (e.kind == "person" and _IS_ME.search(clause[e.end:])):
             continue
-        renamed = e.kind == "person" and (set_here or _NAME_CHANGED.search(context) is not None)
+        # the name change said anywhere in the sentence ("I changed my surname by deed poll -
+        # long story, family stuff - so it's Christopher Hale now")
+        renamed = e.kind == "person" and (set_here or _NAME_CHANGED.search(context) is not None
+                                          or _NAME_CHANGED.search(lead_in) is not None)
         if e.kind == "person" and (_NAME_INTRO.search(lead or clause) or renamed
                                    or _NAME_AFTER.match(clause[e.end:])
                                    or (_BARE_LEAD.match(lead) and _BARE_TAIL.match(clause[e.end:]))
@@ -372,6 +388,7 @@ _EN_LEVEL_NOW = re.compile(
     r"(?:'s| is))\s+(?:on\s+)?(?:the\s+)?)"
     r"((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))\s+(?:now|already|this (?:month|year|week)|"
     r"at the moment|currently|these days|as of (?:today|now|this (?:week|month|year)))\b")
+_OF_ACCOUNT = re.compile(r"\b(?:account|membership|tier|status|level)\b", re.I)
 #: "my account's on Diamond", "membership is at Gold": the account's level with no time word.
 _EN_LEVEL_ON = re.compile(
     r"\b(?i:account|membership)(?:'s| is)\s+(?:on|at)\s+(?:the\s+)?"
@@ -437,7 +454,9 @@ def _level_mention(clause: str) -> tuple[str, int] | None:
     for m in _ZH_LEVEL_WORD.finditer(clause):
         head = _ZH_NAME.search(clause[max(0, m.start() - 4):m.start()])
         name = _zh_level_name(head.group(0)) if head else ""
-        if name and not _ZH_NOT_LEVEL.search(name):  # "星钻会员" -> 星钻, "黑卡VIP" whole
+        if name and not _ZH_NOT_LEVEL.search(name) and name[-2:] not in NOT_NAME_HEAD_ZH \
+                and name[-1:] not in NOT_NAME_HEAD_ZH:  # "星钻会员" -> 星钻, "黑卡VIP" whole;
+            # "我想改一下會員資料" names no level 想改一下
             value = name if m.group(0) in ("会员", "會員") else name + m.group(0)
             found.append((m.start() - len(name), m.start() - len(name) + len(value), value))
     for m in _EN_LEVEL_WORD.finditer(clause):
@@ -456,6 +475,10 @@ def _level_mention(clause: str) -> tuple[str, int] | None:
             name = _en_name(m.group(1))
             if rx is _EN_LEVEL_AFTER and not plausible_en_name(name, clause):
                 continue  # "flying to the Gold Coast", "upgraded to the Pro Max"
+            if rx is _EN_LEVEL_NOW and not hint and not level_worded(name) \
+                    and not _OF_ACCOUNT.search(m.group(0)):
+                continue  # "so I'm Priya Castellano now": a name; "my account is Five Star
+                # at the moment" is the account's level
             if name and (hint or rx is not _EN_LEVEL_AFTER):
                 found.append((m.end(1) - len(name), m.end(1), name))
     fresh = [f for f in found
@@ -500,12 +523,23 @@ _IS_THE_OLD = re.compile(r"\s*(?:is|was|'s|are|were|是|为|為|就是|算是)",
 
 #: Right before a value, these make it the one changed from ("由X变更为Y", "從X改成Y", "changed
 #: from X to Y").
-_FROM = re.compile(r"(?:由|从|從|自|\bfrom)\s*$", re.I)
+#: "from" before a value: the value changed from ("由X变更为Y", "from X to Y"), unless it is
+#: where something is collected from ("please collect from Block 405 …", "从公司取件").
+_FROM = re.compile(r"(?<!取)(?<!取件)(?<!收件)(?:由|从|從|自|(?<!collect )(?<!pick up )(?<!pickup )"
+                   r"(?<!picked up )(?<!pick it up )\bfrom)\s*$", re.I)
 
 
 #: Words of using a value: after a retiring word that belongs to an earlier value, they
 #: introduce this one ("X不用了 改打Y", "X那个不开了 寄Y", "X is dead, use Y").
 _USE = re.compile(sw.alternation(sw.USE_ZH) + "|" + sw.en_words(sw.USE_EN), re.I)
+
+
+#: A change into the value said right before it ("change the email on my account to X",
+#: "把邮箱改成X"): how far back its verb may stand.
+CHANGED_INTO_CHARS = 60
+_CHANGED_INTO = re.compile(r"(?:\b(?:change|changed|changing|switch|switched|switching|update|updated|"
+                           r"updating)\b[^.!?。！？\n]{0,45}\b(?:to|into)|改成|改为|改為|换成|換成|"
+                           r"更改为|更改為|变更为|變更為)\s*[:：]?\s*$", re.I)
 
 
 def _retired(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
@@ -517,8 +551,11 @@ def _retired(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
     are that one's ("寄X 之前那个Y别寄了"); a retiring word after an earlier one is that one's
     when a word of using a value comes between it and this value ("X不用了 改打Y": Y is the
     current one)."""
-    if _FROM.search(clause[max(0, e.start - 6):e.start]):
+    if _FROM.search(clause, max(0, e.start - 6), e.start):
         return True
+    if _CHANGED_INTO.search(clause, max(0, e.start - CHANGED_INTO_CHARS), e.start):
+        return False  # "change the email on my account to X the gmail one I barely check
+        # anymore": X is what the user changes to; the retiring words are the other one's
     nxt = min((k.start for k in kin if k.start >= e.end), default=len(clause))
     after = clause[e.end:nxt]
     if (_OLD.search(after) or _GONE.search(after)) \

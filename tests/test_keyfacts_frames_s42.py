@@ -141,3 +141,76 @@ def test_a_plan_subscribed_to_is_a_level(any_mem: Memory, first: str, later: str
 @pytest.mark.parametrize("text", ["医生给我定了治疗方案", "我的旅行计划是去日本", "醫生幫我排了治療計劃"])
 def test_a_plan_of_something_else_is_no_level(text: str) -> None:
     assert level_mentions(text) == []
+
+
+@pytest.mark.parametrize(("text", "address"), [
+    ("现在住龙华区民治街道书香门第上河坊5栋2203 能不能让他过来", "龙华区民治街道书香门第上河坊5栋2203"),
+    ("新地址是佛山市南海区桂城千灯湖万科金域华府8座2603以后都寄这里", "佛山市南海区桂城千灯湖万科金域华府8座2603"),
+    ("以後寄山水人家3幢402", "山水人家3幢402"),
+])
+def test_an_estate_named_by_no_estate_word_with_block_and_room(text: str, address: str) -> None:
+    assert [e.text for e in extract_entities(text, AT) if e.kind == "address"] == [address]
+
+
+@pytest.mark.parametrize("text", ["我在3栋等你", "A座1203会议室开会", "第5座1203场次"])
+def test_a_block_without_an_estate_and_room_is_no_address(text: str) -> None:
+    assert not [e for e in extract_entities(text, AT) if e.kind == "address"]
+
+
+@pytest.mark.parametrize(("first", "later", "ask", "gone"), [
+    ("我没什么忌口，啥都吃", "前两天去医院查了，说是花生过敏，以后我的餐里不能放花生", "我有什么忌口吗", "没什么忌口"),
+    ("我沒什麼忌口", "醫生說我對蝦過敏，以後餐點不要放蝦", "我有什麼忌口嗎", "沒什麼忌口"),
+    ("High protein, no restrictions, I eat everything",
+     "Ended up in A&E. Turns out I'm allergic to shellfish.", "any food restrictions on my file?",
+     "no restrictions"),
+])
+def test_eating_anything_is_ended_by_a_later_allergy(e5_mem: Memory, first: str, later: str,
+                                                     ask: str, gone: str) -> None:
+    from keyfacts_memory import ask_after
+    hits = ask_after(e5_mem, [first, later], ask)
+    assert not [h for h in hits if gone in h.unit.content and h.current], \
+        [(h.unit.content, h.current) for h in hits]
+
+
+@pytest.mark.parametrize("text", ["山水人家3幢402 账单以后寄这儿，别再寄东湖大郡了",
+                                  "帳單以後寄公司，別再寄舊家了"])
+def test_a_negation_of_sending_is_no_food(any_mem: Memory, text: str) -> None:
+    say(any_mem, [text])
+    assert not slot_units(any_mem, "food")
+
+
+@pytest.mark.parametrize(("first", "later", "new"), [
+    ("Hi, weekly laundry pickup - Monday 7-9am works for me",
+     "my shift roster changed, can you move pickups to Wednesday evening 7-9pm?", "Wednesday"),
+    ("Please deliver weekday mornings, I'm home till noon",
+     "started part time work, can deliveries be Fridays only?", "Fridays"),
+])
+def test_pickups_and_asked_for_times_are_delivery_times(any_mem: Memory, first: str, later: str,
+                                                        new: str) -> None:
+    say(any_mem, [first, later])
+    times = [u.content for u in slot_units(any_mem, "delivery_time")]
+    assert len(times) == 1 and new in times[0], times
+
+
+@pytest.mark.parametrize(("first", "later", "new"), [
+    ("月結 email 係 sammi_lok@hotmail.com", "用 sammi.lok.hk@gmail.com", "sammi.lok.hk@gmail.com"),
+    ("my email is sreyes1990@gmail.com",
+     "hey can you change the email on my account to samreyes.lifts@proton.me the gmail one I "
+     "barely check anymore", "samreyes.lifts@proton.me"),
+])
+def test_an_email_used_or_changed_to(any_mem: Memory, first: str, later: str, new: str) -> None:
+    say(any_mem, [first, later])
+    mails = [u.content for u in slot_units(any_mem, "email")]
+    assert len(mails) == 1 and new in mails[0], mails
+
+
+def test_how_to_reach_me_beside_the_address_is_a_channel(any_mem: Memory) -> None:
+    say(any_mem, ["Contact me by email, wei.zhang.mel@gmail.com"])
+    assert slot_units(any_mem, "email") and slot_units(any_mem, "contact_channel")
+
+
+def test_collecting_from_an_address_states_it(any_mem: Memory) -> None:
+    say(any_mem, ["My address is Block 231 Bishan St 23, #08-112",
+                  "From this Sat please collect from Block 405 Ang Mo Kio Ave 10, #11-1458 instead."])
+    addresses = [u.content for u in slot_units(any_mem, "address")]
+    assert len(addresses) == 1 and "Ang Mo Kio" in addresses[0], addresses

@@ -49,6 +49,7 @@ def test_a_question_of_how_is_no_channel(any_mem: Memory, first: str, question: 
 @pytest.mark.parametrize(("text", "asked"), [
     ("你们会怎么通知我", True), ("你們會怎麼通知我", True), ("修好了咋通知我", True),
     ("会通过啥通知我", True), ("有啥事发短信", False), ("不管怎么样都发短信", False),
+    ("163那个我不怎么看", False), ("快递咋这么慢", False), ("我沒怎麼用過", False),
 ])
 def test_how_asks_unless_it_is_no_matter_how(text: str, asked: bool) -> None:
     assert asks(text) is asked

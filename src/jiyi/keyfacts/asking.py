@@ -229,8 +229,6 @@ def run_on_parts(text: str) -> list[str]:
     return [p for a, b in pairwise(cuts) if (p := text[a:b].strip())]
 
 
-gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)
-
 
 #: A condition or a supposition opening ("如果", "假如", "要是", "万一", "if", "suppose"): what
 #: follows it in the same clause is supposed, not stated ("如果我升等成白金的話", "if I went
@@ -335,3 +333,6 @@ def one_off(sentence: str) -> bool:
     fact."""
     return _ONE_OFF.search(sentence) is not None or (
         _TODAY_ONLY.search(sentence) is not None and _STANDING.search(sentence) is None)
+
+
+gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -56,6 +56,7 @@ from typing import Literal
 
 from ..text import slotwords as sw
 from ..text.fastre import gated
+from ..text.segment import fold
 from ..text.timeofday import TIME_OF_DAY
 
 Cardinality = Literal["single", "multi"]
@@ -135,6 +136,11 @@ class SlotSpec:
                 and self.value_words.search(clause) is not None
                 and self.context.search(turn) is not None
                 and not (self.event is not None and self.event.search(clause)))
+
+    def spoken_of(self, text: str) -> bool:
+        """``text`` speaks of the slot: its question's words, folded ("the mail address for the
+        invoice" of the e-mail; "订单号是 ABC123" does not speak of a name)."""
+        return self.question is not None and self.question.search(fold(text)) is not None
 
     def names_other_medium(self, clause: str) -> bool:
         """The clause holds a value word that names no entity of the row's ``kinds``

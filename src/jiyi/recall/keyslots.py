@@ -125,7 +125,7 @@ def _speaks_of_a_change(row: SlotSpec, text: str) -> bool:
     """The user's own clause speaks of the slot (its question's words) and of a change of it,
     stated or asked for, or of how it is now ("email 現在很少看", "Saturdays are dead for me
     now"): not said of the past, not a supposition, not a one-off."""
-    if row.question is None or row.question.search(fold(text)) is None \
+    if not row.spoken_of(text) \
             or (_CHANGE_SAID.search(text) is None and _NOW_SAID.search(text) is None) \
             or of_the_past(text) or one_off(text):
         return False
@@ -363,8 +363,8 @@ class SlotView:
         if unit.slot is not None:
             return False
         for row, value, since in self.current_values:
-            if unit_date(unit) < since and row.question is not None \
-                    and (row.question.search(fold(unit.content)) is not None
+            if unit_date(unit) < since \
+                    and (row.spoken_of(unit.content)
                          or (row.value == "level" and _states_a_plan(unit.content))) \
                     and not (self._held_before(row, unit) & value):
                 return True

@@ -206,7 +206,7 @@ def _speaks_of_slot(slot: str, text: str) -> bool:
     """The clause speaks of the typed unit's slot (its question's words: "the mail address for
     the invoice" of an e-mail); "订单号是 ABC123" does not speak of the name said beside it."""
     row = spec(base_name(slot))
-    return row is not None and row.question is not None and row.question.search(fold(text)) is not None
+    return row is not None and row.spoken_of(text)
 
 
 def values_lead(hits: Sequence[Hit]) -> list[Hit]:

@@ -101,7 +101,7 @@ def slot_values(row: SlotSpec, unit: MemoryUnit) -> frozenset[str]:
         levels = _levels(unit.content)
         if levels:
             return levels
-        speaks = row.question is not None and row.question.search(fold(unit.content))
+        speaks = row.spoken_of(unit.content)
         return frozenset({UNREAD}) if speaks else frozenset()
     if row.value_words is None:
         return frozenset()

@@ -49,3 +49,12 @@ def test_a_value_said_in_the_asking_turn_keeps_its_rank(any_mem: Memory) -> None
     say(any_mem, ["My address is 12 Elm Road, Leeds LS6 2AB", "the parcel was late again"])
     hits = _ask(any_mem, "I moved to 5 Oak Street, Bristol BS1 4DJ. Can you confirm my address?")
     assert any("5 Oak Street" in h for h in hits[:2]), hits
+
+
+def test_a_question_typed_as_a_value_is_still_an_echo(any_mem: Memory) -> None:
+    say(any_mem, ["I'm pescatarian - fish is fine but no meat please",
+                  "can you switch my kits to vegetarian? eggs and cheese still fine"])
+    question = "last kit is shipping monday - what diet is it set up for?"
+    hits = _ask(any_mem, question, k=10)
+    echoes = [i for i, h in enumerate(hits) if h.lower().rstrip("?") in question]
+    assert echoes and echoes[-1] == len(hits) - 1 and echoes[0] > 0, hits

@@ -6,13 +6,16 @@ first as a unit of the session being spoken in, yet it tells the agent nothing t
 does not already hold. Such a hit goes after every other hit: it is still returned when
 nothing else is found, and it is never deleted (a later, different question finds it as any
 other memory). A typed value said in the asking turn ("I moved to 5 Oak St, can you confirm
-my address?") is no echo: it keeps its rank.
+my address?") is no echo: it keeps its rank; a unit typed from the question's own words ("last
+kit is shipping monday - what diet is it set up for?" read as a delivery time) still asks, and
+is one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..keyfacts.asking import asks
 from ..store.base import TurnRecord
 from ..text.segment import fold
 from ..units import Hit
@@ -30,14 +33,15 @@ def _all_asking(turns: list[TurnRecord], asked: str) -> bool:
 
 def echoes_last(hits: Sequence[Hit], query: str,
                 sources: Mapping[str, list[TurnRecord]]) -> list[Hit]:
-    """``hits`` with every echo of ``query`` (an untyped unit all of whose source turns are user
-    turns saying exactly the query, folded: case, script, spacing and punctuation aside) scored
+    """``hits`` with every echo of ``query`` (an untyped unit, or one whose words ask, all of whose
+    source turns are user turns saying exactly the query, folded: case, script, spacing and
+    punctuation aside) scored
     below the lowest other hit, in its former order."""
     asked = _folded(query)
     if not asked or not hits:
         return list(hits)
-    echo = [hit.unit.slot is None and _all_asking(sources.get(hit.unit.id, []), asked)
-            for hit in hits]
+    echo = [(hit.unit.slot is None or asks(hit.unit.content))
+            and _all_asking(sources.get(hit.unit.id, []), asked) for hit in hits]
     if not any(echo) or all(echo):
         return list(hits)
     floor = min(h.score for h, e in zip(hits, echo, strict=True) if not e)

@@ -43,9 +43,14 @@ REQUEST = re.compile(
     # a change asked with "OK?" after it ("電子帳單改寄X好嗎？", "改用微信行吗")
     r"(?:改|换|換|转|轉|用).{0,40}(?:好吗|好嗎|行吗|行嗎|可以吗|可以嗎|ok吗|ok嗎|OK吗|OK嗎)|"
     r"^\s*(?:so\s+)?how about\b|"
+    # asked as whether it can be done ("Is it possible to switch me onto Smile Plus instead?",
+    # "any chance you could move me to evenings?")
+    r"\b(?:is|would|will) it be possible to\b|^\s*is it possible to\b|\bany chance (?:you|u) (?:can|could)\b|"
     r"能不能|能否|可不可以|可唔可以|可否|得唔得|好唔好|幫手|帮手|可以.{0,12}[吗嗎]|麻烦|麻煩|帮我|幫我|请(?!问)|請(?!問)|劳驾|勞駕|"
     # "能改成晚上送吗": 能 and a verb of changing or helping, asked
     r"(?<![不可])能(?:改|换|換|转|轉|帮|幫|替|給我|给我).{0,16}[吗嗎]|"
+    # "能把我这个卡升级成家庭卡吗": 能把 a thing to a change, asked
+    r"(?<![不可])能把.{0,12}(?:改|换|換|转|轉|升|降|调|調|变|變).{0,12}[吗嗎]|"
     r"唔該|唔该|煩請|烦请",
     re.I)
 #: A sentence that ends as a question: a question mark, or 吗 / 嗎 / 呢 at its end (the write
@@ -301,10 +306,13 @@ def of_the_past(text: str) -> bool:
     return _PAST_USE.search(text) is not None and _PRESENT.search(text) is None
 
 
-#: A value given for one order, one invoice or this time only ("就这单", "只是這次", "just this
-#: once", "on this one invoice"): an exception, not the user's standing value.
-_ONE_OFF = re.compile(r"就这单|就這單|只是这次|只是這次|只这一次|只這一次|仅此一次|僅此一次|就呢张单|就呢張單|"
-                      r"这单就|這單就|淨係呢次|净系呢次|\b(?:just|only) (?:this|for this) (?:once|one|time|order)\b|"
+#: A value given for one order, one invoice or this time only ("就这单", "就这一张哈", "只是這次",
+#: "just this once", "on this one invoice"): an exception, not the user's standing value.
+_ONE_OFF = re.compile(r"就(?:这|這|呢)一?(?:单|單|次|回)|就(?:这|這|呢)一?(?:张|張)(?=[哈啊吧呀啦喔哦噢嘛\s，,。.！!]|$)|"
+                      r"只(?:是|有)?(?:这|這)一?(?:单|單|次|回)|仅此一次|僅此一次|就呢张单|就呢張單|"
+                      r"这单就|這單就|淨係呢次|净系呢次|"
+                      r"\b(?:just|only) (?:this|for this) (?:once|one|time|order|invoice|box|delivery|shipment|"
+                      r"parcel|package|booking)\b|"
                       r"\bthis (?:time|order) only\b|\bfor this order only\b|"
                       r"\bon this one (?:invoice|order|receipt|booking|delivery)\b|"
                       r"\bone-?off\b|\bone time only\b", re.I)
@@ -319,6 +327,10 @@ _TODAY_ONLY = re.compile(r"(?:这|這)一次|就这周|就這週|就這周|只�
                          r"今日而已|只係今日|只系今日|(?:这|這|本|呢)(?:单|單|张单|張單)(?:能|可以|可不可以|麻烦|麻煩|"
                          r"帮我|幫我|請|请|就|先|要|唔該|唔该|改|送|寄|到)|"
                          r"\b(?:just|only) (?:for )?today\b|\bfor today only\b|\btoday only\b|"
+                         # one month or one week named ("just for February could you send it…")
+                         r"\b(?:just|only) (?:for|in) (?:january|february|march|april|may|june|july|"
+                         r"august|september|october|november|december|this month|next month|that week|"
+                         r"that day|the holidays)\b|"
                          r"\b(?:just|only) (?:for )?(?:this|tonight'?s|today'?s) (?:delivery|parcel|package|"
                          r"shipment|booking|one)\b", re.I)
 _STANDING = re.compile(sw.alternation(sw.FROM_NOW_ON_ZH, sw.FROM_NOW_ON_LEAD_ZH,

@@ -387,7 +387,9 @@ class _Context:
             if done is not None:
                 self.candidates.append(done[0])
                 ranked.append((done[1], done[2]))
-        ranked.sort(key=lambda hz: (-hz[0].score, hz[0].unit.id))
+        # ties by content, then id: unit ids are random, so an equal score (two units of one
+        # turn ranked by its vector) must not be ordered by chance from one store to the next
+        ranked.sort(key=lambda hz: (-hz[0].score, hz[0].unit.content, hz[0].unit.id))
         return ranked
 
     def _basis(self, episode: list[str]) -> _Basis:

@@ -186,7 +186,7 @@ def diversify(hits: Sequence[Hit], repeat_factor: float, limit: int | None = Non
         return list(hits)[:limit]
     covered: set[str] = set()
     scored: list[tuple[float, str, Hit, bool]] = []
-    for hit in sorted(hits, key=lambda h: (-h.score, h.unit.id)):
+    for hit in sorted(hits, key=lambda h: (-h.score, h.unit.content, h.unit.id)):
         turns = set(hit.unit.source_turn_ids)
         repeat = bool(turns) and turns <= covered
         scored.append((hit.score * repeat_factor if repeat else hit.score, hit.unit.id, hit,
@@ -220,7 +220,8 @@ def values_lead(hits: Sequence[Hit]) -> list[Hit]:
     best: dict[str, Hit] = {}  # turn id -> the best untyped hit cut from it
     out = list(hits)
     lent: set[str] = set()
-    ordered = sorted(range(len(out)), key=lambda i: (-out[i].score, out[i].unit.id))
+    ordered = sorted(range(len(out)), key=lambda i: (-out[i].score, out[i].unit.content,
+                                                    out[i].unit.id))
     for i in ordered:
         hit = out[i]
         unit = hit.unit

@@ -65,10 +65,13 @@ class SlotIntent:
 #: user's own order), or a value the user left or changed ("以前留的电话", "改号码前的那个号码").
 _OWN_RE = re.compile(
     r"我|咱|本人|敝人|俺|帐号|账号|账户|帐户|登记|记录|纪录|存档|存檔|寄到|寄去|寄给|发到|发去|发给|送到|送去|"
+    r"(?:寄|send|发|送)\s?咗?\s?去边|"
     r"[那这]一?[单笔](?!钱|款|账|费)|(?:上次|上回|之前|先前|刚才|早前)(?:问|查|说)(?:的|过)|"
     r"留(?:的|给|过|下)|(?:改|换|变)(?:了)?(?:号|手机|电话|地址|邮箱)|"
-    r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|on (?:the )?records?\b|in (?:the|your) (?:system|records?)\b|\byou (?:ring|call|text)\b|"
-    r"\b(?:courier|driver) (?:will |would |should )?(?:ring|call|text|phone)\b")
+    r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|\b(?:you|u|ya)\b(?!['’]?(?:r|re|ll|ve)\b)|on (?:the )?records?\b|in (?:the|your) (?:system|records?)\b|\byou (?:ring|call|text)\b|"
+    r"\b(?:courier|driver) (?:will |would |should )?(?:ring|call|text|phone)\b|"
+    # the business's people reaching the user ("which number will your delivery guy call?")
+    r"\b(?:your|ur) (?:delivery|driver|courier|rider|technician|engineer|team|staff|guy|crew|van)\b")
 #: Someone else's fact ("my sister", "我妈妈的"): a slot asked for without "my" is not the user's.
 OTHERS_RE = re.compile(
     r"(?<!其)他|她|朋友|同事|妈|爸|老婆|老公|妻子|丈夫|儿子|女儿|姐|妹|哥|弟|爷|奶|孩子|"
@@ -239,8 +242,10 @@ def slot_intent(query: str) -> SlotIntent | None:
            or _bare_question(query, text)) and not OTHERS_OF_RE.search(text)
     one_line = "\n" not in query.strip()
     # a slot asked for without "my" only by one short question, not by a conversation excerpt
+    # (someone else named beside the user's own words does not make it theirs: "我老公也想洗牙
+    # 他能用我的会员吗 我现在办的是哪种卡")
     short = one_line and (len(query) <= SHORT_QUESTION_CHARS or own) \
-        and not OTHERS_RE.search(text)
+        and (own or not OTHERS_RE.search(text))
     asked, asked_said = _asked_spans(text), _asked_spans(said)
     matched: list[tuple[int, int, tuple[str, ...], tuple[str, ...]]] = []
     for order, row in enumerate(schema()):

@@ -55,16 +55,17 @@ _ESTATE_WORD = (r"(?:小区|小區|花园|花園|家园|家園|新村|公寓|大
                 r"城|阁|閣|轩|軒)")
 _ESTATE_PART = r"\s?[0-9A-Z一二三四五六七八九十]{1,4}\s?(?:栋|棟|号楼|號樓|幢|座|单元|單元|楼|樓|层|層|室|房|期|区|區)"
 _ADDR_ESTATE = re.compile(
-    r"[\u4e00-\u9fff]{2,16}?" + _ESTATE_WORD + r"(?:[\u4e00-\u9fff]{0,6}?" + _ESTATE_WORD + r")?"
+    r"[\u4e00-\u9fff]{1,16}?" + _ESTATE_WORD + r"(?:[\u4e00-\u9fff]{0,6}?" + _ESTATE_WORD + r")?"
     r"(?:[\u4e00-\u9fff]{1,3}(?:楼|樓|座|阁|閣))?"
     r"(?:" + _ESTATE_PART + r")*(?:之[\d一二三四五六七八九十]{1,3})?(?:\s?[0-9]{3,5}(?![0-9]))?")
 #: An estate named by no estate word, then a numbered block and a room number ("书香门第上河坊5栋
 #: 2203", "万科金域华府8座2603", "山水人家3幢402"): the block and the room together say an
 #: address, the words before them (up to a district, 区 / 街道 / 镇, or a verb of sending or
-#: living) name the estate.
+#: living) name the estate. An entrance may stand for the unit ("华苑居华里16号楼2门502": Tianjin
+#: numbers a block's stairways 门).
 _ADDR_BLOCK_ROOM = re.compile(
     r"(?:(?![我你他她的了就是係放送寄到吧呢啊吗嗎要在喺和跟给給把被住搬])[\u4e00-\u9fff]){2,20}?"
-    r"[0-9A-Z]{1,3}\s?(?:栋|棟|幢|座|号楼|號樓)(?:\s?[0-9一二三四五六七八九十]{1,2}\s?(?:单元|單元))?"
+    r"[ \u3000]?[0-9A-Z]{1,3}\s?(?:栋|棟|幢|座|号楼|號樓)(?:\s?[0-9一二三四五六七八九十]{1,2}\s?(?:单元|單元|门|門))?"
     r"\s?[0-9]{3,4}(?![0-9])(?:\s?(?:室|房))?")
 _BLOCK_ROOM_GATE = re.compile(r"[0-9A-Z]\s?(?:栋|棟|幢|座|号楼|號樓)")
 _ESTATE_PARTS = re.compile(_ESTATE_PART + r"|\d{3,5}$")

@@ -46,6 +46,7 @@ from .lexicon import (
     SURNAMES_MULTI,
 )
 from .segment import has_cjk, to_simplified
+from .spelled import spelled_beside
 from .timebase import TimeMatch
 from .timeclock import find_clocks
 from .timegrammar import find_times
@@ -337,6 +338,13 @@ _ZH_CALL_ME = re.compile(r"叫我(?:做|作)?((?:小|老)" + _ZH_SURNAME + r"|�
 _ZH_ADDRESSED_AS = re.compile(r"(?:称呼|稱呼)我?[^。！？!?\n]{0,10}?(?:[\s，,：:我用写寫做为為成])\s*(?:("
                               + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)" + _ZH_NAME_END
                               + r"|((?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+){1,2}))(?![A-Za-z]))")
+#: A name said on its own beside how one of its characters is written ("李振骅 马字旁一个华",
+#: "是草字头的薇 周薇薇"): kept when :func:`jiyi.text.spelled.spelled_beside` says so.
+_ZH_SPELLED_NAME = re.compile(r"(?:^|(?<=[\s，,。！!？?、是叫]))(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})"
+                              r"(?=[\s，,、。.！!？?]|$)")
+#: A name right after its label, with no verb ("途观吧 名字刘海洋 驾照c1"): a chat-style answer.
+_ZH_LABEL_NAME = re.compile(r"(?:^|(?<=[\s，,。！!？?、吧]))(?:名字|姓名)\s*(?![和跟与與及都也还還就要我你])("
+                            + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2})(?=[\s，,。！!？?]|$)")
 _ZH_THIS_SIDE = re.compile(r"(?:^|(?<=[，,。！!？?\s]))(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{1,2}?)(?:这边|這邊)")
 _ZH_HONORIFIC = re.compile(_at(_SURNAME_FIRSTS) + "(" + _ZH_SURNAME + r"[\u4e00-\u9fff]{0,2}?(?:先生|女士|小姐|老师|老師|经理|經理|医生|醫生|律师|律師|教授))")
 #: Letters of names written in the Latin script: a capital (any Latin capital, "Ł", "Ś", "Ó")
@@ -497,6 +505,18 @@ def sets_a_name(lead: str) -> bool:
 _EN_ON_DOCUMENT = re.compile(
     _EN_NAME + r"(?:,?\s+(?:as|like|same as|exactly as))?\s+(?:it is |it's |as it is )?(?:on|in)\s+"
     r"(?:my|the)\s+(?i:id|ic|passport|licen[cs]e|documents?|certificate|aadhaar|nric|card)\b")
+#: The name a document carries, said after it ("exactly as on PAN card which is Vikram Singh
+#: Sethi", "on my passport it's Ana María Ruiz", "my licence says Jo Ann Park").
+_EN_DOCUMENT_SAYS = re.compile(
+    r"\b(?:on|in) (?:my |the )?(?i:pan card|id card|id|ic|passport|licen[cs]e|driving licen[cs]e|"
+    r"aadhaar(?: card)?|nric|birth certificate|documents?)\s*,?\s*(?:(?i:which|that) (?i:is|says|reads)|"
+    r"(?i:it is|it's|it says|is|says|reads)|[:：])\s+" + _EN_NAME
+    + r"|\b(?:my )?(?i:pan card|id card|id|passport|licen[cs]e|driving licen[cs]e|aadhaar(?: card)?|"
+    r"nric|birth certificate) (?i:says|reads|shows)\s+" + _EN_NAME)
+#: A name after its label at the start of a sentence ("Name Vicky Sethi, mobile 98111 30276",
+#: "Full name: Ana Ruiz").
+_EN_LABEL_NAME = re.compile(r"(?:^|(?<=[.,;!?]\s)|(?<=[.,;!?]))\s*(?:(?i:full|customer|booking|my) )?"
+                            r"(?i:name)\s*[:：\-]?\s+" + _EN_NAME)
 #: Last words that make two capitalised words a day, a place or a level, not a person ("Black
 #: Friday", "Two Star", "Gold Member").
 _NOT_SURNAME = frozenset({"Day", "Eve", "Friday", "Monday", "Sale", "Week", "Weekend", "Time",
@@ -890,6 +910,16 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         if len(name) >= 2 and name[-1] not in "名称稱字号號":  # "用全名": no one named 全名
             out.append(Entity(kind="person", text=name, value=to_simplified(name),
                               start=m.start(g), end=m.start(g) + len(name)))
+    for m in _ZH_LABEL_NAME.finditer(text) if cjk else ():
+        name = m.group(1)
+        if not _ROLE_NOUN.search(name) and not _SURNAME_LIKE_WORD.match(name) \
+                and name[-1] not in _ZH_NOT_NAME_LAST:
+            out.append(_ent("person", m, to_simplified(name), 1))
+    for m in _ZH_SPELLED_NAME.finditer(text) if cjk else ():
+        name = m.group(1)
+        if spelled_beside(text[:m.start(1)], text[m.end(1):]) and not _ROLE_NOUN.search(name) \
+                and not _SURNAME_LIKE_WORD.match(name):
+            out.append(_ent("person", m, to_simplified(name), 1))
     for m in _ZH_HONORIFIC.finditer(text) if cjk else ():
         name = m.group(1)
         if "我" in name:
@@ -926,6 +956,17 @@ def _people(text: str, cjk: bool = True, latin: bool = True) -> list[Entity]:
         if name and " " in name:
             out.append(Entity(kind="person", text=name, value=name, start=m.start(1),
                               end=m.start(1) + len(name)))
+    for m in _EN_LABEL_NAME.finditer(text):
+        name = _en_person(m.group(1))
+        if name and " " in name:
+            out.append(Entity(kind="person", text=name, value=name, start=m.start(1),
+                              end=m.start(1) + len(name)))
+    for m in _EN_DOCUMENT_SAYS.finditer(text):
+        g = next(i for i in range(1, (m.re.groups or 0) + 1) if m.group(i))
+        name = _en_person(m.group(g))
+        if name and " " in name:
+            out.append(Entity(kind="person", text=name, value=name, start=m.start(g),
+                              end=m.start(g) + len(name)))
     for m in _EN_NAME_CHANGED.finditer(text):
         head = m.group(1)[:m.start(2) - m.start(1)]  # an abbreviated given name ("Ma. ")
         name = _en_person(m.group(2))

@@ -54,9 +54,11 @@ _ZH_KNOWN = sw.alternation(sw.LEVEL_NAMES_ZH)
 _ZH_CARD = "(?:" + sw.alternation(sw.LEVEL_CARD_ZH) + ")卡(?![号號片])"
 _ZH_NOUN_AFTER = "会员|會員|VIP|等级|等級|段位|会籍|會籍"
 #: A Chinese name before 级/級 or a membership word, cut after characters no name holds.
-_ZH_CUT = re.compile(r".*[是係喺咗嘅到成为為了的个個我你您们們店从從升降在就还還也这這那张張位名"
+_ZH_CUT = re.compile(r".*(?:[是係喺咗嘅到成为為了的我你您们們店从從升降在就还還也这這那张張位名"
                      r"办辦开開买買当當做加入现現新旧舊老原本说說讲講叫称稱于於与與和跟对對给給被把将將"
-                     r"帮幫让讓请請有没沒不算变變换換改调調掉跌而家咩乜什么麼哪几幾啥等返翻續续去]")
+                     r"帮幫让讓请請有没沒不算变變换換改调調掉跌而家咩乜什么麼哪几幾啥等返翻續续去]"
+                     # a measure word, but not of a personal card ("个人卡", "個人會員")
+                     r"|[个個](?!人))")
 _NOT_ZH = re.compile(sw.alternation(sw.NOT_LEVEL_ZH))
 #: What is left of a head that names nothing ("我的等级会员": 级).
 _NO_NAME_ZH = frozenset({"会", "會", "等", "级", "級", "卡"})

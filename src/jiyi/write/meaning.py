@@ -54,6 +54,8 @@ TYPABLE = frozenset({MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE,
                      MemoryType.SESSION_STATE})
 #: Clauses of a draft ("周日全天不行了，改午饭后": the first retires a value, the second states one).
 _CLAUSES = re.compile(r"[，,;；。.!！]\s*")
+#: Entities a list item's negation never holds: a clause giving one takes back a contact.
+_CONTACT_KINDS = frozenset({"phone", "email", "address"})
 #: Current profile units read to find the items a negation contradicts.
 LIST_ITEMS_READ = 500
 
@@ -484,8 +486,9 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft,
     """A user's untyped clause that negates an item the user's list holds ("I've given up
     chocolate" after "I love chocolate") is that list's negation (in place): typing by meaning
     may miss a negation, the item it contradicts is evidence enough."""
-    if draft.slot or draft.about_id or turn.role != "user" or draft.type not in TYPABLE:
-        return
+    if draft.slot or draft.about_id or turn.role != "user" or draft.type not in TYPABLE \
+            or any(e.kind in _CONTACT_KINDS for e in draft.entities):
+        return  # "X ✅ the hotmail one I don't check anymore" takes back a contact, no item
     for row in schema():
         if row.single or row.negation is None:
             continue

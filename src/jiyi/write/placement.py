@@ -20,6 +20,7 @@ from ..store.base import IngestBatch, Scope, TurnRecord, UnitEvent, Vector
 from ..text.episode import episode_text
 from ..turn_items import TurnItem
 from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_unit_id
+from .adopt_values import adopt_entity_values, adopt_level_change
 from .choices import keep_choice, replaced_choices
 from .knownitems import take_back_known
 from .meaning import (
@@ -147,6 +148,8 @@ class WritePath:
                             turn_vector=prepared.turn_vector)
         written: list[MemoryUnit] = []
         adopt_changes(self._mem.store, turn, prepared.drafts)  # a change naming no slot word
+        adopt_entity_values(self._mem.store, turn, prepared.drafts)  # a new value with no cue
+        adopt_level_change(self._mem.store, turn, prepared.drafts)  # "switch me onto Smile Plus"
         profile = ProfileRead(self._mem.store, turn)  # read once for the turn's drafts
         for i, draft in enumerate(prepared.drafts):
             unit, is_new = self._place_draft(draft, turn, batch, profile)

@@ -38,6 +38,9 @@ MIN_FACT_CONTENT_CHARS = 3
 #: A clause of at most this many content characters after a profile clause (", Mia and Zoe")
 #: is a fragment that belongs to the clause before it.
 MAX_FRAGMENT_CONTENT_CHARS = 5
+#: How much of the turn after a clause its slot rules see (a name spelled out right after it:
+#: "是何思语 语言的语").
+SPELLED_AFTER_CHARS = 12
 #: A clause that is only a speaker's tag ("<Bart>:"): it says nothing of its own.
 _TAG_ONLY = re.compile(r"\s*<[^<>]{1,60}>\s*[:：]?\s*[\"“”「」]?\s*")
 _DURABLE = (MemoryType.FACT_REFERENCE, MemoryType.USER_PROFILE)
@@ -97,7 +100,7 @@ def pieces_for_sentence(
         facts = [] if (asked and not told) or once else [
             f for f in (_slot_facts if b <= CACHED_TEXT_CHARS else _slot_facts.__wrapped__)(
                 clause, tuple(c_local), turn.role, slot_lang, turn.speaker, sent_text[:a],
-                earlier if a == 0 else "")
+                earlier if a == 0 else "", turn.text[start + b:start + b + SPELLED_AFTER_CHARS])
             if f.slot not in slot_seen or current_between(
                 sent_text, slot_seen[f.slot], f.entity and shift(f.entity, -a))]
         for fact in facts:
@@ -224,11 +227,12 @@ def _has_code(group: list[tuple[int, int]], codes: list[Entity]) -> bool:
 
 @lru_cache(maxsize=4096)
 def _slot_facts(clause: str, entities: tuple[Entity, ...], role: str, lang: str,
-                speaker: str | None, before: str, earlier: str = "") -> tuple[SlotFact, ...]:
+                speaker: str | None, before: str, earlier: str = "",
+                after: str = "") -> tuple[SlotFact, ...]:
     """:func:`find_slots` of one clause (a pure function of its arguments; common clauses recur
     across turns, so the answer is kept)."""
     return tuple(find_slots(clause, list(entities), role, lang, speaker, before=before,
-                            earlier=earlier))
+                            earlier=earlier, after=after))
 
 
 def _whole_sentence(sent_text: str, start: int, entities: list[Entity],

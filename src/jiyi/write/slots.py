@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from ..keyfacts.asking import asks_value, is_request, supposes_value
+from ..keyfacts.asking import asks_value, is_request, one_off, supposes_value
 from ..keyfacts.roles import name_role
 from ..keyfacts.schema import dated_thing, schema, spec, third_party
 from ..text import slotwords as sw
@@ -33,6 +33,7 @@ from ..text.levels import (
     plausible_en_name,
 )
 from ..text.segment import script_of_text
+from ..text.spelled import spelled_beside
 from ..units import Entity
 from .filler import CACHED_TEXT_CHARS, content_left
 from .timeparse import TimeMatch
@@ -106,6 +107,7 @@ _NAME_INTRO = re.compile(
     r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book|file|list|save|reserve) "
     r"(?:it|the \w+|everything|this|that|them) under|name(?:'s|’s)?|surname|go by|going by|went by|"
     r"im|i’m|(?:it|that|everything)(?:'s|’s| is) under|address me|refer to me|spelled|spelt|"
+    r"(?:on|in) (?:my |the )?(?:pan card|id card|id|passport|licen[cs]e|documents?|aadhaar|nric)\b|"
     r"put (?:me |it |my name |that |everything )?(?:down )?as|"
     r"(?:booking|account|order|reservation|ticket|sender|contact|policy) name|"
     r"name for (?:the|my|this)|"
@@ -225,7 +227,8 @@ def _script(clause: str, lang: str) -> str:
 
 
 def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
-               speaker: str | None, before: str = "", earlier: str = "") -> list[SlotFact]:
+               speaker: str | None, before: str = "", earlier: str = "",
+               after: str = "") -> list[SlotFact]:
     """Slot facts stated by the speaker about themselves in one clause.
 
     ``lang``: "en", "zh" or "hant" (a turn written in Traditional: a fact in a clause of
@@ -235,7 +238,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
     ("手机号变了哈，现在是62340143": the phone word is in the previous clause). ``earlier``: the
     message's text before this sentence: a value's word said at the end of the sentence before
     is its cue too ("typo in my address lol. its 1128 Oak Street", "i change number already.
-    new one 8765 4321"). A question states no slot ("我现在的电话是多少？")."""
+    new one 8765 4321"). ``after``: the start of the sentence after this clause (a name spelled
+    out there: "是何思语，语言的语"). A question states no slot ("我现在的电话是多少？")."""
     label = _LEVEL_LABEL.search(before)
     if role != "user" or (not entities and not _LEVEL_HINT.search(clause) and label is None
                           and not _EN_LEVEL_NOW.search(clause) and not mentions_level(clause)):
@@ -284,7 +288,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         # a new value labelled right before it ("…客服小姐姐挺好的…新邮箱X"): its holder is named
         # close before the label, a third party further back in a run-on talks of something else
         third = _others(lead) if labelled else \
-            bool(_THIRD_PARTY.search(lead)) or (prev_third and not _SELF.search(lead))
+            _third_in(lead) or (prev_third and not _SELF.search(lead))
         thing_role = name_role(lead_in[-CUE_WINDOW_CHARS:] + " " + lead) \
             if e.kind == "person" and not _TITLE_SUFFIX.search(e.text) else None
         # a name set on the user's record ("會員名麻煩改做X", "set the account holder as X"):
@@ -306,7 +310,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         if e.kind == "person" and (_NAME_INTRO.search(lead or clause) or renamed
                                    or _NAME_AFTER.match(clause[e.end:])
                                    or (_BARE_LEAD.match(lead) and _BARE_TAIL.match(clause[e.end:]))
-                                   or (not lead.strip() and _NAME_BEFORE.search(before))) \
+                                   or (not lead.strip() and _NAME_BEFORE.search(before))
+                                   or spelled_beside(before + lead, clause[e.end:] + after)) \
                 and not _TITLE_SUFFIX.search(e.text) \
                 and (renamed or not _NOT_A_NAME.match(clause[e.end:])):
             add("name", e.text, e)
@@ -342,6 +347,11 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
 #: The user's own name changed: a name said after it is the user's new one ("it's X now").
 _NAME_CHANGED = re.compile(sw.alternation(sw.NAME_CHANGED_ZH) + "|" + sw.en_words(sw.NAME_CHANGED_EN),
                            re.I)
+def names_another_slot(name: str) -> bool:
+    """``name`` is a value word of a clause-valued slot (a channel, a window): no level."""
+    return _other_slots_value(name)
+
+
 def _other_slots_value(name: str) -> bool:
     """A level name that is a value word of a clause-valued slot ("it's Snapchat now" names a
     contact channel, "It's Saturday mornings now" a delivery time): no level."""
@@ -512,9 +522,13 @@ _GONE = re.compile(sw.alternation(sw.BROKEN_ZH, sw.BROKEN_AFTER_ZH) + "|"
 
 
 #: Said after a value, these retire *another* one: the value itself is the new one ("just
-#: moved to X so don't use the old one", "X now, the lease on the old flat ran out").
+#: moved to X so don't use the old one", "X now, the lease on the old flat ran out", "X, the
+#: hotmail one is dead").
 _OTHER_OLD = re.compile(
-    sw.alternation(sw.OTHER_OLD_ZH) + r"|\b(?:the|my|that) (?:old|previous|former|other) \w+", re.I)
+    sw.alternation(sw.OTHER_OLD_ZH) + r"|\b(?:the|my|that) (?:old|previous|former|other) \w+"
+    # another value named by its provider ("X ✅ rediff one I don't open anymore", "the yahoo one")
+    r"|\b(?!(?:this|that|the|my|no|any|every|some|which|each|last|first|new|only)\b)[a-z]{3,} one\b",
+    re.I)
 
 
 #: "X is my old number", "X是旧的": the value itself is the old one.
@@ -585,6 +599,32 @@ def current_between(clause: str, first: Entity | None, then: Entity | None) -> b
     between = clause[first.end:then.start]
     return bool(_NOW.search(between) or CHANGE_WORDS.search(between)
                 or _CORRECTION.search(between))
+
+
+#: "They" that are the user's parcels or orders, not people ("make sure they go to X", "they
+#: keep getting sent to Y"): no third party owns the value after it.
+_THINGS_THEY = re.compile(r"\bthey(?:'re|’re| are| keep| should| can| will| must)?(?: (?:all|both|always|now))?"
+                          r" (?:go|get|getting|be|being|come|ship|arrive|end up|sent|shipped|delivered|"
+                          r"posted|mailed|dropped)\b", re.I)
+
+
+def _third_in(lead: str) -> bool:
+    """A third party named in ``lead`` (the words before a value), "they" of things aside."""
+    return _THIRD_PARTY.search(_THINGS_THEY.sub(" ", lead)) is not None
+
+
+def owns_the_move(clause: str) -> bool:
+    """No one else is named in the clause (a move of plan said of someone else is theirs)."""
+    return not _third_in(clause)
+
+
+def stated_as_own(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
+    """The clause states ``e`` as the speaker's own value, cue word or not: not asked about,
+    not supposed, not the value being replaced, not someone else's, not for one order only.
+    A caller that knows the user has a value of the kind already (the write path's history)
+    reads such a clause as the new one ("it's 4412 Maple Ave, Apt 21 not 12")."""
+    return not (asks_value(clause, e.start, e.end) or supposes_value(clause, e.start)
+                or _retired(clause, e, kin) or _third_in(clause[:e.start]) or one_off(clause))
 
 
 def _only(clause: str, e: Entity) -> bool:

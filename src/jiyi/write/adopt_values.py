@@ -23,8 +23,8 @@ from ..store.base import Scope, Store, TurnRecord
 from ..text import fold
 from ..units import Entity, MemoryType
 from .drafts import UnitDraft
-from .meaning import TYPABLE
-from .slots import names_another_slot, owns_the_move, stated_as_own
+from .meaning import TYPABLE, value_key
+from .slots import names_another_slot, names_third_party, stated_as_own
 
 #: The slots whose value is an entity of the same kind, adopted by history.
 ENTITY_SLOTS = ("phone", "email", "address")
@@ -36,10 +36,6 @@ _EN_VALUE = (r"(?-i:[A-Za-z0-9][\w+&'’-]*)(?: (?!(?:from|instead|please|pls|st
 #: Words every plan's name may hold: sharing one says nothing of being the same family.
 _GENERIC_PLAN_WORDS = frozenset({"plan", "membership", "member", "tier", "level", "the", "a",
                                  "package", "subscription", "account", "card"})
-
-
-def _key(text: str) -> str:
-    return "".join(ch for ch in fold(text) if ch.isalnum())
 
 
 def _placed(draft: UnitDraft, e: Entity) -> Entity | None:
@@ -56,23 +52,26 @@ def adopt_entity_values(store: Store, turn: TurnRecord, drafts: Sequence[UnitDra
     taken = {base_name(d.slot) for d in drafts if d.slot}
     wide = Scope(turn.user_id, None)
     for kind in ENTITY_SLOTS:
-        if kind in taken or spec(kind) is None:
+        row = spec(kind)
+        if kind in taken or row is None:
             continue
+        on_file: list[str] | None = None  # the value keys on file, read once per kind
         for draft in drafts:
             if draft.slot is not None or draft.about_id is not None \
                     or draft.type not in TYPABLE or len(draft.content) > MAX_TYPED_CHARS:
                 continue
             said = [p for p in (_placed(draft, e) for e in draft.entities if e.kind == kind)
                     if p is not None]
-            values = {_key(p.text) for p in said}
+            values = {value_key(row, p.text) for p in said} - {""}
             if len(values) != 1:
                 continue  # none, or several: which one is the user's is the rules' to say
-            e = said[0]
-            if not stated_as_own(draft.content, e, said[1:]):
+            if not stated_as_own(draft.content, said[0], said[1:]):
                 continue
-            on_file = store.find_units(wide, as_of=turn.at, slot=kind, limit=1)
-            if not on_file or values <= {_key(x.text) for x in on_file[0].entities
-                                         if x.kind == kind} or _key(e.text) in _key(on_file[0].content):
+            if on_file is None:
+                units = store.find_units(wide, as_of=turn.at, slot=kind, limit=1)
+                on_file = [value_key(row, x.text) for u in units for x in u.entities
+                           if x.kind == kind] + [value_key(row, u.content) for u in units]
+            if not on_file or any(v and v in k for v in values for k in on_file):
                 continue  # no value on file, or the same one said again
             draft.slot = kind
             draft.type = MemoryType.USER_PROFILE
@@ -133,7 +132,7 @@ def adopt_level_change(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraf
                 or one_off(draft.content) or all_supposed(draft.content):
             continue
         moved = _plan_moved_to(draft.content)
-        if moved is None or names_another_slot(moved[0]) or not owns_the_move(draft.content):
+        if moved is None or names_another_slot(moved[0]) or names_third_party(draft.content):
             continue  # "my sister wants to switch to Glow Plus": hers
         on_file = store.find_units(Scope(turn.user_id, None), as_of=turn.at, slot="membership",
                                    limit=1)

@@ -577,7 +577,7 @@ PHONE_KEY_DIGITS = 8
 _DIGIT_RUN = re.compile(r"\+?\d[\d\s().\-]*\d")
 
 
-def _value_key(row: SlotSpec, value: str) -> str:
+def value_key(row: SlotSpec, value: str) -> str:
     """What a unit must contain to hold ``value`` (folded letters and digits; a phone's last
     digits); empty when too short to tell."""
     if row.name == "phone":
@@ -600,7 +600,7 @@ def _slot_values(row: SlotSpec, unit: MemoryUnit) -> list[str]:
     said = rendered_value(row, unit.content)
     if said is not None:
         values.append(said)
-    return [k for k in dict.fromkeys(_value_key(row, v) for v in values) if k]
+    return [k for k in dict.fromkeys(value_key(row, v) for v in values) if k]
 
 
 def retire_companions(store: Store, turn: TurnRecord, batch: IngestBatch) -> None:

@@ -288,7 +288,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         # a new value labelled right before it ("…客服小姐姐挺好的…新邮箱X"): its holder is named
         # close before the label, a third party further back in a run-on talks of something else
         third = _others(lead) if labelled else \
-            _third_in(lead) or (prev_third and not _SELF.search(lead))
+            names_third_party(lead) or (prev_third and not _SELF.search(lead))
         thing_role = name_role(lead_in[-CUE_WINDOW_CHARS:] + " " + lead) \
             if e.kind == "person" and not _TITLE_SUFFIX.search(e.text) else None
         # a name set on the user's record ("會員名麻煩改做X", "set the account holder as X"):
@@ -336,7 +336,7 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         level = (found[0], found[1] - shift) if found and found[1] >= shift else None
     if level is not None and not asks_value(clause, level[1], level[1] + len(level[0])) \
             and not supposes_value(clause, level[1]) \
-            and not _others(clause[:level[1]]) and not _other_slots_value(level[0]) \
+            and not _others(clause[:level[1]]) and not names_another_slot(level[0]) \
             and not (_NAME_CHANGED.search(context) and any(
                 e.kind == "person" and e.text == level[0].strip() for e in entities)) and (
             own or changed() or _MEMBERSHIP_SELF.search(context)):
@@ -348,11 +348,6 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
 _NAME_CHANGED = re.compile(sw.alternation(sw.NAME_CHANGED_ZH) + "|" + sw.en_words(sw.NAME_CHANGED_EN),
                            re.I)
 def names_another_slot(name: str) -> bool:
-    """``name`` is a value word of a clause-valued slot (a channel, a window): no level."""
-    return _other_slots_value(name)
-
-
-def _other_slots_value(name: str) -> bool:
     """A level name that is a value word of a clause-valued slot ("it's Snapchat now" names a
     contact channel, "It's Saturday mornings now" a delivery time): no level."""
     return any(row.value == "clause" and row.value_words is not None
@@ -608,14 +603,9 @@ _THINGS_THEY = re.compile(r"\bthey(?:'re|’re| are| keep| should| can| will| mu
                           r"posted|mailed|dropped)\b", re.I)
 
 
-def _third_in(lead: str) -> bool:
+def names_third_party(lead: str) -> bool:
     """A third party named in ``lead`` (the words before a value), "they" of things aside."""
     return _THIRD_PARTY.search(_THINGS_THEY.sub(" ", lead)) is not None
-
-
-def owns_the_move(clause: str) -> bool:
-    """No one else is named in the clause (a move of plan said of someone else is theirs)."""
-    return not _third_in(clause)
 
 
 def stated_as_own(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
@@ -624,7 +614,7 @@ def stated_as_own(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
     A caller that knows the user has a value of the kind already (the write path's history)
     reads such a clause as the new one ("it's 4412 Maple Ave, Apt 21 not 12")."""
     return not (asks_value(clause, e.start, e.end) or supposes_value(clause, e.start)
-                or _retired(clause, e, kin) or _third_in(clause[:e.start]) or one_off(clause))
+                or _retired(clause, e, kin) or names_third_party(clause[:e.start]) or one_off(clause))
 
 
 def _only(clause: str, e: Entity) -> bool:

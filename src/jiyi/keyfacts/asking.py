@@ -186,8 +186,16 @@ def declared_with_mark(part: str) -> bool:
 
 
 def asks(text: str) -> bool:
-    """The text asks (:data:`ASKED`), unless it is a declarative typed with question marks."""
+    """The text asks (:data:`ASKED`), unless it is a declarative typed with question marks; a
+    question word used as "any" ("有什麼問題用LINE聯絡我") asks nothing."""
+    text = _INDEFINITE.sub(" ", text)
     return ASKED.search(text) is not None and not declared_with_mark(text.strip())
+
+
+#: "If anything comes up" ("有啥事直接打电话", "有什麼問題用LINE聯絡我"): a question word as "any",
+#: followed by what to do.
+_INDEFINITE = re.compile(r"有(?:啥|什么|什麼|咩|乜|乜嘢|咩嘢)(?:事|问题|問題|情况|情況|需要|变动|變動)"
+                         r"(?=\s*[^\s吗嗎呢啊吧呀?？]{2})")
 
 
 def is_request(part: str) -> bool:
@@ -203,7 +211,7 @@ _EMBEDDED = re.compile(r"(?:不知道|不确定|不確定|不清楚|不晓得|�
 
 #: Words that state what follows them ("新家在…", "现在用…", "my address is …"): a question word
 #: before them asked about something else ("M和L差多少新家在天津市…": 多少 asks about sizes).
-_STATES_WHAT_FOLLOWS = re.compile(r"是|在|住|用|成|为|為|係|喺|到|\b(?:is|are|at|to|now)\b", re.I)
+_STATES_WHAT_FOLLOWS = re.compile(r"(?<![还還])是|在|住|用|成|为|為|係|喺|到|\b(?:is|are|at|to|now)\b", re.I)
 
 
 _ZH_SPACE_STOP = re.compile(r"(?<=[\u4e00-\u9fff0-9])[ \u3000]+(?=[\u4e00-\u9fff])")
@@ -288,7 +296,24 @@ _WORDS_LEFT = re.compile(r"[^\W\d_]{2,}|[\u4e00-\u9fff]")
 def all_supposed(text: str) -> bool:
     """Everything the text says is inside a supposition ("如果我以后搬去北京了，比如搬到X那边",
     "if I ever moved to Leeds"): it states no value."""
-    return _SUPPOSE.search(text) is not None and _WORDS_LEFT.search(without_suppositions(text)) is None
+    if _SUPPOSE.search(text) is None:
+        return False
+    rest = without_suppositions(text)
+    # what is left only asks whether the supposed would do ("如果我改成晚上送能行吗", "if I moved
+    # it to evenings, would that work?"): nothing is stated
+    return _WORDS_LEFT.search(rest) is None or (asks(rest) and _short(rest))
+
+
+#: The longest rest of a supposition read as a bare "would that do?" (characters / words).
+SHORT_ASK_CHARS = 8
+SHORT_ASK_WORDS = 4
+
+
+def _short(text: str) -> bool:
+    text = text.strip(" ，,。.!！?？")
+    if re.search(r"[\u4e00-\u9fff]", text):
+        return len(text) <= SHORT_ASK_CHARS
+    return len(text.split()) <= SHORT_ASK_WORDS
 
 
 #: A value said of the past ("I used to live at…", "Last year I was using X", "我以前用X登記過"),
@@ -313,7 +338,8 @@ _ONE_OFF = re.compile(r"就(?:这|這|呢)一?(?:单|單|次|回)|就(?:这|這|
                       r"这单就|這單就|淨係呢次|净系呢次|"
                       r"\b(?:just|only) (?:this|for this) (?:once|one|time|order|invoice|box|delivery|shipment|"
                       r"parcel|package|booking)\b|"
-                      r"\bthis (?:time|order) only\b|\bfor this order only\b|"
+                      r"\bthis (?:time|order|batch) only\b|\bfor this order only\b|\bonly this batch\b|"
+                      r"\bfor this one\b|"
                       r"\bon this one (?:invoice|order|receipt|booking|delivery)\b|"
                       r"\bone-?off\b|\bone time only\b", re.I)
 

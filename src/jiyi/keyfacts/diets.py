@@ -24,7 +24,7 @@ _KINDS: dict[str, str] = {
     "pork": r"猪|叉烧|培根|火腿|腊肠|\b(?:pork|bacon|ham|lard|pepperoni|salami)\b",
     "fish": r"鱼(?!露)|虾|蟹|海鲜|蚝|贝|鱿|三文|刺身|寿司|\b(?:fish|salmon|tuna|shrimps?|prawns?|"
             r"crabs?|lobsters?|oysters?|seafood|sushi|sashimi|clams?|mussels?|squid|anchov\w*)\b",
-    "dairy": r"奶|芝士|起司|乳酪|酸奶|黄油|牛油(?!果)|\b(?:cheese|milk|butter|cream|yogh?urt|latte|"
+    "dairy": r"奶|芝士|起司|乳酪|酸奶|黄油|牛油(?!果)|\b(?:dairy|cheese|milk|butter|cream|yogh?urt|latte|"
              r"ghee|paneer|milkshake)\b",
     "egg": r"蛋(?!糕)|\b(?:eggs?|omelett?e|mayo)\b",
     "spicy": r"辣|咖喱|麻婆|水煮|\b(?:spicy|curry|curries|chill?i|hot sauce|sriracha|jalape\w*|"
@@ -33,6 +33,12 @@ _KINDS: dict[str, str] = {
     "beef": r"牛(?!奶|油)|\b(?:beef|steak|brisket|veal)\b",
     "red_meat": r"牛(?!奶|油)|羊(?!奶)|猪|叉烧|\b(?:beef|lamb|mutton|pork|steak|brisket|rendang|"
                 r"veal|bacon|ham)\b",
+    "sugar": r"糖(?!尿)|甜|蛋糕|曲奇|巧克力|朱古力|饼干|\b(?:sugar|sugary|sweets?|desserts?|cakes?|"
+             r"cookies?|brownies?|candy|chocolates?|biscuits?)\b",
+    "caffeine": r"咖啡因|普通咖啡|正常咖啡|\b(?:caffeine|caffeinated|full[- ]caff\w*|regular coffee|"
+                r"normal coffee)\b",
+    "gluten": r"麸质|面筋|小麦|面包|面条|\b(?:gluten|wheat|bread|pasta|croissants?|toast|pastr(?:y|ies)|"
+              r"bagels?|noodles?)\b",
 }
 #: A restriction verb before a kind ("不吃", "戒", "cut down on", "no more").
 _OFF = (r"(?:不吃|不要|不能吃|吃不了|少吃|别吃|别再吃|不要吃|唔好食|唔好再食|戒|唔食|唔要|食唔得|不加|唔加|走(?=辣|葱|蒜|姜|芫荽|香菜|冰|糖|甜|肉|牛|猪)|\bno (?:more )?|\bavoid(?:ing)? |"
@@ -55,17 +61,25 @@ _DIETS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (_OFF + r"(?:猪|\bpork\b)", ("pork",)),
     # a diet for weight or health that keeps no kind of food out ("在减肥", "doing low-carb"):
     # held, and ended, as any other
-    (r"低碳|低脂|低糖|低盐|生酮|减肥|减脂|节食|\bketo\b|\blow[- ](?:carb|fat|sugar|salt|sodium)\b|"
+    (r"低碳|低脂|低糖|低盐|生酮|减肥|减脂|节食|\bketo\b|\blow[- ](?:carb|fat|sugar|salt|sodium|fodmap)\b|"
      r"\bon a diet\b", ()),
     (_OFF + r"(?:海鲜|seafood|shellfish)|(?:海鲜|\bshellfish|\bseafood)\s?(?:过敏|allergy)|"
      r"allergic to (?:seafood|shellfish)", ("fish",)),
-    (r"乳糖不耐|戒奶|不喝奶|唔饮奶|\blactose\b|\bdairy[- ]free\b|"
+    (r"乳糖不耐|戒奶|不喝奶|唔饮奶|牛奶蛋白(?:过敏|敏感)|乳蛋白过敏|\blactose\b|\bdairy[- ]free\b|\bcmpa\b|"
+     r"\bcow'?s milk (?:protein )?allergy\b|"
      r"\b(?:no|quit(?:ting)?|gave up|giving up|cut(?:ting)?(?: out)?|off) dairy\b",
      ("dairy",)),
+    # a time without sugar, caffeine or gluten ("我戒紧糖", "decaf only for now", "I need
+    # gluten-free breakfast, might be celiac"): lifted by eating it again or by the diet denied
+    (r"戒(?:紧|着|咗|了|掉)?(?:糖|甜)|控糖|(?:唔好|不要)有甜|" + _OFF + r"(?:甜|sweets|desserts?)|\b(?:sugar[- ]free|"
+     r"no (?:more )?sugar|quit(?:ting)? sugar|off sugar|cut(?:ting)? (?:out )?sugar)\b", ("sugar",)),
+    (r"低因|无咖啡因|去咖啡因|戒咖啡|\bdecaf\w*|\b(?:caffeine[- ]free|no (?:more )?caffeine|off caffeine|"
+     r"quit(?:ting)? caffeine|cut(?:ting)? (?:out )?caffeine)\b", ("caffeine",)),
+    (r"无麸质|无麸|麸质过敏|乳糜泻|\bgluten[- ]free\b|\bno gluten\b|\bco?eliac\b", ("gluten",)),
 )
 #: Said just before a diet word, these deny it ("not vegetarian", "no longer vegan", "不再吃素").
-_DENIED = re.compile(r"(?:\bnot|n't|\bno longer|\bnever|\bstopped being|\bquit being|"
-                     r"\bgave up being|不再|不是|没有|没再|唔再|冇再|唔系|不用|不需要|唔使|唔洗|无需)\s*对?\s*(?:再\s*)?(?:备注|写|注明)?\s*(?:\w+\s+){0,2}$")
+_DENIED = re.compile(r"(?:\bnot|n't|\bno longer|\bno more|\bnever|\bstopped being|\bquit being|"
+                     r"\bgave up being|\bdone with|不再|不是|没有|没再|唔再|冇再|唔系|不用|不需要|唔使|唔洗|无需|不|唔)\s*对?\s*(?:再\s*)?(?:备注|写|注明)?\s*(?:\w+\s+){0,2}$")
 
 
 @lru_cache(maxsize=1)
@@ -151,9 +165,13 @@ def diet_ended(text: str, diet_text: str) -> bool:
     "又开始吃辣了" after "我不吃辣"): the diet is over, though no word denies it. Not a question,
     not someone else's meal."""
     held, said = fold(diet_text), fold(text)
-    for diet, excluded in _compiled():
-        if not _takes_up(held, diet) or _takes_up(said, diet):
+    diets = _compiled()
+    for diet, excluded in diets:
+        if not _takes_up(held, diet) or (_takes_up(said, diet) and not (
+                diet is diets[1][0] and 1 not in _family_held(said))):
             continue  # not the diet held, or said again here ("vegetarian, eggs are fine")
+        if _kind_fine(said, excluded):
+            return True
         for m in _EATS_NOW.finditer(said):
             clause = _clause_at(said, m.start(), m.end())
             rest = said[m.end():m.end() + _EATS_REACH]
@@ -181,6 +199,39 @@ _DIET_OVER = re.compile(
     r"(?:finished|ended|stopped|quit|done with) (?:the |my )?(?:\w+ )?(?:diet|experiment|keto|cleanse|fast))\b")
 
 
+#: Said right after a kind, it is fine to eat now ("鸡肉牛肉都可以", "dairy's fine now", "魚冇問題"):
+#: the skipped words hold no negation ("牛肉不可以").
+_FINE_AFTER = re.compile(
+    r"(?P<skip>[^，,。.!！?？;；\n]{0,6}?)(?:都|也|就)?(?:可以(?!不)|没问题|冇问题|无问题|食得|吃得|饮得|"
+    r"ok\b|okay\b)|(?P<eskip>(?:'s|’s| is| are)?(?: totally| all)?) (?:fine|ok|okay|allowed|good) "
+    r"(?:now|again|for (?:me|her|him|us))\b")
+_NEGATION_WORD = re.compile(r"不|唔|没|冇|别|\b(?:not|no|never)\b|n't")
+
+
+@lru_cache(maxsize=1)
+def _any_kind() -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{k})" for k in _KINDS.values()))
+
+
+def _kind_fine_said(said: str) -> bool:
+    """Some kind of food is said to be fine to eat now (a cheap test: no diet read)."""
+    return any(_FINE_AFTER.match(said, m.end()) is not None for m in _any_kind().finditer(said))
+
+
+def _kind_fine(said: str, excluded: re.Pattern[str]) -> bool:
+    """A kind the diet excludes said to be fine to eat now, in a statement of the user's own."""
+    for m in excluded.finditer(said):
+        fine = _FINE_AFTER.match(said, m.end())
+        if fine is None or _NEGATION_WORD.search(fine.group("skip") or fine.group("eskip") or ""):
+            continue
+        clause = _clause_at(said, m.start(), fine.end())
+        if not QUESTION.search(clause) and owns("food", clause) and not _NOT_ME.search(clause) \
+                and not _DENIED.search(said[max(0, m.start() - 24):m.start()]) \
+                and not re.search(_OFF + r"$", said[max(0, m.start() - 8):m.start()]):
+            return True
+    return False
+
+
 def diet_over(text: str) -> bool:
     """``text`` says the user's diet is over, or that they keep none now ("恢复正常饮食", "no
     restrictions"): a statement of their own, not a question."""
@@ -203,9 +254,9 @@ _NOT_ME = re.compile(r"老公|老婆|儿子|女儿|孩子|小孩|爸|妈|朋友|
 _FAMILY = (0, 1, 2, 3)
 #: A correction said with an allergy ("其实是对芒果过敏", "turns out it's sesame, not peanuts"):
 #: the allergy said before was wrong.
-_CORRECTED = re.compile(r"其实|实际上|原来|搞错|弄错|误诊|不是之前|不是.{0,6}(?:过敏|那个)|"
+_CORRECTED = re.compile(r"其实|实际上|原来|搞错|弄错|误诊|不是之前|不是.{0,6}(?:过敏|那个)|更正|净系|淨係|只有|只对|"
                         r"\b(?:actually|turns out|turned out|not .{0,20}at all|misdiagnos\w*|"
-                        r"wrong|correct(?:ed|ion)?|instead)\b")
+                        r"wrong|correct(?:ed|ion)?|instead|only)\b")
 
 
 _ALLERGIC = re.compile(r"过敏|敏感|\b(?:allerg\w*|react(?:s|ion)? to|intoleran\w*)")
@@ -244,14 +295,20 @@ def diet_replaced(text: str, diet_text: str) -> bool:
     one ("我現在改吃蛋奶素了" after "我吃全素"), or corrects an allergy ("其实是对芒果过敏" after
     "我花生过敏"): the earlier diet is history."""
     said, held = fold(text), fold(diet_text)
-    diets = _compiled()
-    now = {i for i in _FAMILY if _takes_up(said, diets[i][0])}
-    before = {i for i in _FAMILY if _takes_up(held, diets[i][0])}
+    now, before = _family_held(said), _family_held(held)
     if now and before and not now & before:
         return True
     return _ALLERGIC.search(held) is not None and _ALLERGIC.search(said) is not None \
         and _CORRECTED.search(said) is not None and not QUESTION.search(said) \
         and owns("food", said) and not _NOT_ME.search(said)
+
+
+def _family_held(said: str) -> set[int]:
+    """The diets of the family ``said`` takes up; "no meat" beside a named diet that keeps meat
+    out too is that diet's words ("pescatarian now, still no meat"), not vegetarian."""
+    diets = _compiled()
+    held = {i for i in _FAMILY if _takes_up(said, diets[i][0])}
+    return held - {1} if held & {0, 2, 3} else held
 
 
 def diet_lifted(text: str, diet_text: str) -> bool:
@@ -268,7 +325,10 @@ _HELD_ITEM = re.compile(r"([\u4e00-\u9fff]{1,4}?)(?:过敏|敏感)|(?:不吃|不
                         r"\b(?:allergic to|allergy to|intolerant to|no|avoid|don't eat|do not eat|"
                         r"can't eat|cannot eat)\s+([a-z]+(?: [a-z]+)?)")
 #: Said of the item now: no allergy to it any more ("海鲜不过敏了", "no longer allergic to it").
-_NOT_ALLERGIC = re.compile(r"不过敏|不再过敏|冇再过敏|唔再过敏|没有过敏|\b(?:no longer|not) allergic\b")
+_NOT_ALLERGIC = re.compile(r"不过敏|不再过敏|冇再过敏|唔再过敏|没有过敏|不再敏感|唔再敏感|冇再敏感|不敏感了|"
+                           r"过敏(?:已经|已)?(?:好了|好咗|好晒|没了|冇咗)|耐受了|耐受咗|已经耐受|"
+                           r"\b(?:no longer|not) (?:allergic|intolerant|sensitive)\b|\boutgr[eo]wn?\b|"
+                           r"\boutgrowing\b")
 #: How far from the item a word of eating it is read (characters).
 _ITEM_REACH = 8
 
@@ -321,7 +381,8 @@ def _diet_denied(text: str, diet_text: str) -> bool:
             continue
         for m in diet.finditer(said):
             clause = _clause_at(said, m.start(), m.end())
-            if _DENIED.search(said[max(0, m.start() - 24):m.start()]) \
+            if (_DENIED.search(said[max(0, m.start() - 24):m.start()])
+                    or _ENDED_AFTER.match(said, m.end())) \
                     and not QUESTION.search(clause) and not _NOT_ME.search(clause):
                 return True
     return False
@@ -335,10 +396,17 @@ def takes_up_diet(text: str) -> bool:
     return any(_takes_up(said, diet) for diet, _ in _compiled())
 
 
+#: Said right after a diet's words, the diet is over ("戒糖 challenge 完咗喇", "the keto month is
+#: over").
+_ENDED_AFTER = re.compile(r"[^，,。.!！?？;；\n]{0,14}?(?:结束|完了|完咗|完成了|停了|停咗|\b(?:is over|are over|"
+                          r"over now|has ended|ended|finished)\b)")
+
+
 def _takes_up(said: str, diet: re.Pattern[str]) -> bool:
     for m in diet.finditer(said):
         clause = _clause_at(said, m.start(), m.end())
-        if _DENIED.search(said[max(0, m.start() - 24):m.start()]) or QUESTION.search(clause):
+        if _DENIED.search(said[max(0, m.start() - 24):m.start()]) or QUESTION.search(clause) \
+                or _ENDED_AFTER.match(said, m.end()):
             continue
         if owns("food", clause):
             return True
@@ -351,7 +419,8 @@ def states_diet(text: str) -> bool:
     said = fold(text)
     return any(diet.search(said) for diet, _ in _compiled()) or "过敏" in said \
         or "allerg" in said or _ONLY.search(said) is not None or _EATS_NOW.search(said) is not None \
-        or _DIET_OVER.search(said) is not None or _ALLERGIC.search(said) is not None
+        or _DIET_OVER.search(said) is not None or _ALLERGIC.search(said) is not None \
+        or _kind_fine_said(said)
 
 
 _CUT = re.compile(r"[，,;；。.!！?？\n]")

@@ -162,6 +162,12 @@ def _states_a_plan(text: str) -> bool:
                and not OTHERS_RE.search(fold(c)) for c in _PARTS.split(text))
 
 
+#: A name pointed back at, not given ("以后取蛋糕报这个名字", "use that name from now on", "新名字"):
+#: the current one, said before.
+_REFERS_BACK = re.compile(r"(?:这个|這個|呢个|呢個|嗰个|嗰個|该|該|新)(?:名字|名|姓名)|\b(?:this|that|the new|my new|"
+                          r"the same|same) name\b", re.I)
+
+
 @dataclass
 class SlotView:
     """What a key-fact question changes in the ranking."""
@@ -305,7 +311,8 @@ class SlotView:
         # the user speaks of their name (a relation may be named: "I took my husband's
         # surname, Okafor") and neither the unit nor its turn holds the current name
         if not any(_holds_name(t, keys) for t in [unit.content, *turns]) and any(
-                OWN_NAME_SAID.search(t) is not None for t in [unit.content, *turns]):
+                OWN_NAME_SAID.search(t) is not None for t in [unit.content, *turns]) \
+                and not _REFERS_BACK.search(unit.content):
             return False
         if said or names_someone_else(unit.content):
             return None
@@ -362,6 +369,15 @@ class SlotView:
         current, even when its own value is one the readers cannot read."""
         if unit.slot is not None:
             return False
+        if self.current_person is not None and not self.current_person[2]:
+            # the user's own name: a word on it said before the current one ("会员名就写 Jason
+            # 吧" before "改成真名 何俊熙") without that name is history
+            keys, since, _ = self.current_person
+            row = spec("name")
+            if keys and row is not None and unit_date(unit) < since \
+                    and row.spoken_of(unit.content) and not QUESTION.search(unit.content) \
+                    and not _holds_name(unit.content, keys):
+                return True
         for row, value, since in self.current_values:
             if unit_date(unit) < since \
                     and (row.spoken_of(unit.content)

@@ -232,6 +232,7 @@ INSTEAD_ZH: tuple[str, ...] = (
     "改(?!天|日)", "换(?![货貨])", "換(?![货貨])", "调(?!查)", "調(?!查)", "转(?![账帐发])",
     "轉(?![賬帳發])", "不行了", "唔得", "不方便了", "最合适", "最合適", "最方便", "最好", "比较好",
     "比較好", "就行", "就好", "才有空", "才方便", "才有人", "更好", "更方便", "好啲", "好D", "方便啲",
+    "→",  # "周六→周日 上午10点左右"
     # from now on ("由而家開始…", "之後WhatsApp我啦": at a clause's start, not "七点以后")
     *FROM_NOW_ON_LEAD_ZH, *FROM_NOW_ON_ZH[6:],
 )
@@ -239,7 +240,9 @@ INSTEAD_EN: tuple[str, ...] = (
     "instead", "make it", r"switch\w*", r"move\w*", r"change\w*", "works? (?:best|better)",
     "(?:is|are|'s|'re|would be|'d be) (?:best|better|easier|easiest)", "suits? (?:me )?better",
     "(?:could|can) you do", "how about", *FROM_NOW_ON_EN, "on second thought",
-    "rather", r"prefer\w*",
+    "rather", r"prefer\w*", r"shift\w*",
+    # a value said to work now, at its clause's end ("no morning drops please, 1 to 5pm works")
+    r"works(?: (?:for (?:me|us)|now|fine))?(?=\s*(?:[.!;]|$))",
 )
 
 #: Words correcting a value said before ("I meant tues not thurs", "说错了，是周五", "打錯咗"):

@@ -314,8 +314,11 @@ _ZH_ASKS_BARE = re.compile(
     r"幾[點號天]|多少|为啥|為啥|为什么|為什麼|有没有|有沒有|有木有|是不是).{0,12}?[啊呀哇嘛哒噠]?\s*$"
     r"|^.{0,8}(?:能|可以|有|是|会|會|要|行).{0,14}(?<![还還也都])(?:不|没|沒|木有|否)\s*$")
 #: A question word used as an indefinite or inside a statement ("想做些什么好玩的", "无论他们
-#: 怎么说", "什么烦恼都没有了", "解释为什么你喜欢", "为什么大家都误会我") asks nothing.
+#: 怎么说", "什么烦恼都没有了", "解释为什么你喜欢", "为什么大家都误会我", "有啥事直接打电话") asks
+#: nothing.
 _ZH_EMBEDDED = re.compile(r"知道|确定|確定|清楚|晓得|曉得|告诉|告訴|记得|記得|解释|解釋|"
+                          # "有啥事直接打电话": if anything comes up, do this
+                          r"有(?:啥|什么|什麼|咩|乜)(?:事|问题|問題|情况|情況)(?=\s*[^\s吗嗎呢啊吧呀]{2})|"
                           r"比如|例如|无论|無論|不管|不論|好像|(?<!有)[没沒](?!\s*$)|[我俺咱都也些]|"
                           r"[啊呀哇嘛吗嗎呢吧啦](?=[^啊呀哇嘛吗嗎呢吧啦\s]*[\u4e00-\u9fff])")
 #: An English question typed without a mark: a question word and an auxiliary, or an auxiliary

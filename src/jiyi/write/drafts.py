@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..units import Entity, MemoryType
+from ..units import Entity, MemoryType, MemoryUnit
 
 #: A turn's language is judged on its opening: a long paste does not change the answer.
 LANGUAGE_SNIFF_CHARS = 4000
@@ -43,6 +43,10 @@ class UnitDraft:
     expires_in: int | None = None  # override of the type's default lifespan
     topic: str | None = None
     about_id: str | None = None  # an identifier fact: the id it is about ("PO-10023")
+    # earlier units this draft supersedes though no slot holds them, found by the user's
+    # history at placement ("先辦洗澡月卡好了" for "直接換成美容半年卡": write/adopt_values.py)
+    replaces: list[MemoryUnit] = field(default_factory=list)
+    once: bool = False  # said for one order only ("这次改周日送吧 就这一次"): no standing value
 
 
 @dataclass
@@ -66,3 +70,4 @@ class Piece:
     keep: list[str] = field(default_factory=list)  # strings a split must not cut
     standalone: bool = False  # an identifier fact: never packed with other pieces
     about_id: str | None = None
+    once: bool = False  # said for one order only (see :attr:`UnitDraft.once`)

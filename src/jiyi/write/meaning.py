@@ -72,6 +72,7 @@ class ProfileRead:
         self._store = store
         self._turn = turn
         self._units: list[MemoryUnit] | None = None
+        self._recent: tuple[int, list[MemoryUnit]] | None = None
 
     def covers(self, scope: Scope, turn: TurnRecord) -> bool:
         """The read answers the query of ``scope`` at ``turn`` (the user's whole memory)."""
@@ -81,6 +82,15 @@ class ProfileRead:
         if self._units is None:
             self._units = profile_units(self._store, Scope(self._turn.user_id, None), self._turn)
         return self._units
+
+    def recent(self, limit: int) -> list[MemoryUnit]:
+        """The user's current units of any type as of the turn (at most ``limit``), read once
+        per turn and limit."""
+        if self._recent is None or self._recent[0] != limit:
+            units = self._store.find_units(Scope(self._turn.user_id, None), as_of=self._turn.at,
+                                           limit=limit)
+            self._recent = (limit, units)
+        return self._recent[1]
 
 
 def profile_units(store: Store, scope: Scope, turn: TurnRecord,
@@ -131,8 +141,9 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
         row = spec(typed.slot) if typed is not None else None
         if row is None or (row.single and row.name in taken) or _event_only(row, draft.content) \
                 or (row.value == "level" and speaks_of_a_name(draft.content)) \
-                or (row.single and (of_the_past(draft.content) or one_off(draft.content)
-                                    or all_supposed(draft.content))) \
+                or (row.single and (of_the_past(draft.content) or one_off(draft.content) or draft.once
+                                    or all_supposed(draft.content)
+                                    or _either_or(row, draft.content))) \
                 or _gives_entity(row, draft) or (not row.single and not names_item(row, draft.content)):
             continue
         if row.single:
@@ -205,7 +216,9 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
             or _suited(row, drafts, types) or [
             d for d in drafts if d.slot is None and d.about_id is None and d.type in types
             and not _gives_entity(row, d) and _states_in_window(row, d.content)]
-        if found and not one_off(found[-1].content) and not all_supposed(found[-1].content) \
+        if found and not one_off(found[-1].content) and not found[-1].once \
+                and not all_supposed(found[-1].content) \
+                and not _either_or(row, found[-1].content) \
                 and not (row.value == "level" and speaks_of_a_name(found[-1].content)):
             # "这单能不能下午三点送": this order's; "如果我搬去…": supposed
             draft = found[-1]
@@ -347,11 +360,35 @@ def _asked(row: SlotSpec, draft: str) -> bool:
     that is no request ("你们周末送货吗？" asks; "我周末才有空，送货时间能帮我调一下吗？" and
     "Can you tell the courier to come after 4 pm?" state a wish)."""
     words = row.value_words
-    valued = [p for m in _SUB_CLAUSE.finditer(draft) for p in run_on_parts(m.group(0))
-              if words is not None and words.search(p)]
+    parts = _parts(draft)
+    # the second half of an either-or question asks too ("那邊也會回嗎 還是只有LINE")
+    asked = [asks(p) or (i > 0 and _OR_ELSE.match(p) is not None and asks(parts[i - 1]))
+             for i, p in enumerate(parts)]
+    valued = [i for i, p in enumerate(parts) if words is not None and words.search(p)]
     if not valued:
         return asks(draft)
-    return all(asks(p) and not is_request(p) for p in valued)
+    return all(asked[i] and not is_request(parts[i]) for i in valued)
+
+
+def _either_or(row: SlotSpec, draft: str) -> bool:
+    """Every value of the slot the draft names is in the second half of an either-or question
+    ("那邊也會回嗎 還是只有LINE"): asked, not stated."""
+    parts = _parts(draft)
+    valued = [i for i, p in enumerate(parts) if row.value_words is not None
+              and row.value_words.search(p)]
+    return bool(valued) and all(i > 0 and _OR_ELSE.match(parts[i]) is not None
+                                and asks(parts[i - 1]) for i in valued)
+
+
+def _parts(draft: str) -> list[str]:
+    return [q for m in _SUB_CLAUSE.finditer(draft) for p in run_on_parts(m.group(0))
+            for q in _ZH_SPACED.split(p) if q.strip()]
+
+
+#: A space between Chinese words: typed without stops, it ends a sentence.
+_ZH_SPACED = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+#: The opening of an either-or question's second half.
+_OR_ELSE = re.compile(r"\s*(?:还是|還是|抑或|定系|定係|\bor\b)", re.I)
 
 
 def _gives_entity(row: SlotSpec, draft: UnitDraft) -> bool:
@@ -561,7 +598,7 @@ def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -
                  and CHANGE_TO.search(d.content) and not _asked(row, d.content)
                  and _fresh_value(row.value_words, d.content, row.recurring)
                  and not _event_only(row, d.content) and owns(row.name, d.content)
-                 and not _gives_entity(row, d) and not one_off(d.content)
+                 and not _gives_entity(row, d) and not one_off(d.content) and not d.once
                  and not all_supposed(d.content)]
         if found and store.find_units(wide, as_of=turn.at, slot=row.name, limit=1):
             draft = found[-1]

@@ -52,7 +52,8 @@ def pack_pieces(pieces: list[Piece], speaker: str | None) -> list[UnitDraft]:
         first = parts[0][1]
         drafts.append(UnitDraft(content=content, type=first.type, entities=dedupe(ents),
                                 slot=first.slot, valid_until=first.valid_until,
-                                about_id=first.about_id))
+                                about_id=first.about_id,
+                                once=all(p.once for _, p in parts)))
 
     for piece in pieces:
         if not piece.content:

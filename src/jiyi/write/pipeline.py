@@ -129,7 +129,8 @@ def rule_extract(turn: TurnInput) -> Extraction:
         tlo, thi = bisect_left(tstarts, start), bisect_left(tstarts, end)
         tms = [t for t in times[tlo:thi] if t.end <= end]
         pieces.extend(pieces_for_sentence(sent_text, start, ents, tms, turn,
-                                          work[max(0, start - CUE_WINDOW_CHARS):start]))
+                                          work[max(0, start - CUE_WINDOW_CHARS):start],
+                                          work[:start], work[end:]))
     if asked and not pieces:
         # the other sentences were filler ("Wow! 你去过吗？"): the turn is one question and
         # keeps it, or recall (which answers with units, never raw turns) could not find it

@@ -23,6 +23,7 @@ from ..units import USER_LEVEL_TYPES, Lifespan, MemoryUnit, content_hash, new_un
 from .adopt_values import adopt_entity_values, adopt_level_change
 from .choices import keep_choice, replaced_choices
 from .knownitems import take_back_known
+from .lifts import keep_lift, lifted_restrictions
 from .meaning import (
     ProfileRead,
     adopt_changes,
@@ -213,6 +214,11 @@ class WritePath:
         # thing a switch leaves behind (write/choices.py), typed or not; a lasting fact
         chosen = replaced_choices(store, turn, draft)
         keep_choice(turn, draft, chosen)
+        # a diet or food restriction the user lifts ("not celiac after all", "我现在不吃素了";
+        # write/lifts.py): history from this turn on, whatever question reaches it
+        lifted = lifted_restrictions(store, turn, draft, profile)
+        keep_lift(draft, lifted)
+        chosen += [u for u in [*lifted, *draft.replaces] if u not in chosen]
         chash = content_hash(turn.user_id, draft.content)
         same = [
             u for u in store.find_units(scope, as_of=turn.at, content_hash=chash,

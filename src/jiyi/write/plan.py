@@ -52,9 +52,67 @@ _FRAGMENT = re.compile(r"^\s*(?:[A-Z][a-z]+(?:\s+(?:and|&)\s+[A-Z][a-z]+)?|一[�
 _SUBJECT = re.compile(r"\b(?:I|we|he|she|they|it|my|our)\b|我|他|她|它", re.I)
 
 
+#: How many sentences before a bare value a one-off request is read.
+ONE_OFF_SENTENCES = 2
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
+
+
+def last_sentences(text: str) -> str:
+    parts = [p for p in _SENTENCE_END.split(text) if p.strip()]
+    return " ".join(parts[-ONE_OFF_SENTENCES:])
+
+
+#: The longest sentence right after a value read as a one-off marker ("就这一次", "just this
+#: once"), in characters.
+ONE_OFF_AFTER_CHARS = 16
+_NEXT_SENTENCE = re.compile(r"[^.!?。！？\s]+(?:\s+[^.!?。！？\s]+)*?(?=[.!?。！？]|\s{1}(?=[\u4e00-\u9fff])|$)")
+
+
+def _one_off_after(text: str) -> bool:
+    """The message goes on with a short one-off marker ("…这次改周日送吧 就这一次 下周还是周六")."""
+    m = _NEXT_SENTENCE.match(text.lstrip(" ，,。.!！?？"))
+    return m is not None and len(m.group(0)) <= ONE_OFF_AFTER_CHARS and one_off(m.group(0))
+
+
+def _bare_values(sentence: str, entities: list[Entity]) -> bool:
+    """The sentence gives a phone, e-mail or address and little besides ("12 Wattle St, Orange
+    NSW 2800"): what it is for was said before it."""
+    values = [e for e in entities if e.kind in ("phone", "email", "address")]
+    if not values:
+        return False
+    rest = sentence
+    for e in sorted(values, key=lambda e: -e.start):
+        rest = rest[:e.start] + " " + rest[e.end:]
+    return len(content_left(rest)) <= BARE_REST_CHARS
+
+
+#: What a bare value's sentence may hold besides the value (characters left of content).
+BARE_REST_CHARS = 12
+
+
 def pieces_for_sentence(
     sent_text: str, start: int, entities: list[Entity], times: list[TimeMatch],
-    turn: TurnInput, earlier: str = "",
+    turn: TurnInput, earlier: str = "", message_before: str = "", message_after: str = "",
+) -> list[Piece]:
+    """:func:`_sentence_pieces`, each piece marked ``once`` when the sentence, or a one-off
+    said beside it in the message, makes its value one order's (the typing at placement reads
+    only the draft's own words)."""
+    local = [shift(e, start) for e in entities]
+    # "寄到X，就这单": no standing value; nor a bare value after a one-off request in the
+    # message, nor one a one-off follows ("这次改周日送吧 就这一次")
+    once = turn.role == "user" and (one_off(sent_text) or (
+        bool(message_before) and _bare_values(sent_text, local)
+        and one_off(last_sentences(message_before))) or _one_off_after(message_after))
+    pieces = _sentence_pieces(sent_text, start, entities, times, turn, earlier, once)
+    if once:
+        for piece in pieces:
+            piece.once = True
+    return pieces
+
+
+def _sentence_pieces(
+    sent_text: str, start: int, entities: list[Entity], times: list[TimeMatch],
+    turn: TurnInput, earlier: str, once: bool,
 ) -> list[Piece]:
     """One sentence -> pieces, clause by clause (a compound turn holds several facts).
 
@@ -62,7 +120,10 @@ def pieces_for_sentence(
     (a slot piece, plus the clause itself when it says more than its value), an identifier
     mention (an id fact, plus the clause when it says more) or content typed on its own.
     Consecutive clauses of one type stay one piece, so a plain sentence is one unit as before.
-    ``earlier``: the end of the message before this sentence (a value's cue word said there)."""
+    ``earlier``: the end of the message before this sentence (a value's cue word said there);
+    ``message_before``: all of it (a one-off said sentences before a bare value: "can you courier
+    it to my mum's place for this one? I'm staying with her. 12 Wattle St"); ``message_after``:
+    the rest (a one-off said right after: "这次改周日送吧 就这一次 下周还是周六")."""
     lang = "zh" if has_cjk(sent_text) else "en"
     local = [shift(e, start) for e in entities]
     ids = find_ids(sent_text, local)
@@ -77,7 +138,6 @@ def pieces_for_sentence(
     plans: list[MemoryType | None] = []
     slot_seen: dict[str, Entity | None] = {}  # slot -> its value (in the sentence)
     states_pref = turn.role == "user" and states_a_clause_slot(sent_text)
-    once = turn.role == "user" and one_off(sent_text)  # "寄到X，就这单": no standing value
     said_clauses = sum(1 for a, b in spans if not _TAG_ONLY.fullmatch(sent_text[a:b]))
     any_split = False
     for a, b in spans:

@@ -40,7 +40,7 @@ from .timeparse import TimeMatch
 
 #: Someone other than the user (the schema's list: "我妈妈", "my colleague", "the courier").
 _THIRD_PARTY = third_party()
-_SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've)\b|新号|新號|换号|換號|新的", re.I)
+_SELF = re.compile(r"我|本人|\b(?:my|me|I|I'm|I've|we|us|our)\b|新号|新號|换号|換號|新的", re.I)
 def wants_a_change(sentence: str) -> bool:
     """A request about the speaker's own things or a change ("Could you switch my notifications
     to SMS?", "可以改成短信通知吗？", "可唔可以用電郵通知我？"), not one about a product ("這個可以用
@@ -57,7 +57,7 @@ CHANGE_WORDS = re.compile(
                    sw.FROM_NOW_ON_ZH, sw.FROM_NOW_ON_LEAD_ZH) + "|"
     + sw.en_words(sw.CHANGED_EN, sw.NEW_EN, sw.IS_NOW_EN, sw.MOVED_EN, sw.LEVEL_MOVED_EN,
                   sw.RETIRED_EN, sw.FORMER_EN, sw.FROM_NOW_ON_EN, sw.BROKEN_EN,
-                  sw.OUT_OF_SERVICE_EN), re.I)
+                  sw.OUT_OF_SERVICE_EN, ("instead", r"shift\w* (?:it |them |the \w+ )?to")), re.I)
 _PHONE_WORDS = re.compile(sw.alternation(sw.PHONE_ZH, sw.PHONE_MINE_ZH) + "|"
                           + sw.en_words(sw.PHONE_EN, sw.PHONE_MINE_EN), re.I)
 #: A new value labelled right before it ("新邮箱X", "新號碼：X", "new addy is X", "搬到X了") is

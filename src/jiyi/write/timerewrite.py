@@ -20,6 +20,8 @@ _HABIT = re.compile(
     r"以后|以後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|时间|時間|时段|時段|"
     r"全天|整天|成日|全日|尽量|盡量|只有|就得|"
     r"改成|改到|改为|改為|换成|換成|"
+    # one weekday moved to another ("周六→周日 上午10点左右"): the schedule, every week
+    rf"{ZH_WEEKDAY_WORD}[一二三四五六日天末1-7]\s*(?:→|->|=>)|\b{EN_WEEKDAY}s?\s*(?:→|->|=>)|"
     # a range of weekdays ("周一到周五", "週一至週五", "Monday to Friday") is every week's
     rf"(?:到|至|-|~|～|—)\s*{ZH_WEEKDAY_WORD}|\b(?:to|through|thru|till|until|-)\s+{EN_WEEKDAY}|"
     r"\b(?:usually|always|every|prefer\w*|best|from now on|going forward|"
@@ -32,6 +34,11 @@ _WEEKDAY = re.compile(
     r"(?:[0-9一二三四五六七八九十两兩]{1,3}\s*[点點:：](?:[0-9一二三四五六七八九十半]{1,3}分?)?)?|"
     rf"{EN_WEEKDAY}(?:\s+{EN_PART})?",
     re.I)
+#: "Every" right before a time ("每月月底", "每个月初", "every month end"): each such time.
+_EVERY_BEFORE = re.compile(r"(?:每|每一|每个|每個)(?:个|個)?(?:月|周|週|星期|礼拜|禮拜|年)\s*$|"
+                           r"\b(?:every|each)\s*$", re.I)
+#: An arrow right before a time: what a schedule moves to ("周三→周五 上午十点").
+_ARROW_BEFORE = re.compile(r"(?:→|->|=>)\s*$")
 _PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|during|of|at|for)\s*$", re.I)
 #: "valid for a fortnight from today", "good for 10 days from now": a span made a date is an
 #: end, said "until 23 March 2026" (not "valid for 23 March 2026").
@@ -60,6 +67,10 @@ def rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str,
         s, e = tm.start - offset, tm.end - offset
         if s < 0 or e > len(out):
             continue
+        if _EVERY_BEFORE.search(out[:s]):
+            continue  # "每月月底送到吧", "every month end": a recurring time, not a date
+        if _ARROW_BEFORE.search(out[:s]) and habit is not False:
+            continue  # "周三→周五 上午十点": the weekday a schedule moves to, every week
         text = tm.render(lang)
         span_end = lang == "en" and _SPAN_WORD.search(tm.text) is not None \
             and _FOR_BEFORE.search(out[:s]) is not None

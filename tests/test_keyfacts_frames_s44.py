@@ -217,3 +217,16 @@ def test_a_supposed_change_asked_about_changes_nothing(any_mem: Memory, turns: l
     say(any_mem, turns)
     times = [u.content for u in slot_units(any_mem, "delivery_time")]
     assert len(times) == 1 and kept in times[0]
+
+
+@pytest.mark.parametrize(("turns", "kept"), [
+    (["The router is a Netgear R7000 and I'm on the 500 Mbps plan",
+      "I'd like to upgrade to the 1 Gbps plan once I've moved"], "Netgear R7000"),
+    (["路由器是华硕 RT-AX86U，我办的是300M套餐", "搬家以后升级成千兆套餐吧"], "RT-AX86U"),
+])
+def test_a_plan_said_beside_another_fact_keeps_that_fact_current(any_mem: Memory,
+                                                                 turns: list[str],
+                                                                 kept: str) -> None:
+    say(any_mem, turns)
+    current = any_mem.store.find_units(Scope("u", None), as_of=LATER)
+    assert any(kept in u.content for u in current)

@@ -28,6 +28,7 @@ from ..store.base import Scope, Store, TurnRecord
 from ..text import fold
 from ..units import Entity, MemoryType, MemoryUnit
 from .drafts import UnitDraft
+from .filler import content_left
 from .meaning import TYPABLE, value_key
 from .plan import last_sentences
 from .slots import HOLDER_WINDOW_CHARS, names_another_slot, names_third_party, stated_as_own
@@ -186,6 +187,27 @@ _SUBSCRIBED = re.compile(r"续|續|办|辦|订|訂|开通|開通|报名|報名|�
                          r"up|join\w*|enrol\w*|member\w*)\b", re.I)
 
 
+#: Split of a unit into its clauses ("The router is a Netgear R7000 and I'm on the 500 Mbps plan").
+_UNIT_CLAUSES = re.compile(r"[，,;；。.!！?？]|\s+(?:and|but|also)\s+|[\u4e00-\u9fff]\s+(?=[\u4e00-\u9fff])", re.I)
+#: The most a clause beside the plan's may say (characters of content) for the unit to be
+#: superseded with the plan: more, and the unit holds another fact that must stay current.
+ASIDE_CHARS = 8
+
+
+def _only_the_plan(unit: MemoryUnit) -> bool:
+    """The unit says little besides its plan ("We'll do the Pamper Club Monthly for Biscotti",
+    "先辦洗澡月卡好了，我家馬爾濟斯"): superseding it takes no other fact out of the present. "The router is
+    a Netgear Nighthawk R7000 and I'm on the 500 Mbps plan" holds the router too: left to recall,
+    which labels it history for a question about the plan (``spoke_of_before``)."""
+    if any(e.kind not in ("date", "time") for e in unit.entities):
+        return False
+    clauses = [c for c in _UNIT_CLAUSES.split(unit.content) if c.strip()]
+    if len(clauses) <= 1:
+        return True  # one clause: its plan ("Just renewed my ReelPass Unlimited")
+    asides = [c for c in clauses if not _plan_nouns(c)]
+    return all(len(content_left(c)) <= ASIDE_CHARS for c in asides)
+
+
 #: The shortest English word a plan's old and new names share to be one family.
 MIN_SHARED_WORD = 4
 
@@ -205,7 +227,7 @@ def _plan_statements(store: Store, turn: TurnRecord, clause: str, value: str, gr
              and turn.turn_id not in u.source_turn_ids
              and not any(e.kind in _CONTACT_KINDS for e in u.entities)
              and not QUESTION.search(u.content) and not all_supposed(u.content)
-             and _names_the_plan(u.content, nouns, words, graded)]
+             and _names_the_plan(u.content, nouns, words, graded) and _only_the_plan(u)]
     if not units:
         return []
     turns = store.source_turns([u.id for u in units])

@@ -188,13 +188,13 @@ def declared_with_mark(part: str) -> bool:
 def asks(text: str) -> bool:
     """The text asks (:data:`ASKED`), unless it is a declarative typed with question marks; a
     question word used as "any" ("有什麼問題用LINE聯絡我") asks nothing."""
-    text = _INDEFINITE.sub(" ", text)
+    text = INDEFINITE.sub(" ", text)
     return ASKED.search(text) is not None and not declared_with_mark(text.strip())
 
 
 #: "If anything comes up" ("有啥事直接打电话", "有什麼問題用LINE聯絡我"): a question word as "any",
 #: followed by what to do.
-_INDEFINITE = re.compile(r"有(?:啥|什么|什麼|咩|乜|乜嘢|咩嘢)(?:事|问题|問題|情况|情況|需要|变动|變動)"
+INDEFINITE = re.compile(r"有(?:啥|什么|什麼|咩|乜|乜嘢|咩嘢)(?:事|问题|問題|情况|情況|需要|变动|變動)"
                          r"(?=\s*[^\s吗嗎呢啊吧呀?？]{2})")
 
 

@@ -27,6 +27,7 @@ from ..keyfacts.typing import MAX_TYPED_CHARS, QUESTION
 from ..store.base import Scope, Store, TurnRecord
 from ..text import fold
 from ..units import Entity, MemoryType, MemoryUnit
+from .choices import OTHER_VALUE_KINDS
 from .drafts import UnitDraft
 from .filler import content_left
 from .meaning import TYPABLE, value_key
@@ -35,8 +36,6 @@ from .slots import HOLDER_WINDOW_CHARS, names_another_slot, names_third_party, s
 
 #: The slots whose value is an entity of the same kind, adopted by history.
 ENTITY_SLOTS = ("phone", "email", "address")
-#: Entity kinds of another slot's value: a unit holding one states no plan.
-_CONTACT_KINDS = frozenset({"phone", "email", "address", "url"})
 #: A plan's name: up to four words after the verb, up to a word that ends it ("from March",
 #: "instead", "please", a comma).
 _EN_VALUE = (r"(?-i:[A-Za-z0-9][\w+&'’-]*)(?: (?!(?:from|instead|please|pls|starting|and|so|as|for|"
@@ -225,7 +224,7 @@ def _plan_statements(store: Store, turn: TurnRecord, clause: str, value: str, gr
                                          limit=PLAN_STATEMENTS_READ)
              if u.slot is None and u.type in TYPABLE and u.created_at < turn.at
              and turn.turn_id not in u.source_turn_ids
-             and not any(e.kind in _CONTACT_KINDS for e in u.entities)
+             and not any(e.kind in OTHER_VALUE_KINDS for e in u.entities)
              and not QUESTION.search(u.content) and not all_supposed(u.content)
              and _names_the_plan(u.content, nouns, words, graded) and _only_the_plan(u)]
     if not units:
@@ -252,7 +251,7 @@ def adopt_level_change(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraf
         if draft.slot is not None or draft.about_id is not None \
                 or draft.type not in TYPABLE or len(draft.content) > MAX_TYPED_CHARS \
                 or one_off(draft.content) or draft.once or all_supposed(draft.content) \
-                or any(e.kind in _CONTACT_KINDS for e in draft.entities):
+                or any(e.kind in OTHER_VALUE_KINDS for e in draft.entities):
             continue  # "我的email改成 X": a new e-mail, no plan
         moved = _plan_moved_to(draft.content)
         if moved is None or names_another_slot(moved[0]) \

@@ -36,7 +36,7 @@ from .meaning import TYPABLE
 #: The user's current units read to find the choices a new one replaces.
 CHOICES_READ = 300
 #: Entity kinds of another slot's value: a unit holding one is no food choice.
-_OTHER_VALUES = frozenset({"phone", "email", "address", "url"})
+OTHER_VALUE_KINDS = frozenset({"phone", "email", "address", "url"})
 
 
 def _food_unit(unit: MemoryUnit) -> bool:
@@ -44,7 +44,7 @@ def _food_unit(unit: MemoryUnit) -> bool:
     other slot's value or look-alike of food (a delivery, an app), not a question."""
     if unit.slot is not None and not unit.slot.startswith("food:"):
         return False
-    if any(e.kind in _OTHER_VALUES for e in unit.entities) or asked(unit.content):
+    if any(e.kind in OTHER_VALUE_KINDS for e in unit.entities) or asked(unit.content):
         return False
     return owns("food", unit.content) and food_said(unit.content)
 
@@ -59,7 +59,7 @@ def replaced_choices(store: Store, turn: TurnRecord, draft: UnitDraft) -> list[M
         return []
     if draft.slot is not None and not draft.slot.startswith("food:"):
         return []
-    if any(e.kind in _OTHER_VALUES for e in draft.entities):
+    if any(e.kind in OTHER_VALUE_KINDS for e in draft.entities):
         return []
     chosen = chosen_at(turn.text, draft.content)
     switch = switch_in(draft.content)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..keyfacts.asking import ENDS_AS_QUESTION, ZH_RUN_ON
+from ..keyfacts.asking import ENDS_AS_QUESTION, INDEFINITE, ZH_RUN_ON
 from ..text.fastre import gate_all
 from ..text.segment import has_cjk
 from ..units import MAX_CONTENT_CHARS
@@ -318,7 +318,7 @@ _ZH_ASKS_BARE = re.compile(
 #: nothing.
 _ZH_EMBEDDED = re.compile(r"知道|确定|確定|清楚|晓得|曉得|告诉|告訴|记得|記得|解释|解釋|"
                           # "有啥事直接打电话": if anything comes up, do this
-                          r"有(?:啥|什么|什麼|咩|乜)(?:事|问题|問題|情况|情況)(?=\s*[^\s吗嗎呢啊吧呀]{2})|"
+                          + INDEFINITE.pattern + "|"
                           r"比如|例如|无论|無論|不管|不論|好像|(?<!有)[没沒](?!\s*$)|[我俺咱都也些]|"
                           r"[啊呀哇嘛吗嗎呢吧啦](?=[^啊呀哇嘛吗嗎呢吧啦\s]*[\u4e00-\u9fff])")
 #: An English question typed without a mark: a question word and an auxiliary, or an auxiliary

@@ -22,26 +22,25 @@ from __future__ import annotations
 from ..keyfacts.diets import diet_lifted, eats_anything, holds_a_diet, states_diet
 from ..store.base import Scope, Store, TurnRecord
 from ..units import MemoryType, MemoryUnit
+from .choices import OTHER_VALUE_KINDS
 from .drafts import UnitDraft
 from .meaning import TYPABLE, ProfileRead
 
 #: The user's current units read to find the restrictions a lift ends.
 LIFTS_READ = 300
-#: Entity kinds of another slot's value: a unit holding one states no diet.
-_OTHER_VALUES = frozenset({"phone", "email", "address", "url"})
 
 
 def _may_lift(turn: TurnRecord, draft: UnitDraft) -> bool:
     return turn.role == "user" and turn.speaker is None and draft.about_id is None \
         and draft.type in TYPABLE \
         and (draft.slot is None or draft.slot.startswith("food:")) \
-        and not any(e.kind in _OTHER_VALUES for e in draft.entities) \
+        and not any(e.kind in OTHER_VALUE_KINDS for e in draft.entities) \
         and states_diet(draft.content)
 
 
 def _holds_restriction(unit: MemoryUnit) -> bool:
     return unit.type in TYPABLE and (unit.slot is None or unit.slot.startswith("food:")) \
-        and not any(e.kind in _OTHER_VALUES for e in unit.entities) \
+        and not any(e.kind in OTHER_VALUE_KINDS for e in unit.entities) \
         and holds_a_diet(unit.content) and not eats_anything(unit.content)
 
 

@@ -96,7 +96,10 @@ def pieces_for_sentence(
 ) -> list[Piece]:
     """:func:`_sentence_pieces`, each piece marked ``once`` when the sentence, or a one-off
     said beside it in the message, makes its value one order's (the typing at placement reads
-    only the draft's own words)."""
+    only the draft's own words). ``message_before``: the message before the sentence (a one-off
+    said sentences before a bare value: "can you courier it to my mum's place for this one? I'm
+    staying with her. 12 Wattle St"); ``message_after``: the rest (a one-off said right after:
+    "这次改周日送吧 就这一次 下周还是周六")."""
     local = [shift(e, start) for e in entities]
     # "寄到X，就这单": no standing value; nor a bare value after a one-off request in the
     # message, nor one a one-off follows ("这次改周日送吧 就这一次")
@@ -121,9 +124,7 @@ def _sentence_pieces(
     mention (an id fact, plus the clause when it says more) or content typed on its own.
     Consecutive clauses of one type stay one piece, so a plain sentence is one unit as before.
     ``earlier``: the end of the message before this sentence (a value's cue word said there);
-    ``message_before``: all of it (a one-off said sentences before a bare value: "can you courier
-    it to my mum's place for this one? I'm staying with her. 12 Wattle St"); ``message_after``:
-    the rest (a one-off said right after: "这次改周日送吧 就这一次 下周还是周六")."""
+    ``once``: the sentence's value is one order's (:func:`pieces_for_sentence`)."""
     lang = "zh" if has_cjk(sent_text) else "en"
     local = [shift(e, start) for e in entities]
     ids = find_ids(sent_text, local)

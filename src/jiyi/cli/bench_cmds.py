@@ -27,7 +27,7 @@ BENCH_MODULES: tuple[str, ...] = (
 )
 EVAL_MODULES: tuple[str, ...] = ("jiyi_bench.locomo_cmd", "jiyi_bench.madial_cmd",
                                  "jiyi_bench.scenarios_cmd", "jiyi_bench.keyfacts_cmd",
-                                 "jiyi_bench.answers_cmd")
+                                 "jiyi_bench.answers_cmd", "jiyi_bench.conversations_cmd")
 
 BENCH_HELP = "Measure speed and memory use; reports go to docs/benchmarks/ (see --out)."
 EVAL_HELP = "Measure recall and answer quality on public benchmarks."

@@ -30,7 +30,7 @@ from ..units import Entity, MemoryType, MemoryUnit
 from .choices import OTHER_VALUE_KINDS
 from .drafts import UnitDraft
 from .filler import content_left
-from .meaning import TYPABLE, value_key
+from .meaning import TYPABLE, ProfileRead, recent_units, value_key
 from .plan import last_sentences
 from .slots import HOLDER_WINDOW_CHARS, names_another_slot, names_third_party, stated_as_own
 
@@ -159,8 +159,6 @@ _PLAN_NOUN = re.compile(r"卡(?!号|片|住|顿)|套餐|方案|计划|(?<![再�
 #: the plan's, whatever its new name (folded).
 _PLAN_SUBJECT = re.compile(r"套餐|方案|订阅|\b(?:plan|membership|subscription|package)\b"
                            r"(?=.{0,24}(?:换|改|转|调|升|降|\b(?:to|into|for)\b))")
-#: Earlier units of the user read to find the plan statements a move replaces.
-PLAN_STATEMENTS_READ = 300
 
 
 def _plan_nouns(text: str) -> set[str]:
@@ -211,8 +209,8 @@ def _only_the_plan(unit: MemoryUnit) -> bool:
 MIN_SHARED_WORD = 4
 
 
-def _plan_statements(store: Store, turn: TurnRecord, clause: str, value: str, graded: bool
-                     ) -> list[MemoryUnit]:
+def _plan_statements(store: Store, turn: TurnRecord, clause: str, value: str, graded: bool,
+                     profile: ProfileRead | None = None) -> list[MemoryUnit]:
     """The user's earlier untyped statements of a plan that a move to ``value`` replaces: a
     clause of the user's own naming a plan (no question, nothing supposed, no other slot's
     value) that shares a plan noun or a word with ``value`` ("洗澡月卡" -> "美容半年卡",
@@ -220,8 +218,7 @@ def _plan_statements(store: Store, turn: TurnRecord, clause: str, value: str, gr
     grades the plan (downgrade, 降成) or names the plan as what it moves ("套餐换成企业版")."""
     nouns, words = _plan_nouns(value), _value_words(value)
     graded = graded or _PLAN_SUBJECT.search(fold(clause)) is not None
-    units = [u for u in store.find_units(Scope(turn.user_id, None), as_of=turn.at,
-                                         limit=PLAN_STATEMENTS_READ)
+    units = [u for u in recent_units(store, turn, profile)
              if u.slot is None and u.type in TYPABLE and u.created_at < turn.at
              and turn.turn_id not in u.source_turn_ids
              and not any(e.kind in OTHER_VALUE_KINDS for e in u.entities)
@@ -234,7 +231,8 @@ def _plan_statements(store: Store, turn: TurnRecord, clause: str, value: str, gr
             if turns.get(u.id) and all(t.role == "user" and t.speaker is None for t in turns[u.id])]
 
 
-def adopt_level_change(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -> None:
+def adopt_level_change(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft],
+                       profile: ProfileRead | None = None) -> None:
     """Type, in place, the user's untyped draft that moves their plan or membership to a named
     one, when the user has one on file: the move says so by its verb (upgrade, downgrade, 升级)
     or by a word the name shares with the plan on file ("Smile Basic" -> "switch me onto Smile
@@ -270,7 +268,7 @@ def adopt_level_change(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraf
         else:
             # no plan typed: the user's own earlier words naming one ("先辦洗澡月卡好了") are
             # the plan on file, superseded by the move
-            stated = _plan_statements(store, turn, draft.content, value, graded)
+            stated = _plan_statements(store, turn, draft.content, value, graded, profile)
             if not stated:
                 continue
             draft.replaces = stated

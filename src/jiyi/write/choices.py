@@ -28,13 +28,11 @@ from ..keyfacts.choices import (
 )
 from ..keyfacts.diets import diet_excludes, takes_up_diet
 from ..keyfacts.typing import owns
-from ..store.base import Scope, Store, TurnRecord
+from ..store.base import Store, TurnRecord
 from ..units import MemoryType, MemoryUnit
 from .drafts import UnitDraft
-from .meaning import TYPABLE
+from .meaning import TYPABLE, ProfileRead, recent_units
 
-#: The user's current units read to find the choices a new one replaces.
-CHOICES_READ = 300
 #: Entity kinds of another slot's value: a unit holding one is no food choice.
 OTHER_VALUE_KINDS = frozenset({"phone", "email", "address", "url"})
 
@@ -49,11 +47,12 @@ def _food_unit(unit: MemoryUnit) -> bool:
     return owns("food", unit.content) and food_said(unit.content)
 
 
-def replaced_choices(store: Store, turn: TurnRecord, draft: UnitDraft) -> list[MemoryUnit]:
+def replaced_choices(store: Store, turn: TurnRecord, draft: UnitDraft,
+                     profile: ProfileRead | None = None) -> list[MemoryUnit]:
     """The user's current units (said in earlier turns) that ``draft``'s choice replaces: another
     level of an attribute it chooses, the thing its switch leaves behind, or a dish the diet it
     takes up excludes. Empty for a draft that chooses nothing, is not the user's own statement
-    or states another slot."""
+    or states another slot. ``profile``: the turn's shared read."""
     if turn.role != "user" or turn.speaker is not None or draft.about_id \
             or draft.type not in TYPABLE:
         return []
@@ -69,7 +68,7 @@ def replaced_choices(store: Store, turn: TurnRecord, draft: UnitDraft) -> list[M
     diet = takes_up_diet(draft.content)
     if not chosen and switch is None and not diet:
         return []
-    units = store.find_units(Scope(turn.user_id, None), as_of=turn.at, limit=CHOICES_READ)
+    units = recent_units(store, turn, profile)
     out: list[MemoryUnit] = []
     for unit in units:
         if unit.created_at >= turn.at or turn.turn_id in unit.source_turn_ids:

@@ -20,14 +20,11 @@ never another slot's value.
 from __future__ import annotations
 
 from ..keyfacts.diets import diet_lifted, eats_anything, holds_a_diet, states_diet
-from ..store.base import Scope, Store, TurnRecord
+from ..store.base import Store, TurnRecord
 from ..units import MemoryType, MemoryUnit
 from .choices import OTHER_VALUE_KINDS
 from .drafts import UnitDraft
-from .meaning import TYPABLE, ProfileRead
-
-#: The user's current units read to find the restrictions a lift ends.
-LIFTS_READ = 300
+from .meaning import TYPABLE, ProfileRead, recent_units
 
 
 def _may_lift(turn: TurnRecord, draft: UnitDraft) -> bool:
@@ -51,9 +48,7 @@ def lifted_restrictions(store: Store, turn: TurnRecord, draft: UnitDraft,
     shared read (one read for all its drafts)."""
     if not _may_lift(turn, draft):
         return []
-    units = profile.recent(LIFTS_READ) if profile is not None and profile.covers(
-        Scope(turn.user_id, None), turn) else store.find_units(
-        Scope(turn.user_id, None), as_of=turn.at, limit=LIFTS_READ)
+    units = recent_units(store, turn, profile)
     return [u for u in units
             if u.created_at < turn.at and turn.turn_id not in u.source_turn_ids
             and _holds_restriction(u) and diet_lifted(draft.content, u.content)]

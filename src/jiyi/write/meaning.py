@@ -58,6 +58,9 @@ _CLAUSES = re.compile(r"[，,;；。.!！]\s*")
 _CONTACT_KINDS = frozenset({"phone", "email", "address"})
 #: Current profile units read to find the items a negation contradicts.
 LIST_ITEMS_READ = 500
+#: The user's current units of any type read once per turn (:meth:`ProfileRead.recent`): the
+#: choices, lifts and plans said in words that a turn's drafts may replace.
+RECENT_READ = 300
 
 
 class ProfileRead:
@@ -72,7 +75,7 @@ class ProfileRead:
         self._store = store
         self._turn = turn
         self._units: list[MemoryUnit] | None = None
-        self._recent: tuple[int, list[MemoryUnit]] | None = None
+        self._recent: list[MemoryUnit] | None = None
 
     def covers(self, scope: Scope, turn: TurnRecord) -> bool:
         """The read answers the query of ``scope`` at ``turn`` (the user's whole memory)."""
@@ -83,14 +86,21 @@ class ProfileRead:
             self._units = profile_units(self._store, Scope(self._turn.user_id, None), self._turn)
         return self._units
 
-    def recent(self, limit: int) -> list[MemoryUnit]:
-        """The user's current units of any type as of the turn (at most ``limit``), read once
-        per turn and limit."""
-        if self._recent is None or self._recent[0] != limit:
-            units = self._store.find_units(Scope(self._turn.user_id, None), as_of=self._turn.at,
-                                           limit=limit)
-            self._recent = (limit, units)
-        return self._recent[1]
+    def recent(self) -> list[MemoryUnit]:
+        """The user's current units of any type as of the turn (at most :data:`RECENT_READ`),
+        read once per turn."""
+        if self._recent is None:
+            self._recent = self._store.find_units(Scope(self._turn.user_id, None),
+                                                  as_of=self._turn.at, limit=RECENT_READ)
+        return self._recent
+
+
+def recent_units(store: Store, turn: TurnRecord, profile: ProfileRead | None) -> list[MemoryUnit]:
+    """The user's current units of any type as of ``turn``: ``profile``'s one read of the turn
+    when it is the turn's, else a read of the store."""
+    if profile is not None and profile.covers(Scope(turn.user_id, None), turn):
+        return profile.recent()
+    return store.find_units(Scope(turn.user_id, None), as_of=turn.at, limit=RECENT_READ)
 
 
 def profile_units(store: Store, scope: Scope, turn: TurnRecord,

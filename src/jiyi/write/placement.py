@@ -148,10 +148,13 @@ class WritePath:
         batch = IngestBatch(turn=turn, embedder=self._mem.embedder_routing.default.name,
                             turn_vector=prepared.turn_vector)
         written: list[MemoryUnit] = []
+        # the user's current units, read at most once for the turn's drafts: every draft is
+        # placed against the same stored state (the turn is written after its last draft)
+        profile = ProfileRead(self._mem.store, turn)
         adopt_changes(self._mem.store, turn, prepared.drafts)  # a change naming no slot word
         adopt_entity_values(self._mem.store, turn, prepared.drafts)  # a new value with no cue
-        adopt_level_change(self._mem.store, turn, prepared.drafts)  # "switch me onto Smile Plus"
-        profile = ProfileRead(self._mem.store, turn)  # read once for the turn's drafts
+        # "switch me onto Smile Plus"
+        adopt_level_change(self._mem.store, turn, prepared.drafts, profile)
         for i, draft in enumerate(prepared.drafts):
             unit, is_new = self._place_draft(draft, turn, batch, profile)
             written.append(unit)
@@ -212,7 +215,7 @@ class WritePath:
         taken = take_back_known(store, turn, draft, profile)  # a listed item taken back
         # a choice of food replacing an earlier one: another level of an attribute, or the
         # thing a switch leaves behind (write/choices.py), typed or not; a lasting fact
-        chosen = replaced_choices(store, turn, draft)
+        chosen = replaced_choices(store, turn, draft, profile)
         keep_choice(turn, draft, chosen)
         # a diet or food restriction the user lifts ("not celiac after all", "我现在不吃素了";
         # write/lifts.py): history from this turn on, whatever question reaches it

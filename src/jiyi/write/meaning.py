@@ -369,25 +369,31 @@ def _asked(row: SlotSpec, draft: str) -> bool:
     """The draft only asks about the slot: every sub-clause naming a value of it is a question
     that is no request ("你们周末送货吗？" asks; "我周末才有空，送货时间能帮我调一下吗？" and
     "Can you tell the courier to come after 4 pm?" state a wish)."""
-    words = row.value_words
-    parts = _parts(draft)
-    # the second half of an either-or question asks too ("那邊也會回嗎 還是只有LINE")
-    asked = [asks(p) or (i > 0 and _OR_ELSE.match(p) is not None and asks(parts[i - 1]))
-             for i, p in enumerate(parts)]
-    valued = [i for i, p in enumerate(parts) if words is not None and words.search(p)]
+    parts, valued = _valued_parts(row, draft)
     if not valued:
         return asks(draft)
-    return all(asked[i] and not is_request(parts[i]) for i in valued)
+    # the second half of an either-or question asks too ("那邊也會回嗎 還是只有LINE")
+    return all((asks(parts[i]) or _or_half(parts, i)) and not is_request(parts[i])
+               for i in valued)
 
 
 def _either_or(row: SlotSpec, draft: str) -> bool:
     """Every value of the slot the draft names is in the second half of an either-or question
     ("那邊也會回嗎 還是只有LINE"): asked, not stated."""
+    parts, valued = _valued_parts(row, draft)
+    return bool(valued) and all(_or_half(parts, i) for i in valued)
+
+
+def _valued_parts(row: SlotSpec, draft: str) -> tuple[list[str], list[int]]:
+    """The draft's parts (:func:`_parts`) and the indexes of those naming a value of the slot."""
     parts = _parts(draft)
-    valued = [i for i, p in enumerate(parts) if row.value_words is not None
-              and row.value_words.search(p)]
-    return bool(valued) and all(i > 0 and _OR_ELSE.match(parts[i]) is not None
-                                and asks(parts[i - 1]) for i in valued)
+    return parts, [i for i, p in enumerate(parts)
+                   if row.value_words is not None and row.value_words.search(p)]
+
+
+def _or_half(parts: list[str], i: int) -> bool:
+    """Part ``i`` opens the second half of an either-or question whose first half asks."""
+    return i > 0 and _OR_ELSE.match(parts[i]) is not None and asks(parts[i - 1])
 
 
 def _parts(draft: str) -> list[str]:

@@ -247,7 +247,11 @@ def run_on_parts(text: str) -> list[str]:
 #: follows it in the same clause is supposed, not stated ("如果我升等成白金的話", "if I went
 #: Platinum"). "if" after a verb of checking asks whether ("check if", "see if"): no supposition.
 _SUPPOSE = re.compile(r"如果|假如|假设|假設|要是|若是|倘若|如若|假使|万一|萬一|"
-                      r"(?<![A-Za-z])(?:[Ii]f|[Ss]uppos(?:e|ing)|[Aa]ssuming|[Ii]n case)(?![A-Za-z])")
+                      # a value weighed, not chosen ("我在考慮要不要升到 1G", "thinking of
+                      # upgrading to Unlimited Max")
+                      r"考虑要不要|考慮要不要|考虑是否|考慮是否|在考虑|在考慮|"
+                      r"(?<![A-Za-z])(?:[Ii]f|[Ss]uppos(?:e|ing)|[Aa]ssuming|[Ii]n case|"
+                      r"[Tt]hinking (?:of|about)|[Cc]onsidering|[Cc]ontemplating)(?![A-Za-z])")
 _CHECKING_IF = re.compile(r"(?i:\b(?:check|checking|see|seeing|wonder|wondering|know|ask|asking|"
                           r"confirm|verify|tell me|sure|unsure|not sure|as)\s*)$")
 #: Where a supposition ends and the consequence starts ("，", "就", "then").
@@ -299,9 +303,21 @@ def all_supposed(text: str) -> bool:
     if _SUPPOSE.search(text) is None:
         return False
     rest = without_suppositions(text)
+    # what is left only hedges ("Random q. If I end up moving to Leeds next year (work might
+    # relocate me, nothing decided)", "如果搬去深圳，还没定，只是问问"): nothing is stated
+    rest = " ".join(c for c in _REST_CLAUSES.split(rest) if not _HEDGE.search(c))
     # what is left only asks whether the supposed would do ("如果我改成晚上送能行吗", "if I moved
     # it to evenings, would that work?"): nothing is stated
     return _WORDS_LEFT.search(rest) is None or (asks(rest) and _short(rest))
+
+
+#: The clauses of what a supposition leaves, and the ones that only hedge or introduce it.
+_REST_CLAUSES = re.compile(r"[，,;；。.!！()（）]")
+_HEDGE = re.compile(r"\b(?:might|maybe|perhaps|possibly|not sure|unsure|nothing(?:'s| is)? (?:decided|"
+                    r"confirmed|certain)|not (?:decided|confirmed|certain)|undecided|just (?:asking|"
+                    r"wondering|curious|checking)|(?:random|quick|silly) (?:q|qn|question)|no idea yet)\b|"
+                    r"还没定|還沒定|还没确定|還沒確定|不确定|不確定|未定|冇定|只是问问|只是問問|随便问问|隨便問問|"
+                    r"只係問下|只系问下|问一下而已|問一下而已|可能|也许|也許|说不定|說不定", re.I)
 
 
 #: The longest rest of a supposition read as a bare "would that do?" (characters / words).
@@ -335,8 +351,8 @@ def of_the_past(text: str) -> bool:
 #: "just this once", "on this one invoice"): an exception, not the user's standing value.
 _ONE_OFF = re.compile(r"就(?:这|這|呢)一?(?:单|單|次|回)|就(?:这|這|呢)一?(?:张|張)(?=[哈啊吧呀啦喔哦噢嘛\s，,。.！!]|$)|"
                       r"只(?:是|有)?(?:这|這)一?(?:单|單|次|回)|仅此一次|僅此一次|就呢张单|就呢張單|"
-                      r"这单就|這單就|淨係呢次|净系呢次|"
-                      r"\b(?:just|only) (?:this|for this) (?:once|one|time|order|invoice|box|delivery|shipment|"
+                      r"这单就|這單就|淨係呢次|净系呢次|(?:淨係|净系|只係|只系)(?:呢|這|这)(?:單|单|張單|张单)|"
+                      r"\b(?:just|only) (?:this|that|for this|for that) (?:once|one|time|order|invoice|box|delivery|shipment|"
                       r"parcel|package|booking)\b|"
                       r"\bthis (?:time|order|batch) only\b|\bfor this order only\b|\bonly this batch\b|"
                       r"\bfor this one\b|"

@@ -318,6 +318,9 @@ def is_single(slot: str) -> bool:
 _SUB_CLAUSE = re.compile(r"[，,;；。.!！?？]+")
 
 
+_WORD = re.compile(r"\w")
+
+
 def list_item(row: SlotSpec, clause: str) -> str:
     """The item a clause of a list slot names: the clause without its negation and cue words
     ("我现在不吃牛肉了" -> "牛肉", "I love durian" -> "durian"), folded to lower case; the whole
@@ -325,7 +328,10 @@ def list_item(row: SlotSpec, clause: str) -> str:
     (a sub-clause of cue words and fillers only, "那个才是我最爱", "love it", names nothing), and
     of those the ones with a like or negation cue ("ramen is the best, put that in my prefs")."""
     parts = [p for p in _SUB_CLAUSE.split(clause) if p.strip()]
-    named = [(p, rest) for p in parts if (rest := " ".join(without_cues(row, p).split()))]
+    # a sub-clause left with marks only (")" of "(not religious, I just don't like it)") names
+    # nothing
+    named = [(p, rest) for p in parts if (rest := " ".join(without_cues(row, p).split()))
+             and _WORD.search(rest)]
     cued = [rest for p, rest in named if negates(row, p)
             or (row.strong_cue is not None and row.strong_cue.search(p))]
     rest = " ".join(_object(r) for r in (cued or [r for _, r in named]))

@@ -178,6 +178,8 @@ class SlotView:
     stale_units: set[str] = field(default_factory=set)
     #: each single-valued slot asked about whose current value is known, with that value
     current_values: list[tuple[SlotSpec, frozenset[str], datetime]] = field(default_factory=list)
+    #: each plan asked about whose current unit holds no value a reader reads, with its date
+    unread_since: list[tuple[SlotSpec, datetime]] = field(default_factory=list)
     #: items of a list the user has taken back ("不吃海鲜了"), folded, with the list's row
     negated_items: list[tuple[SlotSpec, str]] = field(default_factory=list)
     #: the list units that take their item back (the taking back, not a mention of the item)
@@ -384,7 +386,11 @@ class SlotView:
                          or (row.value == "level" and _states_a_plan(unit.content))) \
                     and not (self._held_before(row, unit) & value):
                 return True
-        return False
+        # a plan said before the current one, whose words no reader holds ("I'm on the 150 Mbps
+        # fibre plan" before "Upgrade me to 500 Mbps"): the plan said since is the current one
+        return any(unit_date(unit) < since and not QUESTION.search(unit.content)
+                   and (row.spoken_of(unit.content) or _states_a_plan(unit.content))
+                   for row, since in self.unread_since)
 
     def names_other(self, unit: MemoryUnit, rule: bool = False) -> datetime | None:
         """When a unit (not a rule hit) names another channel, time or level than the slot's
@@ -608,6 +614,9 @@ def _single(store: Store, view: SlotView, row: SlotSpec, current: list[MemoryUni
     current = [u for u in current if u not in older]
     if newest and newest != {UNREAD}:
         view.current_values.append((row, newest, unit_date(current[0])))
+    elif current and row.value == "level":
+        # a plan typed in words no level reader holds ("Upgrade me to 500 Mbps")
+        view.unread_since.append((row, unit_date(current[0])))
     view.rule_ids.extend(u.id for u in current)
     view.current_ids.setdefault(row.name, set()).update(u.id for u in current)
     replaced: list[MemoryUnit] = list(older)

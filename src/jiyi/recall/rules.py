@@ -70,6 +70,9 @@ _OWN_RE = re.compile(
     r"留(?:的|给|过|下)|(?:改|换|变)(?:了)?(?:号|手机|电话|地址|邮箱)|"
     r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|\b(?:you|u|ya)\b(?!['’]?(?:r|re|ll|ve)\b)|on (?:the )?records?\b|in (?:the|your) (?:system|records?)\b|\byou (?:ring|call|text)\b|"
     r"\b(?:courier|driver) (?:will |would |should )?(?:ring|call|text|phone)\b|"
+    # something the business sends, asked without naming whom ("where's the invoice for this one
+    # going to be emailed?"): sent to the user
+    r"\bbe (?:e-?mailed|sent|shipped|delivered|posted|mailed|texted)\b|"
     # the business's people reaching the user ("which number will your delivery guy call?")
     r"\b(?:your|ur) (?:delivery|driver|courier|rider|technician|engineer|team|staff|guy|crew|van)\b")
 #: Someone else's fact ("my sister", "我妈妈的"): a slot asked for without "my" is not the user's.

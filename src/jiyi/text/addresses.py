@@ -79,14 +79,14 @@ _ADDR_AFTER_VERB = re.compile(r".*(?:地址是|地址为|地址為|地址[:：]|
 #: "在" / "喺" (at) before an address inside a matched run: the address starts after the last one.
 _AT_PLACE = re.compile(r".*(?:在|喺)")
 #: Words that may stand before an address but are never part of it ("我住", "以后都送",
-#: "收货地址改成", "别再寄", "以後寄去", "搬咗去"): stripped from the front of a matched address,
+#: "收货地址改成", "别再寄", "以後寄去", "搬咗去", "收货地址填"): stripped from the front of a matched address,
 #: repeatedly.
 _ADDR_LEAD_WORDS = re.compile(
     r"^(?:不要|别|別|唔好|勿|再|我们|我們|我哋|我|咱们|咱們|咱|家里|家裡|家|现在|現在|而家|目前|以后|以後|之后|之後|今后|今後|往后|往後|"
     r"一律|统一|統一|全部|都|就|也|还是|還是|已经|已經|刚刚|剛剛|啱啱|刚|剛|新的|新|收货|收貨|收件|送货|送貨|"
     r"住在|住喺|住|搬到|搬去|搬咗去|搬咗到|搬咗|搬家到|搬来|搬來|搬进|搬進|寄到|寄去|寄返|寄给|寄給|寄|送到|送去|送返|送|发到|發到|发往|發往|"
     r"改到|改成|改为|改為|换成|換成|换到|換到|更新为|更新為|更新成|地址|住址|是|係|为|為|在|喺|了|咗|请|請|帮我|幫我|"
-    r"[:：，,\s])+")
+    r"填成|填写|填寫|填|写成|寫成|写|寫|[:：，,\s])+")
 #: A Chinese address needs one of these words; without one its costly pattern does not run.
 _ADDR_ZH_WORD = re.compile(r"[路街道巷弄]|胡同")
 _REGION = re.compile("|".join(sorted((*CITIES_ZH, *PROVINCES_ZH), key=len, reverse=True)))
@@ -256,10 +256,12 @@ def store_pickups(text: str) -> list[tuple[int, int]]:
 #: space where a comma or nothing would be.
 _ZH_ADDR_TAIL = re.compile(
     r"[ \u3000]+((?:[\u4e00-\u9fff]{1,12}?)?[A-Za-z0-9\-#]*[\u4e00-\u9fffA-Za-z0-9\-#]{0,8}?"
-    r"(?:\d+\s?(?:室|楼|樓|层|層|F|号房|號房)|[A-Za-z0-9]+座\d+|\d+(?:栋|棟|幢|号楼|號樓)\d*(?:-\d+)?|\d+-\d+))"
+    r"(?:\d+\s?(?:室|楼|樓|层|層|F|号房|號房)|[A-Za-z0-9]+座\d+|\d+(?:栋|棟|幢|号楼|號樓)\d*(?:-\d+)?|\d+-\d+)"
+    # a block, floor and room each typed with spaces ("唐德街 9 號 天晉 2 座 30 樓 D 室")
+    r"|[\u4e00-\u9fff]{1,12}?(?:\s?[0-9A-Z]{1,4}\s?(?:座|栋|棟|幢|号楼|號樓|楼|樓|层|層|室|单元|單元)){2,4})"
     r"(?=[\s，,。.！!？?；;]|$)")
 #: An address ending where a building may follow (a street number, a road).
-_ZH_ADDR_OPEN_END = re.compile(r"(?:\d+[号號]|[路街道巷弄]|大道)$")
+_ZH_ADDR_OPEN_END = re.compile(r"(?:\d+\s?[号號]|[路街道巷弄]|大道)$")
 
 
 def _with_tail(text: str, e: Entity) -> Entity:

@@ -379,6 +379,9 @@ _EN_INTRO = re.compile(_at("MmCcTtINnRrAaUuPpKkBbHhSsLlFfGgiOoEeDdYyWw") + r"(?<
                        r"(?:[Aa]ccount|[Oo]rder|[Bb]ooking|[Ii]t|[Ee]verything|[Tt]hat)['’]s under|"
                        r"[Uu]nder the name(?: of)?|[Ii]n the name of|[Aa]ddressed to|[Rr]ecipient is|"
                        r"[Ii] (?:go|went) by|[Ii]['’]m going by|[Ii]['’]m|[Ii] am|[Aa]ddress me as|[Rr]efer to me as|"
+                       # "I'd like to be called Greta", "I'd like to be Greta now"
+                       r"I(?:['’]d| would) (?:like|prefer|love|want) to be (?:called|known as|addressed as)|"
+                       r"I(?:['’]d| would) (?:like|prefer|love|want) to be(?= [A-Z][a-z]+(?: [A-Z][a-z]+)? now\b)|"
                        r"(?:changed|change|changing|updated|update) my names? to|(?:now )?use the name|"
                        r"[Mm]yself|(?:[Aa]ccount|[Cc]ard)[ -]?[Hh]older is|[Hh]older is|"
                        # the name a record carries ("Booking name is X", "Sender name X", "Name
@@ -484,7 +487,10 @@ _EN_NAME_SET_LEAD = (
     r"(?:(?:Dr|Mr|Mrs|Ms|Miss)\.?\s+)?"
     r"|\b(?i:name|holder|recipient|receiver)\b[^.!?;\n]{0,20}?\b(?i:should|must|needs? to|has to|"
     r"will|shall)\s+(?i:be|read|say|show)\s+(?i:written\s+|spelled\s+|spelt\s+|changed\s+to\s+|"
-    r"updated\s+to\s+|put\s+)?(?i:as\s+)?")
+    r"updated\s+to\s+|put\s+)?(?i:as\s+)?"
+    # asked for ("could the account say Katherine Alvarez from now on?")
+    r"|\b(?i:can|could|would|will)\s+(?i:the|my)\s+(?i:account|booking|profile|order|name|card|"
+    r"reservation)\s+(?i:say|read|show|be\s+under|be\s+in\s+the\s+name\s+of)\s+")
 _EN_NAME_SET = re.compile(
     r"(?:" + _EN_NAME_SET_LEAD + r")" + _EN_NAME + r"(?![" + _EN_LOW + _EN_UP + r"])"
     r"|\b(?i:my|our|the|ma)\s+(?i:" + sw.alternation(sw.RELATION_EN) + r")\b[^.!?;,\n]{0,25},\s*"

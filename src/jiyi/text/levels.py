@@ -93,7 +93,9 @@ _ABOUT_MEMBERSHIP = re.compile(
 #: loosely (the name may be no known level word).
 NAMED_PLAN = re.compile(
     r"\b[A-Z][\w+'’-]*(?:\s+[\w+'’-]+){0,2}\s+(?:plan|pass|tier|membership|package|subscription|"
-    r"status|level|club|card)\b|[\u4e00-\u9fffA-Za-z0-9]{1,6}?(?:会员|會員|套餐|方案|版|计划|計劃|等级|等級)")
+    r"status|level|club|card)\b|[\u4e00-\u9fffA-Za-z0-9]{1,6}?(?:会员|會員|套餐|方案|版|计划|計劃|等级|等級)"
+    # a line's speed ("家里宽带是1000M的", "家裡網路是你們 300M 的方案")
+    r"|(?:宽带|寬頻|寬帶|宽频|网络|網路|網絡)[^，,。？?]{0,6}?\d+\s?(?:M|G|兆)")
 
 #: The membership itself named ("membership", "tier", "status", "会员"): not "card" (a credit
 #: card) nor "club".
@@ -209,7 +211,8 @@ def level_worded(name: str) -> bool:
 #: A text about a person's name (a new surname, a passport, a deed poll): capitalised words
 #: that name no level there are the person's ("so it's Christopher Hale now").
 _NAME_TALK = re.compile(r"\b(?:names?|named|surname|maiden|married|marriage|wedding|divorced?|"
-                        r"passport|deed poll|legally|spel(?:t|led|ling|l))\b", re.I)
+                        r"passport|deed poll|legally|spel(?:t|led|ling|l)|"
+                        r"(?:go|goes|going|gone|went) by|known as)\b", re.I)
 
 
 def speaks_of_a_name(text: str) -> bool:

@@ -564,6 +564,8 @@ NAME_CHANGED_EN: tuple[str, ...] = (
     r"(?:account |booking |card |order )?(?:last |family |first |full |sur)?names?",
     r"(?:put|write|spell|list|register|have|keep|save) (?:my|the) (?:full )?names?",
     r"new (?:last |family |sur)?names?", "married", "married name", "maiden name",
+    # a name wished for from now on ("I've stopped going by Maggie… I'd like to be Greta now")
+    r"(?:stopped|stop|no longer) (?:going|go) by", r"i(?:'d|’d| would) (?:like|prefer|love|want) to be",
     r"(?:on|in) my (?:new |current |updated |renewed )?(?:id|passport|ic|licen[cs]e|documents?|"
     r"certificate)",
     r"as per my (?:id|passport|ic|license|licence)", r"name ko", "legal name",

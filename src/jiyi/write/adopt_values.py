@@ -104,7 +104,7 @@ def adopt_entity_values(store: Store, turn: TurnRecord, drafts: Sequence[UnitDra
 #: onto Smile Plus instead", "change to Family plan, 20 jars", "make it Regular 12 jars",
 #: "升级成黑金会员", "换成家庭套餐吧"): the verb, then the plan's name (``value``).
 _EN_PLAN_MOVE = re.compile(
-    r"\b(?:(?P<grade>upgrade|downgrade|bump|(?:drop|step)(?=\w* (?:down|up)\b))|switch|move|change|put|swap|"
+    r"\b(?:(?P<grade>upgrade|downgrade|bump|(?:drop|step)(?=\w* (?:down|up|to)\b))|switch|move|change|put|swap|"
     r"transfer|convert)"
     r"(?:d|ed|s|es|ing|ped|ping|red|ring)?"
     r"(?: me| us| it| him| her| them| my (?:plan|membership|subscription|account|tier|level|package))?"
@@ -209,14 +209,42 @@ def _only_the_plan(unit: MemoryUnit) -> bool:
 MIN_SHARED_WORD = 4
 
 
+def _named_as_plan(value: str, texts: Sequence[str]) -> set[str]:
+    """The plan nouns the user's recent turns (theirs and the agent's) name ``value`` with ("The
+    Duo plan is £16.99 for 2 accounts" makes "switch me to Duo" a move of plan): a noun right
+    after or before it."""
+    key = fold(value)
+    if len(key) < MIN_NAMED_CHARS:
+        return set()
+    nouns: set[str] = set()
+    for said in texts:
+        text = fold(said)
+        at = text.find(key)
+        while at >= 0:
+            near = text[max(0, at - NAMED_WINDOW):at] + " " + text[at + len(key):at + len(key)
+                                                                  + NAMED_WINDOW]
+            nouns |= {m.group(0).rstrip("s") for m in _PLAN_NOUN.finditer(near)}
+            at = text.find(key, at + 1)
+    return nouns
+
+
+#: The shortest plan name read in the user's recent turns, how near a plan noun stands to it,
+#: and how many of the user's latest turns are read.
+MIN_NAMED_CHARS = 2
+NAMED_WINDOW = 8
+NAMED_TURNS = 40
+
+
 def _plan_statements(store: Store, turn: TurnRecord, clause: str, value: str, graded: bool,
-                     profile: ProfileRead | None = None) -> list[MemoryUnit]:
+                     profile: ProfileRead | None = None,
+                     named: set[str] | None = None) -> list[MemoryUnit]:
     """The user's earlier untyped statements of a plan that a move to ``value`` replaces: a
     clause of the user's own naming a plan (no question, nothing supposed, no other slot's
     value) that shares a plan noun or a word with ``value`` ("洗澡月卡" -> "美容半年卡",
     "30-minute weekly lessons" -> "45 min lessons"), or any such statement when the move
-    grades the plan (downgrade, 降成) or names the plan as what it moves ("套餐换成企业版")."""
-    nouns, words = _plan_nouns(value), _value_words(value)
+    grades the plan (downgrade, 降成) or names the plan as what it moves ("套餐换成企业版").
+    ``named``: plan nouns the user's memory says the new value with (:func:`_named_as_plan`)."""
+    nouns, words = _plan_nouns(value) | (named or set()), _value_words(value)
     graded = graded or _PLAN_SUBJECT.search(fold(clause)) is not None
     units = [u for u in recent_units(store, turn, profile)
              if u.slot is None and u.type in TYPABLE and u.created_at < turn.at
@@ -237,8 +265,10 @@ def adopt_level_change(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraf
     one, when the user has one on file: the move says so by its verb (upgrade, downgrade, 升级)
     or by a word the name shares with the plan on file ("Smile Basic" -> "switch me onto Smile
     Plus"). With no plan typed, the user's earlier words naming one are the plan on file
-    (:func:`_plan_statements`), superseded with the move. A name that is another slot's value
-    ("switch to Saturdays", "改成微信") is none."""
+    (:func:`_plan_statements`), superseded with the move; with none, a move that grades ("upgrade
+    me to 500 Mbps", "降到300M吧") or names a plan (its own noun, or one the user's memory says
+    it with: "switch me to Duo" after "the Duo plan is £16.99") is the first plan on file. A
+    name that is another slot's value ("switch to Saturdays", "改成微信") is none."""
     if turn.role != "user" or turn.speaker is not None or any(
             d.slot and base_name(d.slot) == "membership" for d in drafts):
         return
@@ -268,9 +298,12 @@ def adopt_level_change(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraf
         else:
             # no plan typed: the user's own earlier words naming one ("先辦洗澡月卡好了") are
             # the plan on file, superseded by the move
-            stated = _plan_statements(store, turn, draft.content, value, graded, profile)
-            if not stated:
-                continue
+            said = [t.text for t in store.recent_turns(Scope(turn.user_id, None), NAMED_TURNS)
+                    if t.at <= turn.at and t.key != turn.key]
+            named = _named_as_plan(value, said)
+            stated = _plan_statements(store, turn, draft.content, value, graded, profile, named)
+            if not stated and not (graded or named or _plan_nouns(value)):
+                continue  # a move to something no word here makes a plan ("switch to oat milk")
             draft.replaces = stated
         draft.slot = "membership"
         draft.type = MemoryType.USER_PROFILE

@@ -21,6 +21,7 @@ from itertools import pairwise
 
 from ..embed.routing import EmbedderRouting
 from ..keyfacts.asking import all_supposed, asks, is_request, of_the_past, one_off, run_on_parts
+from ..keyfacts.diets import holds_a_diet
 from ..keyfacts.polarity import RETIRE_WINDOW, RETIRES, item_words, names_words
 from ..keyfacts.prototypes import index
 from ..keyfacts.schema import (
@@ -149,8 +150,10 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
         typed = statement_slot(idx, embedder, draft.content, vector) \
             or cued_slot(idx, embedder, draft.content, vector)
         row = spec(typed.slot) if typed is not None else None
+        if row is None and _states_own_diet(draft.content):
+            row = spec("food")  # a diet no prototype claims ("I'm lactose intolerant")
         if row is None or (row.single and row.name in taken) or _event_only(row, draft.content) \
-                or (row.value == "level" and speaks_of_a_name(draft.content)) \
+                or (row.value in ("level", "item") and speaks_of_a_name(draft.content)) \
                 or (row.single and (of_the_past(draft.content) or one_off(draft.content) or draft.once
                                     or all_supposed(draft.content)
                                     or _either_or(row, draft.content))) \
@@ -163,6 +166,13 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
             draft.slot = item_slot(row.name, list_item(row, draft.content))
         draft.type = MemoryType.USER_PROFILE
     _type_buried(drafts, echoes)
+
+
+def _states_own_diet(text: str) -> bool:
+    """The user states a diet or a food restriction of their own (:func:`.diets.holds_a_diet`:
+    "I'm lactose intolerant", "no pork please"), not asked, supposed or someone else's."""
+    return holds_a_diet(text) and QUESTION.search(text) is None and owns("food", text) \
+        and not all_supposed(text) and not one_off(text)
 
 
 def _type_buried(drafts: Sequence[UnitDraft], echoes: set[int]) -> None:
@@ -554,8 +564,10 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft,
                 return
             continue
         if not negates(row, text) or QUESTION.search(text) or not owns(row.name, text) \
-                or (row.name == "food" and _SENDING.search(text) and not _EATING.search(text)):
-            continue  # "账单以后寄这儿，别再寄东湖大郡了" takes back an address, no food
+                or (row.name == "food" and _SENDING.search(text) and not _EATING.search(text)) \
+                or speaks_of_a_name(text):
+            continue  # "账单以后寄这儿，别再寄东湖大郡了" takes back an address, no food; "I've
+            # stopped going by Maggie" a name
         if item_words(row, text):
             item = list_item(row, text)
         elif len(turn.text) <= MAX_TYPED_CHARS and names_item(row, turn.text) \
@@ -605,15 +617,20 @@ def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -
         return
     taken = _with_entity_slots({base_name(d.slot) for d in drafts if d.slot}, drafts)
     wide = Scope(turn.user_id, None)
+    # the change may be said in another clause of the message ("以后别给我打电话了，我换了工作…
+    # 有事发微信"): the message's words count for each of its drafts
+    message_changes = CHANGE_TO.search(turn.text) is not None
     for row in schema():
         if not row.single or row.value != "clause" or row.value_words is None \
                 or row.name in taken:
             continue
         found = [d for d in drafts if d.slot is None and d.about_id is None
                  and d.type in TYPABLE and len(d.content) <= MAX_TYPED_CHARS
-                 and CHANGE_TO.search(d.content) and not _asked(row, d.content)
+                 and (CHANGE_TO.search(d.content) or (message_changes and _retires_in(row, turn.text)))
+                 and not _asked(row, d.content)
                  and _fresh_value(row.value_words, d.content, row.recurring)
-                 and not _event_only(row, d.content) and owns(row.name, d.content)
+                 and not _event_only(row, d.content)
+                 and owns(row.name, d.content)
                  and not _gives_entity(row, d) and not one_off(d.content) and not d.once
                  and not all_supposed(d.content)]
         if found and store.find_units(wide, as_of=turn.at, slot=row.name, limit=1):
@@ -621,6 +638,18 @@ def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -
             draft.slot = row.name
             draft.type = MemoryType.USER_PROFILE
             taken.add(row.name)
+
+
+def _retires_in(row: SlotSpec, text: str) -> bool:
+    """The message retires a value of the slot in a clause of its own ("以后别给我打电话了"): a
+    value word with a retiring word beside it."""
+    assert row.value_words is not None
+    for part in _CLAUSES.split(text):
+        for m in row.value_words.finditer(part):
+            near = part[max(0, m.start() - RETIRE_WINDOW):m.end() + RETIRE_WINDOW]
+            if RETIRES.search(near):
+                return True
+    return False
 
 
 #: Current units of the user read to find the ones that still hold a replaced value.

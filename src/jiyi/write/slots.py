@@ -104,6 +104,7 @@ _NAME_INTRO = re.compile(
     r"我叫|俺叫|我名叫|我的名字|名字|收件人|联系人|聯絡人|登记|登記|抬头|抬頭|叫我|我是|我係|我名係|我個名|"
     r"我嘅名|英文名|全名|真名|敝人|在下|本人|姓名|會員名|会员名|用戶名|用户名|这边|這邊|改名|更名|现在叫|現在叫|我(?:其实|其實|本名|全名|真名|大名|而家|宜家|以后|以後|今后|今後)叫|(?:我|本人|敝|免贵|免貴|鄙人)姓|^姓|\b(?:my names?|call me|I'm|I am|it's|it is|this is|"
     r"real name|name on|account is under|under the name|addressed to|recipient|myself|"
+    r"to be (?:called|known as|addressed as)|[Ii](?:'d|’d| would) (?:like|prefer|love|want) to be|"
     r"(?:account|card) ?holder(?: is)?|(?:put|keep|register|book|file|list|save|reserve) "
     r"(?:it|the \w+|everything|this|that|them) under|name(?:'s|’s)?|surname|go by|going by|went by|"
     r"im|i’m|(?:it|that|everything)(?:'s|’s| is) under|address me|refer to me|spelled|spelt|"
@@ -303,6 +304,8 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
         if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)) \
                 and not (e.kind == "person" and _IS_ME.search(clause[e.end:])):
             continue
+        if e.kind == "person" and not _SELF.search(lead) and for_someone(earlier + " " + before):
+            continue  # "我要幫我媽媽掛號，她假牙有點鬆。名字是陳王秀蘭": the mother's name
         # the name change said anywhere in the sentence ("I changed my surname by deed poll -
         # long story, family stuff - so it's Christopher Hale now")
         renamed = e.kind == "person" and (set_here or _NAME_CHANGED.search(context) is not None
@@ -601,6 +604,28 @@ def current_between(clause: str, first: Entity | None, then: Entity | None) -> b
 _THINGS_THEY = re.compile(r"\bthey(?:'re|’re| are| keep| should| can| will| must)?(?: (?:all|both|always|now))?"
                           r" (?:go|get|getting|be|being|come|ship|arrive|end up|sent|shipped|delivered|"
                           r"posted|mailed|dropped)\b", re.I)
+
+
+#: A verb of doing something for someone ("幫我媽媽掛號", "替老婆订", "booking for my mum"): the
+#: next words name who it is for.
+_FOR_VERB = re.compile(r"幫|帮|替|代|為|为|\bfor\b", re.I)
+#: How many characters after such a verb may name the third party.
+FOR_WINDOW_CHARS = 10
+
+
+def for_someone(text: str) -> bool:
+    """``text`` (the message before a bare name label) says what follows is done for a third party
+    ("我要幫我媽媽掛號", "this booking is for my dad"), and the user speaks of themselves nowhere
+    after it."""
+    last = None
+    for m in _FOR_VERB.finditer(text):
+        if names_third_party(text[m.end():m.end() + FOR_WINDOW_CHARS]):
+            last = m
+    return last is not None and not _SELF_AGAIN.search(text, last.end() + FOR_WINDOW_CHARS)
+
+
+#: The user speaking of themselves again ("我自己", "my own", "me too").
+_SELF_AGAIN = re.compile(r"我自己|我的|我叫|\b(?:my own|myself|me too|i'm|my name)\b", re.I)
 
 
 def names_third_party(lead: str) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..keyfacts.schema import schema
+from ..text import fold
 from ..text.fastre import gate_all
 from ..text.timeofday import EN_PART, EN_WEEKDAY, ZH_PART, ZH_WEEKDAY
 from ..text.timewords import ZH_WEEKDAY_WORD
@@ -18,8 +19,8 @@ from .timeparse import TimeMatch
 #: delivery is its window).
 _HABIT = re.compile(
     r"以后|以後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|时间|時間|时段|時段|"
-    r"全天|整天|成日|全日|尽量|盡量|只有|就得|"
-    r"改成|改到|改为|改為|换成|換成|"
+    r"全天|整天|成日|全日|尽量|盡量|只有|就得|固定|逢|"
+    r"改成|改到|改为|改為|换成|換成|改做|改(?=\s*(?:周|星期|礼拜)[一二三四五六日天末])|"
     # one weekday moved to another ("周六→周日 上午10点左右"): the schedule, every week
     rf"{ZH_WEEKDAY_WORD}[一二三四五六日天末1-7]\s*(?:→|->|=>)|\b{EN_WEEKDAY}s?\s*(?:→|->|=>)|"
     # a range of weekdays ("周一到周五", "週一至週五", "Monday to Friday") is every week's
@@ -34,9 +35,26 @@ _WEEKDAY = re.compile(
     r"(?:[0-9一二三四五六七八九十两兩]{1,3}\s*[点點:：](?:[0-9一二三四五六七八九十半]{1,3}分?)?)?|"
     rf"{EN_WEEKDAY}(?:\s+{EN_PART})?",
     re.I)
+#: A weekday opening a time with a time of day of its own ("星期日下晝 2 點後", "禮拜四晚上 7 點"),
+#: and the words of a calendar date that make it no weekday ("周五 5月3日").
+_WEEKDAY_LED = re.compile(rf"{ZH_WEEKDAY}|{EN_WEEKDAY}", re.I)
+_CALENDAR = re.compile(r"[月号號/]|\d{4}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
+
+
+def _is_weekday(text: str) -> bool:
+    """The time is a weekday, perhaps with its time of day: nothing of a calendar date."""
+    if _WEEKDAY.fullmatch(text):
+        return True
+    m = _WEEKDAY_LED.match(text)
+    return m is not None and _CALENDAR.search(text, m.end()) is None
+
+
 #: "Every" right before a time ("每月月底", "每个月初", "every month end"): each such time.
 _EVERY_BEFORE = re.compile(r"(?:每|每一|每个|每個)(?:个|個)?(?:月|周|週|星期|礼拜|禮拜|年)\s*$|"
                            r"\b(?:every|each)\s*$", re.I)
+#: "一週五天", "每周三次": a weekday word that is a count of days a week, not a day.
+_COUNT_BEFORE = re.compile(r"(?:一|每|几|幾)\s*$")
+_COUNT_AFTER = re.compile(r"\s*(?:天|日|次|餐|晚)")
 #: An arrow right before a time: what a schedule moves to ("周三→周五 上午十点").
 _ARROW_BEFORE = re.compile(r"(?:→|->|=>)\s*$")
 _PREPOSITION = re.compile(r"\b(?:on|in|since|until|till|by|from|before|after|during|of|at|for)\s*$", re.I)
@@ -59,14 +77,16 @@ def rewrite_times(sentence: str, offset: int, times: list[TimeMatch], lang: str,
     for tm in sorted(times, key=lambda t: t.start, reverse=True):
         if not tm.relative:
             continue
-        if _WEEKDAY.fullmatch(tm.text.strip()):
-            if habit is None:
-                habit = _HABIT.search(sentence if context is None else context) is not None
+        if _is_weekday(tm.text.strip()):
+            if habit is None:  # read folded: the schema's cue words are Simplified
+                habit = _HABIT.search(fold(sentence if context is None else context)) is not None
             if habit:
                 continue  # "周六上午送", "Saturday mornings work": a recurring time, not a date
         s, e = tm.start - offset, tm.end - offset
         if s < 0 or e > len(out):
             continue
+        if _COUNT_BEFORE.search(out[:s]) and _COUNT_AFTER.match(out, e):
+            continue  # "一週五天午餐": five days a week, no Friday
         if _EVERY_BEFORE.search(out[:s]):
             continue  # "每月月底送到吧", "every month end": a recurring time, not a date
         if _ARROW_BEFORE.search(out[:s]) and habit is not False:

@@ -228,3 +228,74 @@ def test_a_list_item_is_named_by_words_not_marks() -> None:
     assert row is not None
     item = list_item(row, "I just don't like it). Spicy is fine.")
     assert any(ch.isalpha() for ch in item) and item != ")"
+
+
+@pytest.mark.parametrize(("text", "item"), [
+    ("I'm lactose intolerant", "lactose"),
+    ("no pork please", "pork"),
+    ("A couple of things: I'm lactose intolerant, and no pork please", "pork"),
+])
+def test_a_diet_said_in_plain_words_is_a_food_item(e5_mem: Memory, text: str, item: str) -> None:
+    say(e5_mem, [text])
+    foods = [u.slot for u in slot_units(e5_mem, "food")]
+    assert any(item in (slot or "") for slot in foods)
+
+
+@pytest.mark.parametrize("text", [
+    "Sam in accounts has a peanut allergy",  # someone else's
+    "is the curry dairy-free?",  # asked
+])
+def test_a_diet_not_my_own_is_no_food_item(e5_mem: Memory, text: str) -> None:
+    say(e5_mem, [text])
+    assert not slot_units(e5_mem, "food")
+
+
+@pytest.mark.parametrize("text", [
+    "Can you send a copy of the OS-11820 invoice to my accountant? ledger@harrisbooks.co.uk. "
+    "Just that one, she's doing my VAT return.",
+    "Send this one invoice to billing@acme-ops.com please, only that one",
+])
+def test_an_address_for_that_one_only_is_not_mine(any_mem: Memory, text: str) -> None:
+    say(any_mem, ["Invoices go to tomh1982@gmail.com", text])
+    emails = [u.content for u in slot_units(any_mem, "email")]
+    assert len(emails) == 1 and "tomh1982@gmail.com" in emails[0]
+
+
+@pytest.mark.parametrize(("weighed", "plan"), [
+    ("我在考慮要不要升到 1G，家裡小孩打電動一直說卡", "300M"),
+    ("我在考虑要不要升到1G，小孩打游戏老说卡", "300M"),
+    ("thinking of upgrading to Unlimited Max next month, what's the price on that", "20GB"),
+])
+def test_a_plan_weighed_is_no_move(any_mem: Memory, weighed: str, plan: str) -> None:
+    first = ("I'm on the 20GB Essentials plan" if plan == "20GB"
+             else "家里宽带是你们 300M 的方案")
+    say(any_mem, [first, weighed])
+    assert not slot_units(any_mem, "membership")
+
+
+@pytest.mark.parametrize(("turns", "now"), [
+    (["text me at (415) 555-0139 when it's ready",
+      "my phone got stolen so text my work cell instead, its 415 555 0177",
+      "got a replacement sim with my old number on it so it's 415-555-0139 again, you can stop "
+      "using the work one"], "0139"),
+    (["电话是13912345678", "手机丢了，先打我同事的13800001111", "补办了卡，电话改回13912345678了"], "13912345678"),
+])
+def test_an_old_number_in_use_again_is_current(any_mem: Memory, turns: list[str],
+                                               now: str) -> None:
+    say(any_mem, turns)
+    phones = [u.content for u in slot_units(any_mem, "phone")]
+    assert len(phones) == 1 and now in phones[0].replace("-", "").replace(" ", "")
+
+
+@pytest.mark.parametrize(("turns", "ask", "other"), [
+    (["Hi, I'm a Blue Card member and my popcorn voucher didn't come through",
+      "what's the difference between mine and the Black Card again"],
+     "What membership level am I on with you?", "Black Card"),
+    (["收货地址是海淀区学院路30号院8号楼2单元501", "再买个支架，这单先寄公司，朝阳区望京SOHO T3 1502，就这一单"],
+     "我的收货地址是哪里？", "望京"),
+    (["我係你哋嘅金卡會員", "我老婆想問白金卡有咩著數"], "我而家係咩會員等級？", "白金卡"),
+])
+def test_a_question_a_one_off_or_someone_elses_value_is_not_current(
+        any_mem: Memory, turns: list[str], ask: str, other: str) -> None:
+    hits = ask_after(any_mem, turns, ask)
+    assert not any(other in h.unit.content and h.current for h in hits)

@@ -472,6 +472,9 @@ class _Context:
         elif view is not None and status == "current" and not self.past \
                 and view.spoke_of_before(unit):
             relabel = True  # spoke of the slot before its current value was said: history
+        elif view is not None and status == "current" and not self.past and not rule \
+                and view.states_no_value(unit):
+            relabel = True  # asked, weighed, one order's or someone else's: not the value
         turn_cos, unit_cos, kw_stats, prior = b.turn_cos, b.unit_cos, found.keyword_stats, \
             weights.scale_prior_n
         cosines = [turn_cos[t.key] for t in turns if t.key in turn_cos]

@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..embed.base import Embedder
-from ..keyfacts.asking import of_the_past, one_off, without_suppositions
+from ..keyfacts.asking import (
+    all_supposed,
+    asks,
+    is_request,
+    of_the_past,
+    one_off,
+    without_suppositions,
+)
 from ..keyfacts.polarity import (
     item_words,
     retired_after,
@@ -391,6 +398,20 @@ class SlotView:
         return any(unit_date(unit) < since and not QUESTION.search(unit.content)
                    and (row.spoken_of(unit.content) or _states_a_plan(unit.content))
                    for row, since in self.unread_since)
+
+    def states_no_value(self, unit: MemoryUnit) -> bool:
+        """An untyped unit that states no standing value of the user's, asked about a slot that
+        holds one: a question that asks for nothing to be done ("What's the difference between
+        mine and the Black Card?"), a value weighed or supposed ("我在考慮要不要升到 1G"), one
+        order's value ("这单先寄公司…就这一单") or someone else's ("订单联系人写张磊"). It is
+        shown as said then, never as the slot's current value."""
+        if unit.slot is not None or not any(
+                row.single and ids for name, ids in self.current_ids.items()
+                if (row := spec(name)) is not None):
+            return False
+        text = unit.content
+        return (asks(text) and not is_request(text)) or all_supposed(text) or one_off(text) \
+            or OTHERS_RE.search(fold(text)) is not None
 
     def names_other(self, unit: MemoryUnit, rule: bool = False) -> datetime | None:
         """When a unit (not a rule hit) names another channel, time or level than the slot's

@@ -150,7 +150,7 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
         typed = statement_slot(idx, embedder, draft.content, vector) \
             or cued_slot(idx, embedder, draft.content, vector)
         row = spec(typed.slot) if typed is not None else None
-        if row is None and _states_own_diet(draft.content):
+        if row is None and _states_own_diet(draft):
             row = spec("food")  # a diet no prototype claims ("I'm lactose intolerant")
         if row is None or (row.single and row.name in taken) or _event_only(row, draft.content) \
                 or (row.value in ("level", "item") and speaks_of_a_name(draft.content)) \
@@ -168,11 +168,22 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
     _type_buried(drafts, echoes)
 
 
-def _states_own_diet(text: str) -> bool:
+def _states_own_diet(draft: UnitDraft) -> bool:
     """The user states a diet or a food restriction of their own (:func:`.diets.holds_a_diet`:
-    "I'm lactose intolerant", "no pork please"), not asked, supposed or someone else's."""
+    "I'm lactose intolerant", "no pork please"), not asked, supposed or someone else's (no one
+    named: "Sam in accounts has a peanut allergy")."""
+    text = draft.content
     return holds_a_diet(text) and QUESTION.search(text) is None and owns("food", text) \
-        and not all_supposed(text) and not one_off(text)
+        and not all_supposed(text) and not one_off(text) \
+        and not any(e.kind == "person" for e in draft.entities) \
+        and (has_cjk(text) or _MY_DIET_EN.search(text) is not None)
+
+
+#: An English diet said as the user's: in the first person, or as a request ("no pork please",
+#: "nothing with nuts"); "Sam in accounts has a peanut allergy" is Sam's.
+_MY_DIET_EN = re.compile(r"\b(?:i|i'm|i’m|im|i've|my|me|we|we're|our|us)\b|^\W*(?:no|not|nothing|none|"
+                         r"please|pls|plz|don't|do not|avoid|without|hold the|skip|zero|strictly|"
+                         r"only)\b", re.I)
 
 
 def _type_buried(drafts: Sequence[UnitDraft], echoes: set[int]) -> None:

@@ -71,7 +71,15 @@ _NEXT_SENTENCE = re.compile(r"[^.!?。！？\s]+(?:\s+[^.!?。！？\s]+)*?(?=[.
 def _one_off_after(text: str) -> bool:
     """The message goes on with a short one-off marker ("…这次改周日送吧 就这一次 下周还是周六")."""
     m = _NEXT_SENTENCE.match(text.lstrip(" ，,。.!！?？"))
-    return m is not None and len(m.group(0)) <= ONE_OFF_AFTER_CHARS and one_off(m.group(0))
+    if m is None:
+        return False
+    # its first clause is enough ("Just that one, she's doing my VAT return.")
+    first = _FIRST_CLAUSE.match(m.group(0))
+    return any(len(t) <= ONE_OFF_AFTER_CHARS and one_off(t)
+               for t in (m.group(0), first.group(0) if first else ""))
+
+
+_FIRST_CLAUSE = re.compile(r"[^,，;；]+")
 
 
 def _bare_values(sentence: str, entities: list[Entity]) -> bool:

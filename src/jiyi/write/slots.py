@@ -554,6 +554,11 @@ _CHANGED_INTO = re.compile(r"(?:\b(?:change|changed|changing|switch|switched|swi
                            r"更改为|更改為|变更为|變更為)\s*[:：]?\s*$", re.I)
 
 
+#: A value in use again ("it's 415-555-0139 again", "back to X", "改回X", "又用返X").
+_RESTORED_AFTER = re.compile(r"\s*[,，]?\s*(?:again|once more)\b", re.I)
+_RESTORED_BEFORE = re.compile(r"(?:\bback (?:to|on)|改回|换回|換回|又用回|用返|改返|转回|轉回)\s*(?:to\s*)?$", re.I)
+
+
 def _retired(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
     """The clause says the value no longer holds: a retiring word after it ("X不用了", "X isn't
     mine anymore") that names no other value as the old one, before it with no word for the
@@ -565,6 +570,8 @@ def _retired(clause: str, e: Entity, kin: Sequence[Entity] = ()) -> bool:
     current one)."""
     if _FROM.search(clause, max(0, e.start - 6), e.start):
         return True
+    if _RESTORED_AFTER.match(clause, e.end) or _RESTORED_BEFORE.search(clause, 0, e.start):
+        return False  # "my old number on it so it's 415-555-0139 again", "改回X": in use again
     if _CHANGED_INTO.search(clause, max(0, e.start - CHANGED_INTO_CHARS), e.start):
         return False  # "change the email on my account to X the gmail one I barely check
         # anymore": X is what the user changes to; the retiring words are the other one's

@@ -299,3 +299,17 @@ def test_a_question_a_one_off_or_someone_elses_value_is_not_current(
         any_mem: Memory, turns: list[str], ask: str, other: str) -> None:
     hits = ask_after(any_mem, turns, ask)
     assert not any(other in h.unit.content and h.current for h in hits)
+
+
+@pytest.mark.parametrize(("turns", "ask", "other"), [
+    (["收到你们的生日券了，满500减100，到8月31号", "我朋友有个FRIEND50的码，她说她用不上"],
+     "我手上现在有哪些优惠券可以用？", "FRIEND50"),
+    (["我有張 $100 電子禮券，編號 GV-88213，到6月30號", "我朋友話佢有個折扣碼 FRIEND50 用唔晒"],
+     "我帳戶仲有啲咩券可以用？", "FRIEND50"),
+    (["I'm on 20GB Essentials and keep running out", "thinking of upgrading to Unlimited Max "
+      "maybe next month"], "Remind me which plan I've got with you?", "Unlimited Max"),
+])
+def test_with_nothing_typed_a_weighed_or_someone_elses_value_is_not_current(
+        any_mem: Memory, turns: list[str], ask: str, other: str) -> None:
+    hits = ask_after(any_mem, turns, ask)
+    assert not any(other in h.unit.content and h.current for h in hits)

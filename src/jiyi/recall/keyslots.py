@@ -211,6 +211,8 @@ class SlotView:
     unvalued: list[SlotSpec] = field(default_factory=list)
     #: units naming another value than the newest mention of an unvalued slot, said before it
     earlier_mentions: set[str] = field(default_factory=set)
+    #: the slots the question asks about
+    asked: list[str] = field(default_factory=list)
 
     def names_other_person(self, unit: MemoryUnit, turn_keys: list[str], rule: bool) -> bool:
         """A unit (not the current name, not cut from the turn that gave it) that names
@@ -400,18 +402,16 @@ class SlotView:
                    for row, since in self.unread_since)
 
     def states_no_value(self, unit: MemoryUnit) -> bool:
-        """An untyped unit that states no standing value of the user's, asked about a slot that
-        holds one: a question that asks for nothing to be done ("What's the difference between
+        """An untyped unit that states no standing value of the user's, for a question about a
+        slot: a question that asks for nothing to be done ("What's the difference between
         mine and the Black Card?"), a value weighed or supposed ("我在考慮要不要升到 1G"), one
         order's value ("这单先寄公司…就这一单") or someone else's ("订单联系人写张磊"). It is
         shown as said then, never as the slot's current value."""
-        if unit.slot is not None or not any(
-                row.single and ids for name, ids in self.current_ids.items()
-                if (row := spec(name)) is not None):
+        if unit.slot is not None or not self.asked:
             return False
         text = unit.content
         return (asks(text) and not is_request(text)) or all_supposed(text) or one_off(text) \
-            or OTHERS_RE.search(fold(text)) is not None
+            or any(not owns(base_name(name), text) for name in self.asked)
 
     def names_other(self, unit: MemoryUnit, rule: bool = False) -> datetime | None:
         """When a unit (not a rule hit) names another channel, time or level than the slot's
@@ -560,7 +560,7 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
     """The rule hits and stale units of a key-fact question (see the module docstring).
     ``names_id``: the question names an identifier itself ("订单 A123456 发货了吗"): the rule
     stage finds it exactly, and the user's other orders are no answer."""
-    view = SlotView()
+    view = SlotView(asked=list(intent.slots))
     wide = Scope(scope.user_id, None)
     role_named = False  # a name was given for the role a name question asks about
     for name in intent.slots:
@@ -616,7 +616,9 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             # a code with an expiry or said to be one ("券", "coupon"); a thing with an expiry of
             # its own named by the row's thing words even when its code was not read as a code
             # ("WELCOME", "a $10 off code, TENOFF, good until April 30")
-            view.rule_ids.extend(u.id for u in units if u.id not in used_up and (
+            # (a code someone else holds is no code of the user's: "我朋友話佢有個折扣碼 X")
+            view.rule_ids.extend(u.id for u in units if u.id not in used_up
+                                 and owns(row.name, u.content) and (
                 (any(e.kind in kinds for e in u.entities)
                  and (u.valid_until is not None or rx.search(fold(u.content))))
                 or (u.valid_until is not None and (rx.search(fold(u.content))

@@ -313,3 +313,14 @@ def test_with_nothing_typed_a_weighed_or_someone_elses_value_is_not_current(
         any_mem: Memory, turns: list[str], ask: str, other: str) -> None:
     hits = ask_after(any_mem, turns, ask)
     assert not any(other in h.unit.content and h.current for h in hits)
+
+
+@pytest.mark.parametrize(("turns", "value"), [
+    (["下晝2點至6點送啦，屋企有工人姐姐收", "唔好意思又要改，平日要 OT，改做9點後好冇？"], "9點後"),
+    (["下午2点到6点送，家里有阿姨收", "阿姨放假了，送货改成晚上9点后好不好？"], "9点后"),
+])
+def test_a_change_put_as_a_suggestion_is_the_new_time(any_mem: Memory, turns: list[str],
+                                                      value: str) -> None:
+    say(any_mem, turns)
+    times = [u.content for u in slot_units(any_mem, "delivery_time")]
+    assert len(times) == 1 and value in times[0]

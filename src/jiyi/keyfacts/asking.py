@@ -41,7 +41,8 @@ REQUEST = re.compile(
     # my address?")
     r"^\s*(?:can|could) (?:just|pls|please|help|also|kindly)\b|"
     # a change asked with "OK?" after it ("電子帳單改寄X好嗎？", "改用微信行吗")
-    r"(?:改|换|換|转|轉|用).{0,40}(?:好吗|好嗎|行吗|行嗎|可以吗|可以嗎|ok吗|ok嗎|OK吗|OK嗎)|"
+    r"(?:改|换|換|转|轉|用).{0,40}(?:好吗|好嗎|行吗|行嗎|可以吗|可以嗎|ok吗|ok嗎|OK吗|OK嗎|好冇|好無|"
+    r"好不好|行不行|得唔得|得不得|ok唔ok|OK唔OK)|"
     r"^\s*(?:so\s+)?how about\b|"
     # asked as whether it can be done ("Is it possible to switch me onto Smile Plus instead?",
     # "any chance you could move me to evenings?")

@@ -94,6 +94,7 @@ def test_second_pass_equals_a_fresh_ranking(mem: Memory) -> None:
         again = original(ctx, extra)
         fresh = funnel._Context(ctx.store, ctx.request, ctx.config, ctx.rule_ids, ctx.q,
                                 ctx.found, ctx.topic_state, ctx.past)
+        fresh.view = ctx.view  # a key-fact question's view is made before any ranking
         assert _key(again) == _key(original(fresh, extra))
         assert [c.unit.id for c in ctx.candidates] == [c.unit.id for c in fresh.candidates]
         assert again[0][0].unit.id == first[-1][0].unit.id  # the raised floor counted

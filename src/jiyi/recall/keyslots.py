@@ -407,11 +407,15 @@ class SlotView:
         mine and the Black Card?"), a value weighed or supposed ("我在考慮要不要升到 1G"), one
         order's value ("这单先寄公司…就这一单") or someone else's ("订单联系人写张磊"). It is
         shown as said then, never as the slot's current value."""
-        if unit.slot is not None or not self.asked:
+        # a fact with a value of its own (a phone, a plan, a coupon), not an order or a parcel
+        # asked about by its number: a question naming it is the evidence
+        valued = [name for name in self.asked
+                  if (row := spec(name)) is not None and (row.single or row.dated)]
+        if unit.slot is not None or not valued:
             return False
         text = unit.content
         return (asks(text) and not is_request(text)) or all_supposed(text) or one_off(text) \
-            or any(not owns(base_name(name), text) for name in self.asked)
+            or any(not owns(base_name(name), text) for name in valued)
 
     def names_other(self, unit: MemoryUnit, rule: bool = False) -> datetime | None:
         """When a unit (not a rule hit) names another channel, time or level than the slot's

@@ -407,10 +407,10 @@ class SlotView:
         mine and the Black Card?"), a value weighed or supposed ("我在考慮要不要升到 1G"), one
         order's value ("这单先寄公司…就这一单") or someone else's ("订单联系人写张磊"). It is
         shown as said then, never as the slot's current value."""
-        # a fact with a value of its own (a phone, a plan, a coupon), not an order or a parcel
-        # asked about by its number: a question naming it is the evidence
-        valued = [name for name in self.asked
-                  if (row := spec(name)) is not None and (row.single or row.dated)]
+        # a fact with one value (a phone, a plan, a delivery time); not a list (a coupon asked
+        # about, "can I use SAVE20 on this order?", still says the user holds it) nor an order
+        # asked about by its number (a question naming it is the evidence)
+        valued = [name for name in self.asked if (row := spec(name)) is not None and row.single]
         if unit.slot is not None or not valued:
             return False
         text = unit.content
@@ -620,9 +620,7 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             # a code with an expiry or said to be one ("券", "coupon"); a thing with an expiry of
             # its own named by the row's thing words even when its code was not read as a code
             # ("WELCOME", "a $10 off code, TENOFF, good until April 30")
-            # (a code someone else holds is no code of the user's: "我朋友話佢有個折扣碼 X")
-            view.rule_ids.extend(u.id for u in units if u.id not in used_up
-                                 and owns(row.name, u.content) and (
+            view.rule_ids.extend(u.id for u in units if u.id not in used_up and (
                 (any(e.kind in kinds for e in u.entities)
                  and (u.valid_until is not None or rx.search(fold(u.content))))
                 or (u.valid_until is not None and (rx.search(fold(u.content))

@@ -211,8 +211,8 @@ class SlotView:
     unvalued: list[SlotSpec] = field(default_factory=list)
     #: units naming another value than the newest mention of an unvalued slot, said before it
     earlier_mentions: set[str] = field(default_factory=set)
-    #: the slots the question asks about
-    asked: list[str] = field(default_factory=list)
+    #: the single-valued slots the question asks about (:meth:`states_no_value`)
+    asked_single: list[str] = field(default_factory=list)
 
     def names_other_person(self, unit: MemoryUnit, turn_keys: list[str], rule: bool) -> bool:
         """A unit (not the current name, not cut from the turn that gave it) that names
@@ -407,15 +407,11 @@ class SlotView:
         mine and the Black Card?"), a value weighed or supposed ("我在考慮要不要升到 1G"), one
         order's value ("这单先寄公司…就这一单") or someone else's ("订单联系人写张磊"). It is
         shown as said then, never as the slot's current value."""
-        # a fact with one value (a phone, a plan, a delivery time); not a list (a coupon asked
-        # about, "can I use SAVE20 on this order?", still says the user holds it) nor an order
-        # asked about by its number (a question naming it is the evidence)
-        valued = [name for name in self.asked if (row := spec(name)) is not None and row.single]
-        if unit.slot is not None or not valued:
+        if unit.slot is not None or not self.asked_single:
             return False
         text = unit.content
         return (asks(text) and not is_request(text)) or all_supposed(text) or one_off(text) \
-            or any(not owns(base_name(name), text) for name in valued)
+            or any(not owns(name, text) for name in self.asked_single)
 
     def names_other(self, unit: MemoryUnit, rule: bool = False) -> datetime | None:
         """When a unit (not a rule hit) names another channel, time or level than the slot's
@@ -564,7 +560,11 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
     """The rule hits and stale units of a key-fact question (see the module docstring).
     ``names_id``: the question names an identifier itself ("订单 A123456 发货了吗"): the rule
     stage finds it exactly, and the user's other orders are no answer."""
-    view = SlotView(asked=list(intent.slots))
+    # a fact with one value (a phone, a plan, a delivery time); not a list (a coupon asked about,
+    # "can I use SAVE20 on this order?", still says the user holds it) nor an order asked about
+    # by its number (a question naming it is the evidence)
+    view = SlotView(asked_single=list(dict.fromkeys(
+        base_name(n) for n in intent.slots if (row := spec(n)) is not None and row.single)))
     wide = Scope(scope.user_id, None)
     role_named = False  # a name was given for the role a name question asks about
     for name in intent.slots:

@@ -631,13 +631,20 @@ def adopt_changes(store: Store, turn: TurnRecord, drafts: Sequence[UnitDraft]) -
     # the change may be said in another clause of the message ("以后别给我打电话了，我换了工作…
     # 有事发微信"): the message's words count for each of its drafts
     message_changes = CHANGE_TO.search(turn.text) is not None
+    retired: dict[str, bool] = {}  # per slot: the message retires one of its values (read once)
+
+    def retires(row: SlotSpec) -> bool:
+        if row.name not in retired:
+            retired[row.name] = message_changes and _retires_in(row, turn.text)
+        return retired[row.name]
+
     for row in schema():
         if not row.single or row.value != "clause" or row.value_words is None \
                 or row.name in taken:
             continue
         found = [d for d in drafts if d.slot is None and d.about_id is None
                  and d.type in TYPABLE and len(d.content) <= MAX_TYPED_CHARS
-                 and (CHANGE_TO.search(d.content) or (message_changes and _retires_in(row, turn.text)))
+                 and (CHANGE_TO.search(d.content) or retires(row))
                  and not _asked(row, d.content)
                  and _fresh_value(row.value_words, d.content, row.recurring)
                  and not _event_only(row, d.content)

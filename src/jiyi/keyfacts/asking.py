@@ -343,9 +343,20 @@ _PRESENT = re.compile(sw.alternation(sw.CURRENT_ZH, sw.IS_NOW_ZH, sw.USING_NOW_Z
                       + "|" + sw.en_words(sw.CURRENT_EN, ("currently", "these days", "today")), re.I)
 
 
+#: One past occasion told ("上次你们打电话给我，我在开会", "you rang me yesterday"): what was done
+#: then, not how the user wants it done.
+_PAST_OCCASION = re.compile(
+    r"(?:上次|上回|上一次|上一回|昨天|昨日|尋日|寻日|前天|前几天|前幾天|刚才|剛才|啱啱|那天|嗰日|"
+    r"上周|上週|上星期|上礼拜|上禮拜|上個?月|上个月)\s*(?:你们|你們|你哋|您|客服|师傅|師傅|快递|快遞|"
+    r"司机|司機|外卖|外賣|骑手|騎手|送货|送貨|有人)|"
+    r"\byou (?:guys )?(?:rang|called|phoned|texted|emailed|messaged|whatsapped) me\b", re.I)
+
+
 def of_the_past(text: str) -> bool:
-    """The clause speaks of a value the user had, not of one they have (:data:`_PAST_USE`)."""
-    return _PAST_USE.search(text) is not None and _PRESENT.search(text) is None
+    """The clause speaks of a value the user had, or of one past occasion, not of one they
+    have (:data:`_PAST_USE`, :data:`_PAST_OCCASION`)."""
+    return (_PAST_USE.search(text) is not None or _PAST_OCCASION.search(text) is not None) \
+        and _PRESENT.search(text) is None
 
 
 #: A value given for one order, one invoice or this time only ("就这单", "就这一张哈", "只是這次",

@@ -213,6 +213,37 @@ class SlotView:
     earlier_mentions: set[str] = field(default_factory=set)
     #: the single-valued slots the question asks about (:meth:`states_no_value`)
     asked_single: list[str] = field(default_factory=list)
+    #: the listed values on file (folded): a valid coupon's code, a diet item (:meth:`on_file`)
+    listed_keys: set[str] = field(default_factory=set)
+    #: a list the question asks about has members on file (valid coupons, diet items)
+    listed: bool = False
+    #: the units of the newest telling of each unvalued slot (:meth:`settle`)
+    settled_ids: set[str] = field(default_factory=set)
+
+    def on_file(self) -> bool:
+        """The question's slot holds a value on file: a single-valued slot's current unit, or
+        a list's valid members (:meth:`holds_current` then decides what is current)."""
+        return self.listed or any(self.current_ids.get(n) for n in self.asked_single)
+
+    def claims_nothing(self, unit: MemoryUnit) -> bool:
+        """A single-valued slot asked about holds no value on file, and the untyped ``unit``
+        is not its newest telling (:meth:`settle`): what it says is shown with its date, since
+        nothing says it is the value now ("家里宽带300M的" when no plan was ever typed)."""
+        return bool(self.unvalued) and not self.on_file() and unit.id not in self.settled_ids
+
+    def holds_current(self, unit: MemoryUnit) -> bool:
+        """An untyped hit holds the value on file: it names the current value of a
+        single-valued slot asked about (read as the slot reads it), a listed member, or it
+        states a newer value than the one on file (:attr:`newer`). Any other untyped hit of a
+        key-fact question is context, shown with its date: presented as current, a passing
+        "用那张满200减30的" or "I'm on the 20GB plan" would read as the value on file."""
+        if self.newer.get(unit.id):
+            return True
+        for row, value, _ in self.current_values:
+            if (slot_values(row, unit) - {UNREAD}) & value:
+                return True
+        text = fold(unit.content)
+        return any(k in text for k in self.listed_keys)
 
     def names_other_person(self, unit: MemoryUnit, turn_keys: list[str], rule: bool) -> bool:
         """A unit (not the current name, not cut from the turn that gave it) that names
@@ -463,9 +494,10 @@ class SlotView:
         as found). Nothing typed the slot, so nothing here is hidden: which value is current
         is only not claimed for an older one. True when the marked units changed."""
         before, self.earlier_mentions = self.earlier_mentions, set()
+        settled_before, self.settled_ids = self.settled_ids, set()
         for row in self.unvalued:
             said = [(u, v) for u in units if (v := self._mentions(row, u))]
-            if len(said) < 2:
+            if not said:
                 continue
             newest = max(said, key=lambda uv: (unit_date(uv[0]), uv[0].created_at))[0]
             keys = set(turns.get(newest.id, []))
@@ -474,6 +506,9 @@ class SlotView:
             # the ones no earlier unit named
             told_ids = {u.id for u, _ in said if u.id == newest.id
                         or keys & set(turns.get(u.id, [])) or unit_date(u) >= unit_date(newest)}
+            self.settled_ids.update(told_ids)
+            if len(said) < 2:
+                continue
             told = [(u, held) for u, held in said if u.id in told_ids]
             older = [(u, held) for u, held in said if u.id not in told_ids]
             earlier = frozenset().union(*(held for _, held in older)) if older else frozenset()
@@ -487,7 +522,7 @@ class SlotView:
                 if not any(same_person(n, novel) for n in held) if person \
                         else names_other_value(held, novel):
                     self.earlier_mentions.add(u.id)
-        return self.earlier_mentions != before
+        return self.earlier_mentions != before or self.settled_ids != settled_before
 
     def is_stale(self, unit: MemoryUnit, turn_keys: list[str], rule: bool = False) -> bool:
         """A unit the question about the present must not get: a replaced value, a unit cut
@@ -598,7 +633,11 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             ended = sl.openness_ended(store, wide, as_of, row, items)  # "没什么忌口", then an allergy
             lifted = [*lifted, *ended]
             view.rule_ids.extend(u.id for u in lifters)  # the newest word on the diet
-            view.rule_ids.extend(u.id for u in items if u not in gone and u not in lifted)
+            kept = [u for u in items if u not in gone and u not in lifted]
+            view.rule_ids.extend(u.id for u in kept)
+            view.listed = view.listed or bool(kept)
+            view.listed_keys.update(k for u in kept if u.slot is not None and ":" in u.slot
+                                    and len(k := fold(u.slot.split(":", 1)[1])) >= 2)
             view.stale_units.update(u.id for u in [*gone, *lifted])
             view.negated_items.extend((row, item) for item in sl.taken_back(
                 store, row, [u for u in items if u.id in negations]))
@@ -620,11 +659,15 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             # a code with an expiry or said to be one ("券", "coupon"); a thing with an expiry of
             # its own named by the row's thing words even when its code was not read as a code
             # ("WELCOME", "a $10 off code, TENOFF, good until April 30")
-            view.rule_ids.extend(u.id for u in units if u.id not in used_up and (
+            listed = [u for u in units if u.id not in used_up and (
                 (any(e.kind in kinds for e in u.entities)
                  and (u.valid_until is not None or rx.search(fold(u.content))))
                 or (u.valid_until is not None and (rx.search(fold(u.content))
-                                                   or thing.search(fold(u.content))))))
+                                                   or thing.search(fold(u.content)))))]
+            view.rule_ids.extend(u.id for u in listed)
+            view.listed = view.listed or bool(listed)
+            view.listed_keys.update(fold(e.text) for u in listed for e in u.entities
+                                    if e.kind in kinds and len(fold(e.text)) >= 3)
     view.rule_ids = list(dict.fromkeys(view.rule_ids))
     return view
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..keyfacts.asking import ENDS_AS_QUESTION
+from ..keyfacts.asking import ENDS_AS_QUESTION, is_request
 from ..text.fastre import gate_all
 from ..units import Entity, MemoryType
+from .slots import CHANGE_WORDS
 
 _CONFIRM = re.compile(
     r"^(?:(?:对|對|对的|對的|是的|是|没错|沒錯|没有错|沒有錯|正确|正確|嗯|恩|确认|確認|确定|確定|就是|"
@@ -87,6 +88,21 @@ def batch_progress(text: str) -> tuple[int, int] | None:
     return (done, total) if 0 <= done <= total and total > 0 else None
 
 
+#: Words making a request one that stands ("以后都…", "always", "from now on").
+_STANDING = re.compile(r"以后|以後|往后|往後|今后|今後|从今|從今|一律|每次|固定|默认|默認|长期|長期|"
+                       r"[升降](?:级|級|到|返|做|成|为|為|去)|[转轉换換改](?:去|到|用|返|回)|"
+                       r"\b(?:always|from now on|going forward|by default|every time|from next)\b|"
+                       r"\b(?:switch|move|upgrade|downgrade|drop|bump|put|change|update|set)\s+"
+                       r"(?:me|my|us|our|it|that|the account)\b", re.I)
+
+
+def asks_a_standing_change(sentence: str) -> bool:
+    """A request that changes something for good ("幫我降返最平嗰個 300M", "Can you switch me to
+    SMS?", "Please always before 7am"): not a session's task, though it is asked."""
+    return is_request(sentence) and (CHANGE_WORDS.search(sentence) is not None
+                                     or _STANDING.search(sentence) is not None)
+
+
 def classify(sentence: str, role: str, entities: list[Entity], slot: str | None) -> MemoryType:
     """The memory type of one (kept) sentence (judged on its first 1,000 characters)."""
     return _classify(sentence[:CLASSIFY_WINDOW_CHARS], role, bool(slot))
@@ -102,6 +118,8 @@ def _classify(sentence: str, role: str, slot: bool) -> MemoryType:
         return MemoryType.BATCH_OPERATION
     if slot:
         return MemoryType.USER_PROFILE
+    if role == "user" and asks_a_standing_change(sentence):
+        return MemoryType.FACT_REFERENCE  # what the user wants from now on outlives the session
     if ENDS_AS_QUESTION.search(sentence):
         return MemoryType.SESSION_STATE  # a question states no stable fact about the user
     zh = _ZH_GATE.search(sentence) is not None

@@ -248,7 +248,7 @@ def _type_by_rule(drafts: Sequence[UnitDraft], taken: set[str], speaker: str | N
             d for d in drafts if d.slot is None and d.about_id is None and d.type in types
             and not _gives_entity(row, d) and _states_in_window(row, d.content)]
         if found and not one_off(found[-1].content) and not found[-1].once \
-                and not all_supposed(found[-1].content) \
+                and not all_supposed(found[-1].content) and not of_the_past(found[-1].content) \
                 and not _either_or(row, found[-1].content) \
                 and not (row.value == "level" and speaks_of_a_name(found[-1].content)):
             # "这单能不能下午三点送": this order's; "如果我搬去…": supposed

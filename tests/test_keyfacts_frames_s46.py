@@ -20,6 +20,7 @@ import pytest
 
 from jiyi import Memory
 from jiyi.keyfacts.asking import of_the_past
+from jiyi.recall.rules import slot_intent
 from jiyi.units import MemoryType
 from jiyi.write.classify import asks_a_standing_change, classify
 from keyfacts_memory import ask_after, say, slot_units
@@ -111,3 +112,26 @@ def test_with_nothing_on_file_an_older_mention_is_not_current(
         e5_mem: Memory, turns: list[str], ask: str, old: str) -> None:
     hits = ask_after(e5_mem, turns, ask)
     assert not any(old in h.unit.content and h.current for h in hits)
+
+
+@pytest.mark.parametrize(("question", "slot"), [
+    ("之後有咩通知，你哋會email去邊度？", "email"),
+    ("你們之後會寄 email 到哪個地址？", "email"),
+    ("我屋企寬頻而家幾多M？", "membership"),
+    ("我屋企用緊幾多M嘅plan？", "membership"),
+    ("我网盘现在是多大的套餐？", "membership"),
+    ("Which speed am I on now?", "membership"),
+    ("我账户里还有啥红包能用？", "coupon"),
+    ("which of my codes are still live?", "coupon"),
+])
+def test_questions_find_their_slot(question: str, slot: str) -> None:
+    intent = slot_intent(question)
+    assert intent is not None and slot in intent.slots
+
+
+@pytest.mark.parametrize("question", [
+    "你們的客服電話是多少？", "你哋客服電話幾號？", "What speed does the 500 plan give?",
+])
+def test_the_business_own_things_are_not_mine(question: str) -> None:
+    intent = slot_intent(question)
+    assert intent is None or not {"phone", "address", "membership"} & set(intent.slots)

@@ -477,7 +477,8 @@ class _Context:
             relabel = True  # asked, weighed, one order's or someone else's: not the value
         elif view is not None and status == "current" and not self.past and not rule \
                 and unit.slot is None and ((view.on_file() and not view.holds_current(unit))
-                                           or view.claims_nothing(unit)):
+                                           or view.claims_nothing(unit)
+                                           or view.not_the_users(unit)):
             relabel = True  # a key-fact question: only the value on file is presented current
         turn_cos, unit_cos, kw_stats, prior = b.turn_cos, b.unit_cos, found.keyword_stats, \
             weights.scale_prior_n

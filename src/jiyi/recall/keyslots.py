@@ -96,8 +96,9 @@ def _not_of_clause_slot(row: SlotSpec, unit: MemoryUnit) -> bool:
 
 #: A question asking for a change ("可以改成每週四到嗎？", "could you switch it to evenings?"):
 #: a request, which may be the change the write path did not read.
-_ASKS_A_CHANGE = re.compile(r"改|换|換|变|變|调|調|转|轉|\b(?:change|switch|move|swap|instead|"
-                            r"update|rather|make it)\b", re.I)
+_ASKS_A_CHANGE = re.compile(r"改|换|換|变|變|调|調|转|轉|以后|以後|往后|往後|今后|今後|"
+                            r"\b(?:change|switch|move|swap|instead|update|rather|make it|"
+                            r"from now on|going forward|from next)\b", re.I)
 
 
 def _takes_back_value(row: SlotSpec, text: str, value: frozenset[str]) -> bool:
@@ -213,10 +214,12 @@ class SlotView:
     earlier_mentions: set[str] = field(default_factory=set)
     #: the single-valued slots the question asks about (:meth:`states_no_value`)
     asked_single: list[str] = field(default_factory=list)
-    #: the listed values on file (folded): a valid coupon's code, a diet item (:meth:`on_file`)
+    #: the listed values on file (folded): a valid coupon's code (:meth:`on_file`)
     listed_keys: set[str] = field(default_factory=set)
-    #: a list the question asks about has members on file (valid coupons, diet items)
+    #: a dated list the question asks about has members on file (valid coupons)
     listed: bool = False
+    #: the lists of items the question asks about (likes, restrictions: :meth:`not_the_users`)
+    asked_items: list[str] = field(default_factory=list)
     #: the units of the newest telling of each unvalued slot (:meth:`settle`)
     settled_ids: set[str] = field(default_factory=set)
 
@@ -227,9 +230,23 @@ class SlotView:
 
     def claims_nothing(self, unit: MemoryUnit) -> bool:
         """A single-valued slot asked about holds no value on file, and the untyped ``unit``
-        is not its newest telling (:meth:`settle`): what it says is shown with its date, since
-        nothing says it is the value now ("家里宽带300M的" when no plan was ever typed)."""
-        return bool(self.unvalued) and not self.on_file() and unit.id not in self.settled_ids
+        is not its newest telling (:meth:`settle`, which read one): what it says is shown with
+        its date, since nothing says it is the value now ("家里宽带300M的" when no plan was ever
+        typed)."""
+        if not self.unvalued or self.on_file() or unit.id in self.settled_ids:
+            return False
+        # a name is read from any clause naming a person: with none read, none is claimed
+        return bool(self.settled_ids) or any(row.value != "entity:person" for row in self.unvalued)
+
+    def not_the_users(self, unit: MemoryUnit) -> bool:
+        """For a question about a list of items (likes, restrictions), an untyped hit that
+        states no item of the user's own: someone else's ("新来的同事小刘海鲜过敏"), supposed or
+        one order's. Another item said by the user is a member no rule typed, and stays."""
+        if unit.slot is not None or not self.asked_items:
+            return False
+        text = unit.content
+        return all_supposed(text) or one_off(text) \
+            or any(not owns(name, text) for name in self.asked_items)
 
     def holds_current(self, unit: MemoryUnit) -> bool:
         """An untyped hit holds the value on file: it names the current value of a
@@ -633,11 +650,10 @@ def slot_view(store: Store, scope: Scope, as_of: datetime, intent: SlotIntent, p
             ended = sl.openness_ended(store, wide, as_of, row, items)  # "没什么忌口", then an allergy
             lifted = [*lifted, *ended]
             view.rule_ids.extend(u.id for u in lifters)  # the newest word on the diet
-            kept = [u for u in items if u not in gone and u not in lifted]
-            view.rule_ids.extend(u.id for u in kept)
-            view.listed = view.listed or bool(kept)
-            view.listed_keys.update(k for u in kept if u.slot is not None and ":" in u.slot
-                                    and len(k := fold(u.slot.split(":", 1)[1])) >= 2)
+            # a list of likes or restrictions: an item said in words no rule typed is a missed
+            # member, not a replaced value (only a dated list, below, is all there is)
+            view.rule_ids.extend(u.id for u in items if u not in gone and u not in lifted)
+            view.asked_items.append(row.name)
             view.stale_units.update(u.id for u in [*gone, *lifted])
             view.negated_items.extend((row, item) for item in sl.taken_back(
                 store, row, [u for u in items if u.id in negations]))

@@ -68,6 +68,8 @@ _OWN_RE = re.compile(
     r"(?:寄|send|发|送)\s?咗?\s?去边|"
     r"[那这]一?[单笔](?!钱|款|账|费)|(?:上次|上回|之前|先前|刚才|早前)(?:问|查|说)(?:的|过)|"
     r"留(?:的|给|过|下)|(?:改|换|变)(?:了)?(?:号|手机|电话|地址|邮箱)|"
+    # the business as the one who acts ("你哋會email去邊度", as "you" below), not its own things
+    r"(?:你们|你哋|您)(?!的|嘅|那边|那邊|这边|這邊|店|门店|公司|客服|总部|地址|电话|邮箱|官网|网站|app)|"
     r"my\b|\bme\b|\bi\b|mine|\baccount\b|on file|\b(?:you|u|ya)\b(?!['’]?(?:r|re|ll|ve)\b)|on (?:the )?records?\b|in (?:the|your) (?:system|records?)\b|\byou (?:ring|call|text)\b|"
     r"\b(?:courier|driver) (?:will |would |should )?(?:ring|call|text|phone)\b|"
     # something the business sends, asked without naming whom ("where's the invoice for this one

@@ -88,10 +88,11 @@ def batch_progress(text: str) -> tuple[int, int] | None:
     return (done, total) if 0 <= done <= total and total > 0 else None
 
 
-#: Words making a request one that stands ("以后都…", "always", "from now on").
-_STANDING = re.compile(r"以后|以後|往后|往後|今后|今後|从今|從今|一律|每次|固定|默认|默認|长期|長期|"
+#: Words making a request one that stands ("一律…", "always"), beside :data:`.slots.CHANGE_WORDS`
+#: (which holds "from now on", "以后" and the other change words).
+_STANDING = re.compile(r"从今|從今|一律|每次|固定|默认|默認|长期|長期|"
                        r"[升降](?:级|級|到|返|做|成|为|為|去)|[转轉换換改](?:去|到|用|返|回)|"
-                       r"\b(?:always|from now on|going forward|by default|every time|from next)\b|"
+                       r"\b(?:always|by default|every time|from next)\b|"
                        r"\b(?:switch|move|upgrade|downgrade|drop|bump|put|change|update|set)\s+"
                        r"(?:me|my|us|our|it|that|the account)\b", re.I)
 

@@ -393,12 +393,48 @@ _STANDING = re.compile(sw.alternation(sw.FROM_NOW_ON_ZH, sw.FROM_NOW_ON_LEAD_ZH,
                        re.I)
 
 
+#: "Only" right before "this" / a day ("淨係今次", "只有這一張喔", "only this one", "just for
+#: Friday"): the words of a one-off, however the rest is phrased.
+_ONLY_THIS = re.compile(
+    r"(?:淨係|净系|只係|只系|只有|只是|僅|仅)\s*(?:今次|呢次|這次|这次|今日|今天|這一|这一|呢一|"
+    r"這單|这单|呢單|今回|這回|这回|一次)|"
+    r"\b(?:just|only)\s+(?:for\s+|on\s+)?(?:this|that|today|tonight|tomorrow|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.I)
+
+
 def one_off(sentence: str) -> bool:
     """The sentence gives a value for one order, one invoice or this time only ("寄到X，就这单",
     "cc my assistant on this one invoice", "这单能不能下午三点送，就今天"): an exception, no slot
     fact."""
-    return _ONE_OFF.search(sentence) is not None or (
+    return _ONE_OFF.search(sentence) is not None or _ONLY_THIS.search(sentence) is not None or (
         _TODAY_ONLY.search(sentence) is not None and _STANDING.search(sentence) is None)
+
+
+#: The standing value stays ("照舊就得", "平時都係送屋企", "其他還是寄我自己信箱", "不過記錄上面都係用返
+#: 我自己個電話", "after that back to normal", "Keep it as it is"): whatever else the message
+#: says of a value is an exception or a refusal, unless it asks for the update outright.
+_STATUS_QUO = re.compile(
+    r"照旧|照舊|照常|如常|依旧|依舊|維持不變|维持不变|保持不變|保持不变|唔使改|唔洗改|不用改|不需要改|"
+    r"唔好改|別改|别改|"
+    r"(?:其他|其它|其餘|其余|平時|平时|平常|平日|通常|下次)[^，,。.！!？?]{0,8}?"
+    r"(?:還是|还是|仍然|仍舊|仍旧|照|都係|都系|都是|都用|繼續|继续|維持|维持)|"
+    r"(?:用返|用回|送返|送回|寄返|寄回)我?(?:自己|原本|原來|原来|本身)|"
+    r"\b(?:back to (?:normal|usual|the usual|my usual|the regular)|as usual|as always|as before|"
+    r"(?:keep|leave) (?:it|things|everything|that) (?:as it is|as is|the same|unchanged)|"
+    r"same as (?:before|always|usual)|otherwise (?:still|keep|use|send|ship|call)|"
+    r"(?:stays?|remains?) (?:the same|unchanged))\b", re.I)
+#: An update asked for outright ("改成", "update my … to", "from now on"): it stands, whatever
+#: else stays as before ("地址改成X，其他照舊").
+_UPDATE = re.compile(
+    r"改成|改为|改為|換成|换成|改做|轉做|转做|更新|改去|改到|以后|以後|往后|往後|今後|今后|"
+    r"\b(?:update\w*|change\w*|switch\w*|move\w*)\b(?:\s+\S+){0,4}?\s+to\b|"
+    r"\b(?:from now on|going forward|from then on)\b", re.I)
+
+
+def keeps_the_standing_value(message: str, sentence: str) -> bool:
+    """The message says the standing value stays (:data:`_STATUS_QUO`) and ``sentence``, one
+    of its sentences, asks for no update outright: a value it gives is no standing one."""
+    return _STATUS_QUO.search(message) is not None and _UPDATE.search(sentence) is None
 
 
 gate_all(globals())  # the patterns above, gated on their first characters (text/fastre.py)

@@ -43,7 +43,7 @@ from ..text import fold
 from ..text import slotwords as sw
 from ..text.levels import speaks_of_a_name
 from ..text.segment import has_cjk
-from ..text.timeofday import CALENDAR_DAY
+from ..text.timeofday import CALENDAR_DAY, EN_WEEKDAY, ZH_WEEKDAY
 from ..units import MemoryType, MemoryUnit
 from .answers import type_answers
 from .buried import buried_item
@@ -157,7 +157,8 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
                 or (row.single and (of_the_past(draft.content) or one_off(draft.content) or draft.once
                                     or all_supposed(draft.content)
                                     or _either_or(row, draft.content))) \
-                or _gives_entity(row, draft) or (not row.single and not names_item(row, draft.content)):
+                or _gives_entity(row, draft) or (not row.single and not names_item(row, draft.content)) \
+                or (not row.single and not row.recurring and _a_time(list_item(row, draft.content))):
             continue
         if row.single:
             draft.slot = f"{row.name}@{speaker.casefold()}" if speaker else row.name
@@ -166,6 +167,15 @@ def type_by_meaning(drafts: Sequence[UnitDraft], vectors: Sequence[tuple[str, Ve
             draft.slot = item_slot(row.name, list_item(row, draft.content))
         draft.type = MemoryType.USER_PROFILE
     _type_buried(drafts, echoes)
+
+
+#: A weekday: what a standing time is made of, no item of a list of things ("the Tuesday thing
+#: no longer works for me" names no food; "晚上不吃辣了" still does, and "一週五天" counts days).
+_TIME_ITEM = re.compile(f"(?<![一每几幾两兩]){ZH_WEEKDAY}(?!\\s*[天日次餐晚])|{EN_WEEKDAY}", re.I)
+
+
+def _a_time(item: str) -> bool:
+    return _TIME_ITEM.search(item) is not None
 
 
 def _states_own_diet(draft: UnitDraft) -> bool:
@@ -586,6 +596,8 @@ def adopt_negation(store: Store, turn: TurnRecord, draft: UnitDraft,
             pass  # "sushi? nah, done with that": the item is the one the turn names plainly
         else:
             continue
+        if not row.recurring and _a_time(item):
+            continue  # "the Tuesday thing no longer works for me": a standing time, no item
         draft.slot = item_slot(row.name, item)
         if contradicted_items(store, Scope(turn.user_id, None), turn, draft, profile) \
                 or one_item(item):

@@ -44,6 +44,7 @@ from .compress import (
 from .drafts import LANGUAGE_SNIFF_CHARS, Extraction, Piece, TurnInput, UnitDraft
 from .packing import MAX_PIECES_PER_FACT, MAX_UNITS_PER_TURN, dedupe, limit, pack_pieces, said_once
 from .plan import pieces_for_sentence
+from .residue import held_text, residue_pieces
 from .slots import CUE_WINDOW_CHARS, wants_a_change
 from .toolsum import ToolFact, summarise_tool
 
@@ -109,6 +110,8 @@ def rule_extract(turn: TurnInput) -> Extraction:
     starts = [e.start for e in entities]
     tstarts = [t.start for t in times]
     asked: list[tuple[str, int, int]] = []  # open questions left out (see below)
+    # (pieces before it, sentence, start, its entities, its time spans): what residue reads
+    said: list[tuple[int, str, int, list[Entity], list[tuple[int, int]]]] = []
     for sent_text, start, end in sentences:
         lo, hi = bisect_left(starts, start), bisect_left(starts, end)
         ents = [e for e in entities[lo:hi] if e.end <= end]
@@ -125,9 +128,11 @@ def rule_extract(turn: TurnInput) -> Extraction:
                 and not CLAUSE_MARK.search(sent_text) and not wants_a_change(sent_text) \
                 and not declared_with_mark(sent_text.strip()):
             asked.append((sent_text, start, end))
+            said.append((len(pieces), sent_text, start, ents, []))
             continue
         tlo, thi = bisect_left(tstarts, start), bisect_left(tstarts, end)
         tms = [t for t in times[tlo:thi] if t.end <= end]
+        said.append((len(pieces), sent_text, start, ents, [(t.start, t.end) for t in tms]))
         pieces.extend(pieces_for_sentence(sent_text, start, ents, tms, turn,
                                           work[max(0, start - CUE_WINDOW_CHARS):start],
                                           work[:start], work[end:]))
@@ -136,6 +141,8 @@ def rule_extract(turn: TurnInput) -> Extraction:
         # keeps it, or recall (which answers with units, never raw turns) could not find it
         for sent_text, start, _ in asked:
             pieces.extend(pieces_for_sentence(sent_text, start, [], [], turn))
+    if turn.role == "user" and said:
+        pieces = _with_residue(pieces, said)
     if turn.role == "tool":
         for p in pieces:
             if not p.standalone:  # identifier facts outlive the tool result that carried them
@@ -143,6 +150,29 @@ def rule_extract(turn: TurnInput) -> Extraction:
                 p.slot = None if p.slot and not p.slot.startswith("task:") else p.slot
     drafts = pack_pieces(said_once(pieces), turn.speaker)
     return Extraction(text, limit(drafts), entities, red.secrets, language=language)
+
+
+def _with_residue(pieces: list[Piece],
+                  said: list[tuple[int, str, int, list[Entity], list[tuple[int, int]]]]
+                  ) -> list[Piece]:
+    """``pieces`` with the user's clauses no piece holds put back in their place, in the
+    user's words (:mod:`.residue`): the planner's rules may leave out a clause they were not
+    written for, and a user's words are never silently lost."""
+    held = held_text(pieces)
+    out: list[Piece] = []
+    done = 0
+    for before, sent_text, start, ents, rewritten in said:
+        extra = residue_pieces(sent_text, start, ents, held, "user", rewritten)
+        if extra:
+            out.extend(pieces[done:before])
+            done = before
+            # after the sentence's own pieces: the next sentence's start
+            following = next((b for b, *_ in said if b > before), len(pieces))
+            out.extend(pieces[done:following])
+            done = following
+            out.extend(extra)
+    out.extend(pieces[done:])
+    return out
 
 
 def _blank_speaker_tag(text: str, speaker: str | None) -> str:

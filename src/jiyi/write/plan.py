@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..keyfacts.asking import is_request, one_off
+from ..keyfacts.asking import is_request, keeps_the_standing_value, one_off
 from ..text.fastre import gate_all
 from ..text.segment import has_cjk, script_of_text
 from ..units import Entity, MemoryType
@@ -113,7 +113,8 @@ def pieces_for_sentence(
     # message, nor one a one-off follows ("这次改周日送吧 就这一次")
     once = turn.role == "user" and (one_off(sent_text) or (
         bool(message_before) and _bare_values(sent_text, local)
-        and one_off(last_sentences(message_before))) or _one_off_after(message_after))
+        and one_off(last_sentences(message_before))) or _one_off_after(message_after)
+        or keeps_the_standing_value(message_before + sent_text + message_after, sent_text))
     pieces = _sentence_pieces(sent_text, start, entities, times, turn, earlier, once)
     if once:
         for piece in pieces:

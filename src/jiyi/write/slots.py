@@ -269,7 +269,11 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             out[i] = fact  # "X，不对，是Y", "X for now, from next week Y"
 
     near = before[-THIRD_PARTY_WINDOW_CHARS:]
-    prev_third = bool(_THIRD_PARTY.search(near)) and not _SELF.search(near)
+    # someone else named before the clause and no one else, or named in the clause right
+    # before it and not the user after them ("送我朋友當生日禮物，這台寄到她家：…": the friend's;
+    # "我妈的号码是X，我的是Y": the user's)
+    prev_third = (bool(_THIRD_PARTY.search(near)) and not _SELF.search(near)) \
+        or _others(_LAST_CLAUSE.split(near)[-1])
     # a request opening the sentence governs the clause holding the value ("以后能不能寄到公司，
     # 地址是…？", "could you, from now on, use …?"): the value is wanted, not asked about
     requested = bool(before) and is_request(before)
@@ -301,7 +305,10 @@ def find_slots(clause: str, entities: list[Entity], role: str, lang: str,
             # the name on a thing (the recipient, the guest...), whoever they are to the user
             add(f"name:{thing_role}", e.text, e)
             continue
-        if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)) \
+        # "if you can't reach me, call …" gives the user's own number, unless someone else is
+        # named right before it ("if he can't get hold of me he can ring my wife Tanya on …")
+        if third and not (e.kind in ("phone", "email") and _REACH_ME.search(clause)
+                          and not _others(lead)) \
                 and not (e.kind == "person" and _IS_ME.search(clause[e.end:])):
             continue
         if e.kind == "person" and not _SELF.search(lead) and for_someone(earlier + " " + before):
@@ -361,6 +368,9 @@ def names_another_slot(name: str) -> bool:
 #: is talking about something else ("they're all 5 stars the colour looks way darker … account's
 #: Platinum as of this week").
 HOLDER_WINDOW_CHARS = 32
+
+
+_LAST_CLAUSE = re.compile(r"[，,;；。.!！?？]")
 
 
 def _others(lead: str) -> bool:

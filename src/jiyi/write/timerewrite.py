@@ -18,7 +18,7 @@ from .timeparse import TimeMatch
 #: cue words of the schema's standing-time rows ("上门", "宅配", "courier": a weekday said of a
 #: delivery is its window).
 _HABIT = re.compile(
-    r"以后|以後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|时间|時間|时段|時段|"
+    r"以后|以後|之后|之後|往后|往後|每|平时|平時|一般|通常|都|最好|方便|时间|時間|时段|時段|"
     r"全天|整天|成日|全日|尽量|盡量|只有|就得|固定|逢|"
     r"改成|改到|改为|改為|换成|換成|改做|改(?=\s*(?:周|星期|礼拜)[一二三四五六日天末])|"
     # one weekday moved to another ("周六→周日 上午10点左右"): the schedule, every week

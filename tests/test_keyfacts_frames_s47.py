@@ -96,10 +96,25 @@ def test_only_without_this_is_no_one_off(text: str) -> None:
     ("Please update my address to 9 Elm St, everything else stays the same",
      "Please update my address to 9 Elm St", False),
     ("我搬家了，新地址是中山路1号", "我搬家了，新地址是中山路1号", False),
+    ("新地址：中山路1号，其他都是小问题", "新地址：中山路1号", False),
 ])
 def test_the_standing_value_stays_unless_the_update_is_asked_for(
         message: str, sentence: str, stays: bool) -> None:
     assert keeps_the_standing_value(message, sentence) is stays
+
+
+@pytest.mark.parametrize(("turns", "new"), [
+    (["地址是郑州市金水区花园路88号", "我搬家了，新地址是郑州市二七区大学路12号，其他照旧"], "大学路12号"),
+    (["地址係沙田第一城38座12樓F室", "我哋搬咗屋，新地址係將軍澳日出康城2座21樓B室，其他照舊"], "日出康城"),
+    (["ship to 14 Birch Road, Leeds LS6 2AB",
+      "We moved, new address is 9 Kowhai Lane, Lower Hutt 5010. Everything else as usual."],
+     "9 Kowhai Lane"),
+])
+def test_a_change_said_beside_everything_else_as_usual_still_replaces(
+        any_mem: Memory, turns: list[str], new: str) -> None:
+    say(any_mem, turns)
+    addresses = [u.content for u in slot_units(any_mem, "address")]
+    assert len(addresses) == 1 and new in addresses[0], addresses
 
 
 @pytest.mark.parametrize(("turns", "slot", "kept", "exception"), [

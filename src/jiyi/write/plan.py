@@ -110,11 +110,13 @@ def pieces_for_sentence(
     "这次改周日送吧 就这一次 下周还是周六")."""
     local = [shift(e, start) for e in entities]
     # "寄到X，就这单": no standing value; nor a bare value after a one-off request in the
-    # message, nor one a one-off follows ("这次改周日送吧 就这一次")
+    # message, nor one a one-off follows ("这次改周日送吧 就这一次"), nor one of a message saying
+    # the standing value stays, unless its sentence says a change ("我搬家了，新地址是X，其他照旧")
     once = turn.role == "user" and (one_off(sent_text) or (
         bool(message_before) and _bare_values(sent_text, local)
         and one_off(last_sentences(message_before))) or _one_off_after(message_after)
-        or keeps_the_standing_value(message_before + sent_text + message_after, sent_text))
+        or (keeps_the_standing_value(message_before + sent_text + message_after, sent_text)
+            and CHANGE_WORDS.search(sent_text) is None))
     pieces = _sentence_pieces(sent_text, start, entities, times, turn, earlier, once)
     if once:
         for piece in pieces:

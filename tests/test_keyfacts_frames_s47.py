@@ -54,6 +54,19 @@ def test_a_clause_no_unit_holds_is_kept_in_the_users_words(text: str, kept: str)
     assert any(kept in content for content, _ in drafts(text))
 
 
+@pytest.mark.parametrize(("text", "order"), [
+    ("Could I go down to the 150 Mbps plan? Could I get the 50GB add-on too? Kids moved out and we "
+     "barely use it.", ["150 Mbps", "50GB", "Kids moved out"]),
+    ("可以降到100M的套餐吗？能不能加个20GB的流量包？孩子搬出去了，家里用得少。", ["100M", "20GB", "孩子搬出去"]),
+    ("可唔可以降到100M嘅plan？加個20GB數據包得唔得？啲仔女搬咗出去，屋企用得少。", ["100M", "20GB", "仔女搬咗"]),
+])
+def test_the_words_kept_stay_in_the_turns_order_once(text: str, order: list[str]) -> None:
+    contents = [content for content, _ in drafts(text)]
+    places = [[i for i, c in enumerate(contents) if words in c] for words in order]
+    assert all(len(p) == 1 for p in places), contents
+    assert [p[0] for p in places] == sorted(p[0] for p in places), contents
+
+
 @pytest.mark.parametrize("text", [
     "I went there last year with my sister. What would that cost?",
     "我去年和我姐去过那里。多少钱？",

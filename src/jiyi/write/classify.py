@@ -100,9 +100,11 @@ _STANDING = re.compile(r"从今|從今|一律|每次|固定|默认|默認|长期
 
 #: A move to another plan, package or level ("幫我換1199那個吃到飽", "轉做 500M", "升去白金會員"):
 #: a switch verb, then within a few words what is subscribed to.
+#: What a user subscribes to or holds ("方案", "月租", "會員", "plan"), for the two patterns below.
+_PLAN_NOUN = r"方案|套餐|plan|資費|资费|月租|會員|会员|會籍|会籍|計劃|计划"
 _SWITCH_TO_A_PLAN = re.compile(
     r"(?:換|换|轉|转|升|降|改)(?:成|到|去|做|返|番|回)?[^，。,.!！?？\n]{0,14}?"
-    r"(?:方案|套餐|plan|資費|资费|月租|會員|会员|會籍|会籍|計劃|计划|吃到飽|吃到饱|"
+    rf"(?:{_PLAN_NOUN}|吃到飽|吃到饱|"
     r"\d+\s?(?:M|G|兆|Mbps|GB)\b|\d+\s?(?:M|G|兆))|"
     r"\b(?:switch|move|go|drop|bump|upgrade|downgrade|change)\w*\s+(?:\w+\s+){0,3}?(?:down |up )?to\s+"
     r"(?:[\w-]+\s+){0,4}?(?:plan|package|tier|level|membership|unlimited|\d+\s?(?:mbps|gb|mb))\b", re.I)
@@ -112,13 +114,13 @@ _MAY_I = re.compile(r"^\W*(?:so\s+)?(?:can|could|may)\s+(?:i|we)\b", re.I)
 #: The user's own level named in a question, or a level moved to ("升上金卡了？", "咁即係我而家降咗做
 #: 普通會員？", "So am I on the Platinum tier now?"): what the user holds, checked, not a task of
 #: the session.
-_MINE = re.compile(r"我|(?:升|降|變|变|轉|转|跌)(?:咗|了|上|到|成|做|去|返|级|級)|"
-                   r"\b(?:i|i'm|my|me|upgraded|downgraded|bumped|moved (?:up|down))\b", re.I)
+_OWN_OR_MOVED = re.compile(r"我|(?:升|降|變|变|轉|转|跌)(?:咗|了|上|到|成|做|去|返|级|級)|"
+                           r"\b(?:i|i'm|my|me|upgraded|downgraded|bumped|moved (?:up|down))\b", re.I)
 #: The user's own standing plan or level, said as theirs now ("我現在是月租599的4G方案", "我而家用緊
 #: 500M 計劃"): a fact about the user, though it says "现在".
 _OWN_STANDING = re.compile(
     r"我(?:现在|現在|目前|而家|依家|宜家|暂时|暫時)?(?:用的是|用的|是|係|系|用緊|用紧|用着|用著|開咗|开了|辦咗|办了)"
-    r"[^，。,.!！?？\n]{0,14}?(?:方案|套餐|plan|資費|资费|月租|會員|会员|會籍|会籍|計劃|计划)", re.I)
+    rf"[^，。,.!！?？\n]{{0,14}}?(?:{_PLAN_NOUN})", re.I)
 
 
 def asks_a_standing_change(sentence: str) -> bool:
@@ -126,9 +128,8 @@ def asks_a_standing_change(sentence: str) -> bool:
     SMS?", "Please always before 7am", "幫我換1199那個吃到飽"): not a session's task, though it
     is asked."""
     return (is_request(sentence) or _MAY_I.search(sentence) is not None) and (
-        CHANGE_WORDS.search(sentence) is not None
-                                     or _STANDING.search(sentence) is not None
-                                     or _SWITCH_TO_A_PLAN.search(sentence) is not None)
+        CHANGE_WORDS.search(sentence) is not None or _STANDING.search(sentence) is not None
+        or _SWITCH_TO_A_PLAN.search(sentence) is not None)
 
 
 def classify(sentence: str, role: str, entities: list[Entity], slot: str | None) -> MemoryType:
@@ -150,7 +151,7 @@ def _classify(sentence: str, role: str, slot: bool) -> MemoryType:
         return MemoryType.FACT_REFERENCE  # what the user wants from now on outlives the session
     if ENDS_AS_QUESTION.search(sentence):
         if role == "user" and mentions_level(sentence) and (
-                _MINE.search(sentence) or CHANGE_WORDS.search(sentence)):
+                _OWN_OR_MOVED.search(sentence) or CHANGE_WORDS.search(sentence)):
             return MemoryType.FACT_REFERENCE  # the user's own level, checked
         return MemoryType.SESSION_STATE  # a question states no stable fact about the user
     if role == "user" and _OWN_STANDING.search(sentence):

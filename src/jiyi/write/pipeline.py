@@ -159,17 +159,15 @@ def _with_residue(pieces: list[Piece],
     user's words (:mod:`.residue`): the planner's rules may leave out a clause they were not
     written for, and a user's words are never silently lost."""
     held = held_text(pieces)
+    # a sentence's own pieces end where the next sentence's begin
+    ends = [before for before, *_ in said[1:]] + [len(pieces)]
     out: list[Piece] = []
     done = 0
-    for before, sent_text, start, ents, rewritten in said:
-        extra = residue_pieces(sent_text, start, ents, held, "user", rewritten)
+    for (_, sent_text, start, ents, rewritten), end in zip(said, ends, strict=True):
+        extra = residue_pieces(sent_text, start, ents, held, rewritten)
         if extra:
-            out.extend(pieces[done:before])
-            done = before
-            # after the sentence's own pieces: the next sentence's start
-            following = next((b for b, *_ in said if b > before), len(pieces))
-            out.extend(pieces[done:following])
-            done = following
+            out.extend(pieces[done:end])
+            done = end
             out.extend(extra)
     out.extend(pieces[done:])
     return out

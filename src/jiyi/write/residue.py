@@ -18,6 +18,7 @@ single content word ("What would that cost?"), and an open question that holds n
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ..text import fold, keyword_terms
 from ..text.levels import mentions_level
@@ -25,7 +26,7 @@ from ..text.segment import has_cjk
 from ..units import Entity, MemoryType
 from .classify import classify, is_confirmation
 from .clauses import clause_spans, shift
-from .compress import compress_sentence, is_filler, is_open_question
+from .compress import CACHED_TEXT_CHARS, compress_sentence, is_filler, is_open_question
 from .drafts import Piece
 from .filler import content_left, filler_kind
 from .idgroups import CUE_WORDS, ID_LABEL_WORDS
@@ -51,8 +52,16 @@ def unheld_words(clause: str, held: str) -> list[str]:
     """The clause's content words that the folded text ``held`` does not contain. A value's cue
     and change words are no content of their own: a slot fact says them in its own words
     ("我的手機號碼是 09…" -> "用戶的手機號是09…")."""
+    words = _weighty_words if len(clause) <= CACHED_TEXT_CHARS else _weighty_words.__wrapped__
+    return [t for t in words(clause) if t not in held]
+
+
+@lru_cache(maxsize=4096)
+def _weighty_words(clause: str) -> tuple[str, ...]:
+    """The clause's content words that can carry a value, cue and change words left out (a
+    pure function of the clause, segmented once: common clauses recur across turns)."""
     bare = CHANGE_WORDS.sub(" ", ID_LABEL_WORDS.sub(" ", CUE_WORDS.sub(" ", clause)))
-    return [t for t in keyword_terms(bare) if _weighty(t) and t not in held]
+    return tuple(t for t in keyword_terms(bare) if _weighty(t))
 
 
 def counts(words: list[str], clause: str) -> bool:
@@ -70,9 +79,10 @@ def counts(words: list[str], clause: str) -> bool:
 
 
 def residue_pieces(sent_text: str, start: int, entities: list[Entity], held: str,
-                   role: str, rewritten: Sequence[tuple[int, int]] = ()) -> list[Piece]:
-    """The clauses of one sentence that no piece of the turn holds (``held``: the folded
-    contents of the turn's pieces), as pieces in the user's words, consecutive clauses joined.
+                   rewritten: Sequence[tuple[int, int]] = ()) -> list[Piece]:
+    """The clauses of one sentence of a user's turn that no piece of the turn holds (``held``:
+    the folded contents of the turn's pieces), as pieces in the user's words, consecutive
+    clauses joined.
     ``rewritten``: the spans (in the turn) of times the pieces hold rewritten as dates ("last
     year" -> "2025"): held, in other words."""
     if is_filler(sent_text) or is_confirmation(sent_text):
@@ -100,7 +110,7 @@ def residue_pieces(sent_text: str, start: int, entities: list[Entity], held: str
         text = sent_text[a:b].strip(" ,，、;；")
         ents = [e for e in entities if start + a <= e.start and e.end <= start + b]
         keep = [e.text for e in ents]
-        unit_type = classify(text, role, [], None)
+        unit_type = classify(text, "user", [], None)
         if unit_type is MemoryType.FACT_REFERENCE and not ents \
                 and len(content_left(text)) < MIN_FACT_CONTENT_CHARS:
             unit_type = MemoryType.SESSION_STATE

@@ -370,6 +370,7 @@ def names_another_slot(name: str) -> bool:
 HOLDER_WINDOW_CHARS = 32
 
 
+#: Where a clause ends: the last clause before a value is where its holder is named.
 _LAST_CLAUSE = re.compile(r"[，,;；。.!！?？]")
 
 
